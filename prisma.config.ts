@@ -1,0 +1,8 @@
+import { defineConfig } from 'prisma/config';
+
+// Only `prisma generate` reads this file; the server opens its database through
+// a driver adapter (src/db) and applies migrations itself (src/db/migrate.ts).
+export default defineConfig({
+  schema: 'prisma/schema.prisma',
+  migrations: { path: 'prisma/migrations' },
+});
