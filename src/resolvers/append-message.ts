@@ -1,0 +1,28 @@
+import type { Message } from '../generated/prisma/client.js';
+import { assertValidId } from '../ids.js';
+import { now, type Deps } from './deps.js';
+import { messageDraft, type MessageFields } from './message-draft.js';
+import { SessionWriter } from './session-writer.js';
+import type { Role } from './validate.js';
+
+export interface AppendMessageInput extends MessageFields {
+  sessionId: string;
+  role: Role;
+}
+
+/**
+ * Appends one message: a USER message opens a turn, the others join the open one.
+ * @throws NotFoundError, BadUserInputError or ConflictError; nothing is written then.
+ */
+export async function appendMessage(input: AppendMessageInput, deps: Deps): Promise<Message> {
+  assertValidId(input.sessionId, 'sessionId');
+  const draft = messageDraft(input.role, input, deps);
+  return deps.sessionLocks.run(input.sessionId, () =>
+    deps.db.$transaction(async (tx) => {
+      const writer = await SessionWriter.load(tx, input.sessionId, now(deps));
+      const message = await writer.append(draft);
+      await writer.flush();
+      return message;
+    }),
+  );
+}

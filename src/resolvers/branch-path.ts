@@ -1,0 +1,71 @@
+/**
+ * A branch's history as database filters. A turn is created on one branch and
+ * numbered along it, and a branch grows from a turn of another one, so the
+ * turns on the path to a branch's tip are a few (branch, highest number)
+ * segments: its own turns, then its parent branch's up to the fork point, and
+ * so on. Queries stay indexed whatever the session's length.
+ */
+import type { Prisma } from '../generated/prisma/client.js';
+import type { Db } from '../db/index.js';
+import { NotFoundError } from '../errors.js';
+
+type Reader = Pick<Db, 'branch' | 'turn'>;
+
+export interface Segment {
+  branch: string;
+  /** Highest turn number of this branch on the path; null for all of them. */
+  maxNumber: number | null;
+}
+
+/**
+ * @param upTo limit the path to the turns up to this one (replay of an older commit).
+ * @throws NotFoundError for an unknown branch.
+ */
+export async function branchSegments(
+  db: Reader,
+  sessionId: string,
+  branch: string,
+  upTo?: { branch: string; number: number },
+): Promise<Segment[]> {
+  const branches = await db.branch.findMany({ where: { sessionId } });
+  const byName = new Map(branches.map((b) => [b.name, b]));
+  if (!byName.has(branch)) {
+    throw new NotFoundError(`Session ${sessionId} has no branch ${JSON.stringify(branch)}.`, { branch });
+  }
+  const forkTurnIds = branches.map((b) => b.forkTurnId).filter((id): id is string => id !== null);
+  const forkTurns = new Map(
+    (
+      await db.turn.findMany({ where: { id: { in: forkTurnIds } }, select: { id: true, branch: true, number: true } })
+    ).map((t) => [t.id, t]),
+  );
+  const segments: Segment[] = [];
+  let name: string | undefined = upTo?.branch ?? branch;
+  let limit: number | null = upTo?.number ?? null;
+  const seen = new Set<string>();
+  while (name !== undefined && !seen.has(name)) {
+    seen.add(name);
+    segments.push({ branch: name, maxNumber: limit });
+    const fork: { branch: string; number: number } | undefined = forkTurns.get(byName.get(name)?.forkTurnId ?? '');
+    if (!fork) break;
+    name = fork.branch;
+    limit = limit === null ? fork.number : Math.min(limit, fork.number);
+  }
+  return segments;
+}
+
+export function turnFilter(sessionId: string, segments: Segment[]): Prisma.TurnWhereInput {
+  return {
+    sessionId,
+    OR: segments.map((s) => ({ branch: s.branch, ...(s.maxNumber !== null ? { number: { lte: s.maxNumber } } : {}) })),
+  };
+}
+
+/**
+ * Messages on the path: those recorded in its turns, plus the user messages
+ * its turns answer (a retry turn answers a user message recorded in the turn
+ * it replaced).
+ */
+export function messageFilter(sessionId: string, segments: Segment[]): Prisma.MessageWhereInput {
+  const turns = turnFilter(sessionId, segments);
+  return { sessionId, OR: [{ turn: turns }, { userOfTurns: { some: turns } }] };
+}

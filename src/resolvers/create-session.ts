@@ -1,0 +1,51 @@
+import type { Session } from '../generated/prisma/client.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { assertValidId, newId } from '../ids.js';
+import { now, type Deps } from './deps.js';
+import { assertShortText } from './validate.js';
+
+export interface CreateSessionInput {
+  sessionId?: string | null;
+  title?: string | null;
+  agentId?: string | null;
+  model?: string | null;
+  projectId?: string | null;
+}
+
+/**
+ * Creates a session with its `main` branch.
+ * @throws BadUserInputError for a malformed id or text, ConflictError when the
+ * id is taken, NotFoundError for an unknown project.
+ */
+export async function createSession(input: CreateSessionInput, deps: Deps): Promise<Session> {
+  const sessionId = input.sessionId != null ? assertValidId(input.sessionId, 'sessionId') : newId();
+  assertShortText(input.title, 'title');
+  assertShortText(input.agentId, 'agentId');
+  assertShortText(input.model, 'model');
+  if (input.projectId != null) assertValidId(input.projectId, 'projectId');
+  const at = now(deps);
+  return deps.sessionLocks.run(sessionId, () =>
+    deps.db.$transaction(async (tx) => {
+      if (await tx.session.findUnique({ where: { sessionId }, select: { sessionId: true } })) {
+        throw new ConflictError(`A session ${sessionId} already exists; choose another sessionId or leave it out.`, { sessionId });
+      }
+      if (input.projectId != null) {
+        const project = await tx.project.findUnique({ where: { projectId: input.projectId }, select: { projectId: true } });
+        if (!project) throw new NotFoundError(`Project ${JSON.stringify(input.projectId)} does not exist.`, { projectId: input.projectId });
+      }
+      const session = await tx.session.create({
+        data: {
+          sessionId,
+          title: input.title ?? null,
+          agentId: input.agentId ?? null,
+          model: input.model ?? null,
+          projectId: input.projectId ?? null,
+          projectJoinedAt: input.projectId != null ? at : null,
+          createdAt: at,
+        },
+      });
+      await tx.branch.create({ data: { sessionId, name: 'main', kind: 'MAIN', createdAt: at } });
+      return session;
+    }),
+  );
+}

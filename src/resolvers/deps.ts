@@ -1,0 +1,20 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import type { KeyedLocks } from '../locks.js';
+import type { Logger } from '../logger.js';
+
+/** What a resolver needs; passed in, never imported, so each is testable alone. */
+export interface Deps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  /** Per-session lock shared with the git mirror. */
+  sessionLocks: KeyedLocks;
+  /** Called after a transaction that closed a turn has committed. */
+  onTurnClosed?: (sessionId: string) => void;
+  now?: () => Date;
+}
+
+export function now(deps: Pick<Deps, 'now'>): Date {
+  return deps.now ? deps.now() : new Date();
+}

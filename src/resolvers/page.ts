@@ -1,0 +1,81 @@
+/**
+ * Relay pagination by key: a cursor is an opaque, typed wrapper around the
+ * ordering key of an item (a seq, a turn number, a sha), so pages stay stable
+ * while new items arrive.
+ */
+import { BadUserInputError } from '../errors.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 500;
+
+export interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+}
+
+export interface Edge<T> {
+  cursor: string;
+  node: T;
+}
+
+export interface Page<T> {
+  edges: Edge<T>[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  /** Computed only when the client asks for it. */
+  totalCount: () => Promise<number>;
+}
+
+export function encodeCursor(kind: string, key: string | number): string {
+  return Buffer.from(`${kind}:${key}`, 'utf8').toString('base64url');
+}
+
+/** @throws BadUserInputError for a cursor that is not one of ours of this kind. */
+export function decodeCursor(cursor: string, kind: string): string {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!text.startsWith(`${kind}:`) || text.length > 300) {
+    throw new BadUserInputError(`after ${JSON.stringify(cursor.slice(0, 40))} is not a cursor of this list; pass an endCursor it returned.`, {
+      field: 'after',
+    });
+  }
+  return text.slice(kind.length + 1);
+}
+
+export function decodeIntCursor(cursor: string, kind: string): number {
+  const key = decodeCursor(cursor, kind);
+  if (!/^\d{1,15}$/.test(key)) throw new BadUserInputError('after is not a cursor of this list.', { field: 'after' });
+  return Number(key);
+}
+
+/** @throws BadUserInputError for a negative or too large `first`. */
+export function pageSize(first: number | null | undefined): number {
+  if (first == null) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
+    throw new BadUserInputError(`first must be from 0 to ${MAX_PAGE_SIZE}, got ${first}.`, { field: 'first' });
+  }
+  return first;
+}
+
+/**
+ * Builds a page from `size + 1` fetched items (the extra one only tells
+ * whether there is a next page).
+ */
+export function toPage<T>(
+  fetched: T[],
+  size: number,
+  hasPrevious: boolean,
+  cursorOf: (item: T) => string,
+  totalCount: () => Promise<number>,
+): Page<T> {
+  const items = fetched.slice(0, size);
+  const edges = items.map((node) => ({ cursor: cursorOf(node), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: fetched.length > size,
+      hasPreviousPage: hasPrevious,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null,
+    },
+    totalCount,
+  };
+}

@@ -1,0 +1,40 @@
+import type { Turn } from '../generated/prisma/client.js';
+import { assertValidId } from '../ids.js';
+import { now, type Deps } from './deps.js';
+import { validateTurnClose } from './end-turn.js';
+import { messageDraft, type MessageFields } from './message-draft.js';
+import { SessionWriter, type TurnClose } from './session-writer.js';
+
+export type TurnMessageInput = Omit<MessageFields, 'predecessorId' | 'callerId'>;
+
+export interface RecordTurnInput extends TurnClose {
+  sessionId: string;
+  user: TurnMessageInput;
+  assistant: TurnMessageInput;
+  toolResults?: TurnMessageInput[] | null;
+}
+
+/**
+ * A whole turn in one transaction: the user message, the reply, the tool
+ * results (whose caller is the reply), then the close. All or nothing.
+ */
+export async function recordTurn(input: RecordTurnInput, deps: Deps): Promise<Turn> {
+  assertValidId(input.sessionId, 'sessionId');
+  const user = messageDraft('USER', input.user, deps, 'user');
+  const assistant = messageDraft('ASSISTANT', input.assistant, deps, 'assistant');
+  const tools = (input.toolResults ?? []).map((tool, i) => messageDraft('TOOL', tool, deps, `toolResults[${i}]`));
+  const close = validateTurnClose(input);
+  const turn = await deps.sessionLocks.run(input.sessionId, () =>
+    deps.db.$transaction(async (tx) => {
+      const writer = await SessionWriter.load(tx, input.sessionId, now(deps));
+      await writer.append(user);
+      await writer.append(assistant);
+      for (const tool of tools) await writer.append(tool);
+      const closed = await writer.closeTurn(close);
+      await writer.flush();
+      return closed;
+    }),
+  );
+  deps.onTurnClosed?.(input.sessionId);
+  return turn;
+}

@@ -1,0 +1,50 @@
+import type { Message } from '../generated/prisma/client.js';
+import { BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
+import { assertValidId } from '../ids.js';
+import type { Deps } from './deps.js';
+import { assertContentSize, metadataText } from './validate.js';
+
+export interface UpdateMessageInput {
+  sessionId: string;
+  messageId: string;
+  content?: string | null;
+  metadata?: unknown;
+}
+
+/**
+ * Changes a message of the open turn (the assistant placeholder being filled).
+ * Closed turns are history: they never change.
+ */
+export async function updateMessage(input: UpdateMessageInput, deps: Deps): Promise<Message> {
+  assertValidId(input.sessionId, 'sessionId');
+  assertValidId(input.messageId, 'messageId');
+  if (input.content == null && input.metadata === undefined) {
+    throw new BadUserInputError('Give content, metadata or both to change.');
+  }
+  if (input.content != null) assertContentSize(input.content, deps.config.maxContentBytes);
+  const metadata = input.metadata === undefined ? undefined : metadataText(input.metadata);
+  return deps.sessionLocks.run(input.sessionId, () =>
+    deps.db.$transaction(async (tx) => {
+      const session = await tx.session.findUnique({ where: { sessionId: input.sessionId } });
+      if (!session) throw new NotFoundError(`Session ${JSON.stringify(input.sessionId)} does not exist.`);
+      const message = await tx.message.findUnique({
+        where: { sessionId_messageId: { sessionId: input.sessionId, messageId: input.messageId } },
+      });
+      if (!message) {
+        throw new NotFoundError(`Session ${input.sessionId} has no message ${JSON.stringify(input.messageId)}.`);
+      }
+      if (!session.openTurnId || message.turnId !== session.openTurnId) {
+        throw new ConflictError(
+          `Message ${input.messageId} belongs to a closed turn; only messages of the open turn can change.`,
+        );
+      }
+      return tx.message.update({
+        where: { id: message.id },
+        data: {
+          ...(input.content != null ? { content: input.content } : {}),
+          ...(metadata !== undefined ? { metadata } : {}),
+        },
+      });
+    }),
+  );
+}

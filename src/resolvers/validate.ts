@@ -1,0 +1,67 @@
+/**
+ * Checks on user input shared by several resolvers. Each throws
+ * BadUserInputError with a message that says what to change.
+ */
+import { BadUserInputError } from '../errors.js';
+
+export const ROLES = ['USER', 'ASSISTANT', 'TOOL', 'SYSTEM'] as const;
+export type Role = (typeof ROLES)[number];
+
+const MAX_SHORT_TEXT = 1000;
+const MAX_METADATA_BYTES = 1024 * 1024;
+
+export function assertContentSize(content: string, maxBytes: number, field = 'content'): void {
+  // Buffer.byteLength is exact for UTF-8 and cheap next to the write itself.
+  const bytes = Buffer.byteLength(content, 'utf8');
+  if (bytes > maxBytes) {
+    throw new BadUserInputError(
+      `${field} is ${bytes} bytes, over the server's limit of ${maxBytes} bytes (--max-content-bytes).`,
+      { field, bytes, limit: maxBytes },
+    );
+  }
+}
+
+/** Optional short text (titles, tool names): no control characters but tab/newline, bounded length. */
+export function assertShortText(value: string | null | undefined, field: string): void {
+  if (value == null) return;
+  if (value.length > MAX_SHORT_TEXT) {
+    throw new BadUserInputError(`${field} is ${value.length} characters long; the limit is ${MAX_SHORT_TEXT}.`, { field });
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(value)) {
+    throw new BadUserInputError(`${field} contains control characters.`, { field });
+  }
+}
+
+/**
+ * Metadata must be a JSON object. It is stored as the JSON text it arrived as
+ * (key order kept) because it is written to git byte for byte.
+ * @returns the JSON text, or null when absent.
+ */
+export function metadataText(metadata: unknown, field = 'metadata'): string | null {
+  if (metadata === undefined || metadata === null) return null;
+  let value = metadata;
+  if (typeof value === 'string') {
+    // A client that sends the JSON as a string gets it parsed, or a clear error.
+    try {
+      value = JSON.parse(value);
+    } catch {
+      throw new BadUserInputError(`${field} is not valid JSON: send a JSON object.`, { field });
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new BadUserInputError(`${field} must be a JSON object, like {"key": "value"}.`, { field });
+  }
+  const text = JSON.stringify(value);
+  if (Buffer.byteLength(text, 'utf8') > MAX_METADATA_BYTES) {
+    throw new BadUserInputError(`${field} is larger than ${MAX_METADATA_BYTES} bytes.`, { field });
+  }
+  return text;
+}
+
+export function assertNonNegativeInt(value: number | null | undefined, field: string): void {
+  if (value == null) return;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new BadUserInputError(`${field} must be a whole number of at least 0, got ${value}.`, { field });
+  }
+}

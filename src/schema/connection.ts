@@ -1,0 +1,9 @@
+import type { Page } from '../resolvers/page.js';
+
+/**
+ * Connection objects are the resolvers' Page values; Pothos types a
+ * connection's parent without our extra `totalCount` thunk, so read it here.
+ */
+export function pageTotalCount(parent: object): Promise<number> {
+  return (parent as Page<unknown>).totalCount();
+}

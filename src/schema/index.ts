@@ -1,0 +1,13 @@
+/**
+ * The schema: imports every domain file (each registers its types on the
+ * builder) and builds it. No other side effects.
+ */
+import { builder } from './builder.js';
+import './scalars.js';
+import './enums.js';
+import './message.js';
+import './turn.js';
+import './session.js';
+import './project.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,102 @@
+import { appendMessage } from '../resolvers/append-message.js';
+import { updateMessage } from '../resolvers/update-message.js';
+import { messagePath } from '../resolvers/paths.js';
+import { builder } from './builder.js';
+import { pageTotalCount } from './connection.js';
+import { RoleEnum, type RoleValue } from './enums.js';
+
+export const Message = builder.prismaNode('Message', {
+  description: 'One DAG node: a message of a session, the source of truth for everything in git.',
+  id: { field: 'id' },
+  fields: (t) => ({
+    messageId: t.exposeString('messageId'),
+    session: t.relation('session'),
+    seq: t.exposeInt('seq', { description: 'Per-session sequence number, 1-based, never reused.' }),
+    role: t.field({ type: RoleEnum, resolve: (m) => m.role as RoleValue }),
+    content: t.exposeString('content'),
+    predecessor: t.relation('predecessor', {
+      nullable: true,
+      description: 'The conversation parent (null for the first message).',
+    }),
+    caller: t.relation('caller', {
+      nullable: true,
+      description: 'For a tool result: the assistant message whose tool call produced it.',
+    }),
+    successors: t.relation('successors', {
+      description: 'Messages whose predecessor is this one; more than one means a retry or a fork.',
+      query: { orderBy: { seq: 'asc' } },
+    }),
+    toolName: t.exposeString('toolName', { nullable: true }),
+    toolCallId: t.exposeString('toolCallId', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    metadata: t.field({
+      type: 'JSON',
+      nullable: true,
+      resolve: (m) => (m.metadata === null ? null : (JSON.parse(m.metadata) as unknown)),
+    }),
+    turn: t.relation('turn', { nullable: true }),
+    path: t.string({
+      description: "Path of this message's file in the session repo, e.g. messages/000/000001-u-abc123.json.",
+      resolve: (m) => messagePath(m.seq, m.role, m.messageId),
+    }),
+  }),
+});
+
+export const MessageConnection = builder.connectionObject(
+  {
+    type: Message,
+    name: 'MessageConnection',
+    fields: (t) => ({ totalCount: t.int({ resolve: pageTotalCount }) }),
+  },
+  { name: 'MessageEdge' },
+);
+
+const AppendMessageInput = builder.inputType('AppendMessageInput', {
+  fields: (t) => ({
+    sessionId: t.string({ required: true }),
+    messageId: t.string({
+      description:
+        "Chosen by the caller (e.g. the runtime's own node id) or generated; same rule as sessionId; unique within the session.",
+    }),
+    role: t.field({ type: RoleEnum, required: true }),
+    content: t.string({ required: true }),
+    predecessorId: t.string({
+      description:
+        'Defaults to the head of the current branch. A USER message after a checkout of an older commit forks a new branch; an ASSISTANT message for a user message that already has a reply is a retry and opens a retry branch.',
+    }),
+    callerId: t.string(),
+    toolName: t.string(),
+    toolCallId: t.string(),
+    metadata: t.field({ type: 'JSON' }),
+  }),
+});
+
+const UpdateMessageInput = builder.inputType('UpdateMessageInput', {
+  fields: (t) => ({
+    sessionId: t.string({ required: true }),
+    messageId: t.string({ required: true }),
+    content: t.string({
+      description: 'Only messages of an open turn can change (the assistant placeholder being filled).',
+    }),
+    metadata: t.field({ type: 'JSON' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  appendMessage: t.prismaField({
+    type: 'Message',
+    args: { input: t.arg({ type: AppendMessageInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const message = await appendMessage(input, ctx.deps);
+      return ctx.deps.db.message.findUniqueOrThrow({ ...query, where: { id: message.id } });
+    },
+  }),
+  updateMessage: t.prismaField({
+    type: 'Message',
+    args: { input: t.arg({ type: UpdateMessageInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const message = await updateMessage(input, ctx.deps);
+      return ctx.deps.db.message.findUniqueOrThrow({ ...query, where: { id: message.id } });
+    },
+  }),
+}));

@@ -1,0 +1,90 @@
+import { createSession } from '../resolvers/create-session.js';
+import { getSession, listBranchMessages, listBranchTurns, listSessions } from '../resolvers/read-session.js';
+import { builder } from './builder.js';
+import { pageTotalCount } from './connection.js';
+import { Message, MessageConnection } from './message.js';
+import { Turn, TurnConnection } from './turn.js';
+
+export const Session = builder.prismaNode('Session', {
+  id: { field: 'sessionId' },
+  fields: (t) => ({
+    sessionId: t.exposeString('sessionId'),
+    title: t.exposeString('title', { nullable: true }),
+    agentId: t.exposeString('agentId', { nullable: true }),
+    model: t.exposeString('model', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    project: t.relation('project', { nullable: true }),
+    currentBranch: t.exposeString('currentBranch', {
+      description: 'The branch new messages go to (main, retry-<assistant_id>, fork-<message_id>).',
+    }),
+    messages: t.connection(
+      {
+        type: Message,
+        description:
+          'Messages on the path from the first message to the tip of branch (currentBranch by default), in seq order.',
+        args: { branch: t.arg.string() },
+        resolve: (session, args, ctx) => listBranchMessages(ctx.deps.db, session, args),
+      },
+      MessageConnection,
+    ),
+    turns: t.connection(
+      {
+        type: Turn,
+        description: 'Turns along branch (currentBranch by default), oldest first.',
+        args: { branch: t.arg.string() },
+        resolve: (session, args, ctx) => listBranchTurns(ctx.deps.db, session, args),
+      },
+      TurnConnection,
+    ),
+  }),
+});
+
+export const SessionConnection = builder.connectionObject(
+  {
+    type: Session,
+    name: 'SessionConnection',
+    fields: (t) => ({ totalCount: t.int({ resolve: pageTotalCount }) }),
+  },
+  { name: 'SessionEdge' },
+);
+
+builder.queryFields((t) => ({
+  session: t.prismaField({
+    type: 'Session',
+    nullable: true,
+    args: { sessionId: t.arg.string({ required: true }) },
+    resolve: (query, _root, args, ctx) => getSession(ctx.deps.db, args.sessionId, query),
+  }),
+  sessions: t.connection(
+    {
+      type: Session,
+      args: { projectId: t.arg.string() },
+      resolve: (_root, args, ctx) => listSessions(ctx.deps.db, args),
+    },
+    SessionConnection,
+  ),
+}));
+
+const CreateSessionInput = builder.inputType('CreateSessionInput', {
+  fields: (t) => ({
+    sessionId: t.string({
+      description:
+        "Chosen by the caller or generated: 1 to 128 of letters, digits, '.', '_' and '-', starting with a letter or digit.",
+    }),
+    title: t.string(),
+    agentId: t.string(),
+    model: t.string(),
+    projectId: t.string(),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createSession: t.prismaField({
+    type: 'Session',
+    args: { input: t.arg({ type: CreateSessionInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const session = await createSession(input, ctx.deps);
+      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
+    },
+  }),
+}));

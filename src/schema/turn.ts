@@ -1,0 +1,107 @@
+import { endTurn } from '../resolvers/end-turn.js';
+import { recordTurn } from '../resolvers/record-turn.js';
+import { builder } from './builder.js';
+import { pageTotalCount } from './connection.js';
+import { MirrorStateEnum, type MirrorStateValue } from './enums.js';
+import { Message } from './message.js';
+
+const ownMessages = { orderBy: { seq: 'asc' } } as const;
+
+export const Turn = builder.prismaObject('Turn', {
+  description: "A turn: one user message, the assistant's reply, and the tool results in between.",
+  fields: (t) => ({
+    number: t.exposeInt('number', { description: '1-based position along its branch.' }),
+    session: t.relation('session'),
+    branch: t.exposeString('branch'),
+    userMessage: t.relation('userMessage'),
+    assistantMessage: t.field({
+      type: Message,
+      nullable: true,
+      description: "The turn's reply: its latest assistant message.",
+      select: { messages: ownMessages },
+      resolve: (turn) => turn.messages.filter((m) => m.role === 'ASSISTANT').at(-1) ?? null,
+    }),
+    toolResults: t.field({
+      type: [Message],
+      select: { messages: ownMessages },
+      resolve: (turn) => turn.messages.filter((m) => m.role === 'TOOL'),
+    }),
+    messages: t.field({
+      type: [Message],
+      description: 'The user message, then everything recorded in the turn, in seq order.',
+      select: { userMessage: true, messages: ownMessages },
+      resolve: (turn) => [turn.userMessage, ...turn.messages.filter((m) => m.id !== turn.userMessage.id)],
+    }),
+    open: t.exposeBoolean('open'),
+    durationMs: t.exposeInt('durationMs', { nullable: true }),
+    tokens: t.exposeInt('tokens', { nullable: true }),
+    mirrorState: t.field({ type: MirrorStateEnum, resolve: (turn) => turn.mirrorState as MirrorStateValue }),
+  }),
+});
+
+export const TurnConnection = builder.connectionObject(
+  {
+    type: Turn,
+    name: 'TurnConnection',
+    fields: (t) => ({ totalCount: t.int({ resolve: pageTotalCount }) }),
+  },
+  { name: 'TurnEdge' },
+);
+
+const EndTurnInput = builder.inputType('EndTurnInput', {
+  fields: (t) => ({
+    sessionId: t.string({ required: true }),
+    durationMs: t.int(),
+    tokens: t.int(),
+    touchedPaths: t.stringList({
+      description:
+        "Paths (relative to the project workdir) the agent's tools wrote in this turn, if the runtime knows them.",
+    }),
+  }),
+});
+
+const TurnMessageInput = builder.inputType('TurnMessageInput', {
+  fields: (t) => ({
+    messageId: t.string(),
+    content: t.string({ required: true }),
+    toolName: t.string(),
+    toolCallId: t.string(),
+    metadata: t.field({ type: 'JSON' }),
+  }),
+});
+
+const RecordTurnInput = builder.inputType('RecordTurnInput', {
+  fields: (t) => ({
+    sessionId: t.string({ required: true }),
+    user: t.field({ type: TurnMessageInput, required: true }),
+    assistant: t.field({ type: TurnMessageInput, required: true }),
+    toolResults: t.field({
+      type: [TurnMessageInput],
+      description: 'Tool results, in order; their caller is the assistant message.',
+    }),
+    durationMs: t.int(),
+    tokens: t.int(),
+    touchedPaths: t.stringList(),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  endTurn: t.prismaField({
+    type: 'Turn',
+    description: 'Closes the open turn: the session-git commit and the project commit follow in the background.',
+    args: { input: t.arg({ type: EndTurnInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const turn = await endTurn(input, ctx.deps);
+      return ctx.deps.db.turn.findUniqueOrThrow({ ...query, where: { id: turn.id } });
+    },
+  }),
+  recordTurn: t.prismaField({
+    type: 'Turn',
+    description: 'appendMessage for user, assistant and tool results, then endTurn, in one atomic call.',
+    args: { input: t.arg({ type: RecordTurnInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const turn = await recordTurn(input, ctx.deps);
+      return ctx.deps.db.turn.findUniqueOrThrow({ ...query, where: { id: turn.id } });
+    },
+  }),
+}));

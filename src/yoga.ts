@@ -1,0 +1,96 @@
+/**
+ * The GraphQL handler: schema, context, error masking and query limits. It
+ * never listens; src/server.ts owns sockets, tests call `yoga.fetch`.
+ */
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { GraphQLError } from 'graphql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Context } from './context.js';
+import { AppError } from './errors.js';
+import type { Logger } from './logger.js';
+import { currentRequestId } from './request-context.js';
+import type { Deps } from './resolvers/deps.js';
+import { schema } from './schema/index.js';
+
+export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
+
+/**
+ * Expected errors keep their message and get `extensions.code`; anything else
+ * is logged with the request id and reaches the client as
+ * INTERNAL_SERVER_ERROR with that id, so a user can report it.
+ */
+export function maskError(logger: Logger) {
+  return (error: unknown): Error => {
+    const graphqlError = error instanceof GraphQLError ? error : undefined;
+    // Yoga and the executor may wrap an error more than once.
+    let original: unknown = error;
+    while (original instanceof GraphQLError && original.originalError) original = original.originalError;
+    if (original === graphqlError) original = undefined;
+    if (original instanceof AppError) {
+      return new GraphQLError(original.message, {
+        nodes: graphqlError?.nodes,
+        path: graphqlError?.path,
+        extensions: { ...original.details, code: original.code },
+      });
+    }
+    if (graphqlError && !original) {
+      // Parse, validation and variable errors: the client's own request was wrong.
+      return new GraphQLError(graphqlError.message, {
+        nodes: graphqlError.nodes,
+        path: graphqlError.path,
+        extensions: { code: 'BAD_USER_INPUT', ...graphqlError.extensions },
+      });
+    }
+    const requestId = currentRequestId();
+    logger.error({ err: original ?? error, requestId, path: graphqlError?.path }, 'unexpected error in a GraphQL operation');
+    return new GraphQLError(`Unexpected server error; it was logged with request id ${requestId ?? 'unknown'}.`, {
+      nodes: graphqlError?.nodes,
+      path: graphqlError?.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR', requestId },
+    });
+  };
+}
+
+export function createYogaHandler(deps: Deps): Yoga {
+  const armor = EnvelopArmorPlugin({
+    maxDepth: { n: 15 },
+    maxAliases: { n: 30 },
+    costLimit: { maxCost: 20_000 },
+    // Suggestions ("did you mean …") help people writing queries; the schema is public anyway.
+    blockFieldSuggestion: { enabled: false },
+  });
+  return createYoga<Record<string, unknown>, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    graphiql: { title: 'entity-memory', defaultQuery: DEFAULT_QUERY },
+    landingPage: false,
+    logging: {
+      debug: (...args) => deps.logger.debug(yogaLog(args), 'yoga'),
+      info: (...args) => deps.logger.info(yogaLog(args), 'yoga'),
+      warn: (...args) => deps.logger.warn(yogaLog(args), 'yoga'),
+      // Operation errors are logged by maskError, once, with the request id.
+      error: (...args) => deps.logger.debug(yogaLog(args), 'yoga'),
+    },
+    maskedErrors: { maskError: maskError(deps.logger) },
+    context: () => ({ deps, requestId: currentRequestId() ?? 'none' }),
+    plugins: [armor],
+  });
+}
+
+function yogaLog(args: unknown[]): Record<string, unknown> {
+  const err = args.find((arg) => arg instanceof Error);
+  return { requestId: currentRequestId(), args: args.filter((arg) => !(arg instanceof Error)), ...(err ? { err } : {}) };
+}
+
+const DEFAULT_QUERY = `# entity-memory: sessions mirrored into git.
+mutation First {
+  createSession(input: { title: "hello" }) { sessionId title }
+}
+
+query Sessions {
+  sessions(first: 10) {
+    totalCount
+    edges { node { sessionId title createdAt turns { totalCount } } }
+  }
+}
+`;

@@ -1,0 +1,83 @@
+/**
+ * A real server on a free port over a fresh data folder, and a typed client
+ * for it. Stopped and removed after the test.
+ */
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print, type ExecutionResult } from 'graphql';
+import type { Config } from '../../src/config.js';
+import { DEFAULT_MAX_CONTENT_BYTES } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { onCleanup } from './leftovers.js';
+import { tempDir } from './temp.js';
+
+export interface GraphQLErrorShape {
+  message: string;
+  path?: (string | number)[];
+  extensions?: { code?: string; [key: string]: unknown };
+}
+
+export interface Result<T> extends Omit<ExecutionResult<T>, 'errors'> {
+  errors?: GraphQLErrorShape[];
+}
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  server: RunningServer;
+  /** Sends one operation over HTTP POST. */
+  request<T, V>(document: TypedDocumentNode<T, V>, variables?: V): Promise<Result<T>>;
+  /** Like request, but fails the test on any error and returns data. */
+  ok<T, V>(document: TypedDocumentNode<T, V>, variables?: V): Promise<T>;
+  /** Sends raw query text (for inputs the typed documents cannot express). */
+  raw(query: string, variables?: Record<string, unknown>): Promise<Result<Record<string, unknown>>>;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const dataDir = overrides.dataDir ?? tempDir('em-data-');
+  return {
+    dataDir,
+    port: 0,
+    host: '127.0.0.1',
+    allowedRoots: [dataDir],
+    maxContentBytes: DEFAULT_MAX_CONTENT_BYTES,
+    logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...overrides,
+  };
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const config = testConfig(overrides);
+  const server = await startServer(config, createLogger(config.logLevel));
+  onCleanup(() => server.stop());
+  const endpoint = `${server.url}/graphql`;
+
+  async function post(query: string, variables: unknown): Promise<Result<never>> {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await response.json()) as Result<never>;
+  }
+
+  const client: TestServer = {
+    url: server.url,
+    dataDir: config.dataDir,
+    server,
+    request: (document, variables) => post(print(document), variables),
+    ok: async (document, variables) => {
+      const result = await client.request(document, variables);
+      if (result.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(result.errors)}`);
+      return result.data!;
+    },
+    raw: (query, variables) => post(query, variables),
+  };
+  return client;
+}
+
+/** The single error of a failed result (fails when there is not exactly one). */
+export function onlyError(result: Result<unknown>): GraphQLErrorShape {
+  if (result.errors?.length !== 1) throw new Error(`expected one error, got ${JSON.stringify(result.errors ?? result.data)}`);
+  return result.errors[0]!;
+}

@@ -1,0 +1,22 @@
+import { createRequire } from 'node:module';
+import { defineConfig } from 'vitest/config';
+
+const require = createRequire(import.meta.url);
+
+export default defineConfig({
+  resolve: {
+    // graphql 16 ships CJS (main) and ESM (module) builds; Node, and so yoga,
+    // loads the CJS one. Give our own code the same file, or `instanceof
+    // GraphQLError` sees two classes.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    setupFiles: ['test/helpers/leftovers.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Each file starts real servers and git processes; two cores run two files at a time.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
