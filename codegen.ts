@@ -10,6 +10,8 @@ const config: CodegenConfig = {
   schema: './src/schema/index.ts',
   documents: ['test/**/*.ts', '!test/graphql/**'],
   ignoreNoDocuments: true,
+  // ESM imports with .js extensions, as NodeNext resolution requires.
+  emitLegacyCommonJSImports: false,
   generates: {
     './schema.graphql': {
       plugins: ['schema-ast'],

@@ -4,7 +4,7 @@
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { GraphQLError } from 'graphql';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -25,7 +25,6 @@ export function maskError(logger: Logger) {
     // Yoga and the executor may wrap an error more than once.
     let original: unknown = error;
     while (original instanceof GraphQLError && original.originalError) original = original.originalError;
-    if (original === graphqlError) original = undefined;
     if (original instanceof AppError) {
       return new GraphQLError(original.message, {
         nodes: graphqlError?.nodes,
@@ -33,12 +32,11 @@ export function maskError(logger: Logger) {
         extensions: { ...original.details, code: original.code },
       });
     }
-    if (graphqlError && !original) {
-      // Parse, validation and variable errors: the client's own request was wrong.
+    if (graphqlError && original instanceof GraphQLError && !graphqlError.path) {
+      // Raised before execution (variables that do not fit the schema): the request was wrong.
       return new GraphQLError(graphqlError.message, {
         nodes: graphqlError.nodes,
-        path: graphqlError.path,
-        extensions: { code: 'BAD_USER_INPUT', ...graphqlError.extensions },
+        extensions: { ...graphqlError.extensions, code: 'BAD_USER_INPUT' },
       });
     }
     const requestId = currentRequestId();
@@ -48,6 +46,26 @@ export function maskError(logger: Logger) {
       path: graphqlError?.path,
       extensions: { code: 'INTERNAL_SERVER_ERROR', requestId },
     });
+  };
+}
+
+/**
+ * Requests that fail validation or parsing are the client's mistake: give them
+ * the contract's BAD_USER_INPUT (yoga would say GRAPHQL_VALIDATION_FAILED).
+ */
+function useUserInputCodes(): Plugin {
+  const recode = (error: Error) => {
+    if (!(error instanceof GraphQLError)) return;
+    const extensions = error.extensions as Record<string, unknown>;
+    (error as { extensions: Record<string, unknown> }).extensions = { ...extensions, code: 'BAD_USER_INPUT' };
+  };
+  return {
+    onValidate: () => ({ valid, result }) => {
+      if (!valid) result.forEach(recode);
+    },
+    onParse: () => ({ result }) => {
+      if (result instanceof GraphQLError) recode(result);
+    },
   };
 }
 
@@ -73,7 +91,7 @@ export function createYogaHandler(deps: Deps): Yoga {
     },
     maskedErrors: { maskError: maskError(deps.logger) },
     context: () => ({ deps, requestId: currentRequestId() ?? 'none' }),
-    plugins: [armor],
+    plugins: [armor, useUserInputCodes()],
   });
 }
 

@@ -11,6 +11,9 @@ export const MAX_PAGE_SIZE = 500;
 export interface PageArgs {
   first?: number | null;
   after?: string | null;
+  /** Relay's backward arguments: accepted by the schema's shape, refused here. */
+  last?: number | null;
+  before?: string | null;
 }
 
 export interface Edge<T> {
@@ -46,8 +49,12 @@ export function decodeIntCursor(cursor: string, kind: string): number {
   return Number(key);
 }
 
-/** @throws BadUserInputError for a negative or too large `first`. */
-export function pageSize(first: number | null | undefined): number {
+/** @throws BadUserInputError for a negative or too large `first`, or backward paging. */
+export function pageSize(args: PageArgs): number {
+  if (args.last != null || args.before != null) {
+    throw new BadUserInputError('Lists page forward only: use first and after.', { field: args.last != null ? 'last' : 'before' });
+  }
+  const first = args.first;
   if (first == null) return DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
     throw new BadUserInputError(`first must be from 0 to ${MAX_PAGE_SIZE}, got ${first}.`, { field: 'first' });

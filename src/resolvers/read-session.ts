@@ -29,7 +29,7 @@ export async function listSessions(
   args: PageArgs & { projectId?: string | null },
   query: Omit<Prisma.SessionFindManyArgs, 'where' | 'orderBy' | 'take'> = {},
 ): Promise<Page<Session>> {
-  const size = pageSize(args.first);
+  const size = pageSize(args);
   if (args.projectId != null) assertValidId(args.projectId, 'projectId');
   const base: Prisma.SessionWhereInput = args.projectId != null ? { projectId: args.projectId } : {};
   let where = base;
@@ -72,7 +72,7 @@ export async function listBranchMessages(
   args: PageArgs & { branch?: string | null },
   query: Omit<Prisma.MessageFindManyArgs, 'where' | 'orderBy' | 'take'> = {},
 ): Promise<Page<Message>> {
-  const size = pageSize(args.first);
+  const size = pageSize(args);
   const filter = messageFilter(session.sessionId, await segmentsFor(db, session, args.branch));
   const after = args.after ? decodeIntCursor(args.after, 'seq') : null;
   const fetched = await db.message.findMany({
@@ -91,7 +91,7 @@ export async function listBranchTurns(
   args: PageArgs & { branch?: string | null },
   query: Omit<Prisma.TurnFindManyArgs, 'where' | 'orderBy' | 'take'> = {},
 ): Promise<Page<Turn>> {
-  const size = pageSize(args.first);
+  const size = pageSize(args);
   const filter = turnFilter(session.sessionId, await segmentsFor(db, session, args.branch));
   const after = args.after ? decodeIntCursor(args.after, 'turn') : null;
   const fetched = await db.turn.findMany({

@@ -16,7 +16,10 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
     ID: { Input: string; Output: string };
   };
+  // Fields are non-null unless they say otherwise, as in the contract.
+  DefaultFieldNullability: false;
 }>({
+  defaultFieldNullability: false,
   plugins: [PrismaPlugin, RelayPlugin],
   prisma: {
     client: (ctx) => ctx.deps.db,

@@ -80,35 +80,35 @@ export type CreateSessionMutationVariables = Exact<{
 }>;
 
 
-export type CreateSessionMutation = { createSession: { id: string, sessionId: string | null, title: string | null, agentId: string | null, model: string | null, createdAt: string | null, currentBranch: string | null, project: { projectId: string | null } | null } | null };
+export type CreateSessionMutation = { createSession: { id: string, sessionId: string, title: string | null, agentId: string | null, model: string | null, createdAt: string, currentBranch: string, project: { projectId: string } | null } };
 
 export type AppendMessageMutationVariables = Exact<{
   input: AppendMessageInput;
 }>;
 
 
-export type AppendMessageMutation = { appendMessage: { id: string, messageId: string | null, seq: number | null, role: Role | null, content: string | null, path: string | null, toolName: string | null, toolCallId: string | null, metadata: unknown, createdAt: string | null, predecessor: { messageId: string | null } | null, caller: { messageId: string | null } | null, turn: { number: number | null, open: boolean | null } | null } | null };
+export type AppendMessageMutation = { appendMessage: { id: string, messageId: string, seq: number, role: Role, content: string, path: string, toolName: string | null, toolCallId: string | null, metadata: unknown, createdAt: string, predecessor: { messageId: string } | null, caller: { messageId: string } | null, turn: { number: number, open: boolean } | null } };
 
 export type UpdateMessageMutationVariables = Exact<{
   input: UpdateMessageInput;
 }>;
 
 
-export type UpdateMessageMutation = { updateMessage: { messageId: string | null, content: string | null, metadata: unknown } | null };
+export type UpdateMessageMutation = { updateMessage: { messageId: string, content: string, metadata: unknown } };
 
 export type EndTurnMutationVariables = Exact<{
   input: EndTurnInput;
 }>;
 
 
-export type EndTurnMutation = { endTurn: { number: number | null, branch: string | null, open: boolean | null, durationMs: number | null, tokens: number | null, mirrorState: MirrorState | null, userMessage: { messageId: string | null } | null, assistantMessage: { messageId: string | null, content: string | null } | null, toolResults: Array<{ messageId: string | null, caller: { messageId: string | null } | null }> | null, messages: Array<{ messageId: string | null, seq: number | null }> | null } | null };
+export type EndTurnMutation = { endTurn: { number: number, branch: string, open: boolean, durationMs: number | null, tokens: number | null, mirrorState: MirrorState, userMessage: { messageId: string }, assistantMessage: { messageId: string, content: string } | null, toolResults: Array<{ messageId: string, caller: { messageId: string } | null }>, messages: Array<{ messageId: string, seq: number }> } };
 
 export type RecordTurnMutationVariables = Exact<{
   input: RecordTurnInput;
 }>;
 
 
-export type RecordTurnMutation = { recordTurn: { number: number | null, branch: string | null, open: boolean | null, durationMs: number | null, tokens: number | null, mirrorState: MirrorState | null, session: { sessionId: string | null } | null, userMessage: { messageId: string | null, seq: number | null, role: Role | null, content: string | null } | null, assistantMessage: { messageId: string | null, seq: number | null, content: string | null, predecessor: { messageId: string | null } | null } | null, toolResults: Array<{ messageId: string | null, seq: number | null, role: Role | null, toolName: string | null, toolCallId: string | null, path: string | null, metadata: unknown, caller: { messageId: string | null } | null, predecessor: { messageId: string | null } | null }> | null, messages: Array<{ messageId: string | null, seq: number | null }> | null } | null };
+export type RecordTurnMutation = { recordTurn: { number: number, branch: string, open: boolean, durationMs: number | null, tokens: number | null, mirrorState: MirrorState, session: { sessionId: string }, userMessage: { messageId: string, seq: number, role: Role, content: string }, assistantMessage: { messageId: string, seq: number, content: string, predecessor: { messageId: string } | null } | null, toolResults: Array<{ messageId: string, seq: number, role: Role, toolName: string | null, toolCallId: string | null, path: string, metadata: unknown, caller: { messageId: string } | null, predecessor: { messageId: string } | null }>, messages: Array<{ messageId: string, seq: number }> } };
 
 export type SessionViewQueryVariables = Exact<{
   sessionId: string;
@@ -117,7 +117,7 @@ export type SessionViewQueryVariables = Exact<{
 }>;
 
 
-export type SessionViewQuery = { session: { id: string, sessionId: string | null, title: string | null, currentBranch: string | null, messages: { totalCount: number | null, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null }, edges: Array<{ cursor: string, node: { messageId: string | null, seq: number | null, role: Role | null, content: string | null, successors: Array<{ messageId: string | null }> | null, turn: { number: number | null } | null } | null } | null> | null } | null, turns: { totalCount: number | null, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { number: number | null, open: boolean | null, userMessage: { messageId: string | null } | null } | null } | null> | null } | null } | null };
+export type SessionViewQuery = { session: { id: string, sessionId: string, title: string | null, currentBranch: string, messages: { totalCount: number, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null }, edges: Array<{ cursor: string, node: { messageId: string, seq: number, role: Role, content: string, successors: Array<{ messageId: string }>, turn: { number: number } | null } }> }, turns: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { number: number, open: boolean, userMessage: { messageId: string } } }> } } | null };
 
 export type SessionsQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -126,7 +126,7 @@ export type SessionsQueryVariables = Exact<{
 }>;
 
 
-export type SessionsQuery = { sessions: { totalCount: number | null, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { sessionId: string | null } | null } | null> | null } | null };
+export type SessionsQuery = { sessions: { totalCount: number, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { sessionId: string } }> } };
 
 export type NodeByIdQueryVariables = Exact<{
   id: string | number;
@@ -134,9 +134,9 @@ export type NodeByIdQueryVariables = Exact<{
 
 
 export type NodeByIdQuery = { node:
-    | { __typename: 'Message', messageId: string | null, content: string | null, id: string }
+    | { __typename: 'Message', messageId: string, content: string, id: string }
     | { __typename: 'Project', id: string }
-    | { __typename: 'Session', sessionId: string | null, id: string }
+    | { __typename: 'Session', sessionId: string, id: string }
    | null };
 
 
