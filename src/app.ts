@@ -6,6 +6,9 @@ import { databaseFile, type Config } from './config.js';
 import { openDb, type Db } from './db/index.js';
 import { KeyedLocks } from './locks.js';
 import type { Logger } from './logger.js';
+import { reconcile } from './mirror/reconcile.js';
+import { MirrorWorker, type MirrorWorkerOptions } from './mirror/worker.js';
+import { createEventPubSub } from './pubsub.js';
 import type { Deps } from './resolvers/deps.js';
 import { createYogaHandler, type Yoga } from './yoga.js';
 
@@ -14,6 +17,7 @@ export interface App {
   db: Db;
   deps: Deps;
   yoga: Yoga;
+  mirror: MirrorWorker;
   /** Stops background work and closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -22,18 +26,34 @@ export interface App {
  * Opens (and migrates) the database and builds the handler.
  * @throws when the database cannot be opened or migrated.
  */
-export async function createApp(config: Config, logger: Logger): Promise<App> {
+export interface AppOptions {
+  mirror?: MirrorWorkerOptions;
+}
+
+export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
   const db = await openDb({ file: databaseFile(config) });
-  const deps: Deps = { db, config, logger, sessionLocks: new KeyedLocks() };
+  const sessionLocks = new KeyedLocks();
+  const pubsub = createEventPubSub();
+  const mirror = new MirrorWorker({ db, config, logger, sessionLocks, pubsub }, options.mirror);
+  const deps: Deps = { db, config, logger, sessionLocks, pubsub, onTurnClosed: (sessionId) => mirror.notify(sessionId) };
   const yoga = createYogaHandler(deps);
+  // Catch up before serving: repos missing or disagreeing are rebuilt, unmirrored turns queued.
+  const results = await reconcile({ db, config, logger, pubsub, sessionLocks });
+  const changed = results.filter((r) => r.outcome !== 'in-sync');
+  if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
+  await mirror.start();
   let closed: Promise<void> | undefined;
   return {
     config,
     db,
     deps,
     yoga,
+    mirror,
     close: () => {
-      closed ??= db.$disconnect();
+      closed ??= (async () => {
+        await mirror.stop();
+        await db.$disconnect();
+      })();
       return closed;
     },
   };

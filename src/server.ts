@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { createApp, type App } from './app.js';
+import { createApp, type App, type AppOptions } from './app.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { withRequest } from './request-context.js';
@@ -26,7 +26,7 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+export async function startServer(config: Config, logger: Logger, options: AppOptions = {}): Promise<RunningServer> {
   let app: App | undefined;
   const http = createServer((req, res) => handle(req, res));
 
@@ -90,7 +90,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
   try {
-    app = await createApp(config, logger);
+    app = await createApp(config, logger, options);
   } catch (error) {
     await closeHttp(http, wss);
     throw error;

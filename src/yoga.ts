@@ -73,7 +73,7 @@ export function createYogaHandler(deps: Deps): Yoga {
   const armor = EnvelopArmorPlugin({
     maxDepth: { n: 15 },
     maxAliases: { n: 30 },
-    costLimit: { maxCost: 20_000 },
+    costLimit: { maxCost: 100_000 },
     // Suggestions ("did you mean …") help people writing queries; the schema is public anyway.
     blockFieldSuggestion: { enabled: false },
   });
@@ -102,7 +102,7 @@ function yogaLog(args: unknown[]): Record<string, unknown> {
 
 const DEFAULT_QUERY = `# entity-memory: sessions mirrored into git.
 mutation First {
-  createSession(input: { title: "hello" }) { sessionId title }
+  createSession(input: { title: "hello" }) { sessionId repoPath }
 }
 
 query Sessions {

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { KeyedLocks } from '../locks.js';
 import type { Logger } from '../logger.js';
+import type { PubSub } from '../pubsub.js';
 
 /** What a resolver needs; passed in, never imported, so each is testable alone. */
 export interface Deps {
@@ -10,6 +11,7 @@ export interface Deps {
   logger: Logger;
   /** Per-session lock shared with the git mirror. */
   sessionLocks: KeyedLocks;
+  pubsub: PubSub;
   /** Called after a transaction that closed a turn has committed. */
   onTurnClosed?: (sessionId: string) => void;
   now?: () => Date;

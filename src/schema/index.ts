@@ -9,5 +9,7 @@ import './message.js';
 import './turn.js';
 import './session.js';
 import './project.js';
+import './commit.js';
+import './subscriptions.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

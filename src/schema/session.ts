@@ -1,9 +1,23 @@
 import { createSession } from '../resolvers/create-session.js';
 import { getSession, listBranchMessages, listBranchTurns, listSessions } from '../resolvers/read-session.js';
+import { mirrorStatus, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../resolvers/read-commits.js';
+import { sessionRepoPath } from '../mirror/session-repos.js';
 import { builder } from './builder.js';
+import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
 import { Message, MessageConnection } from './message.js';
 import { Turn, TurnConnection } from './turn.js';
+
+const MirrorStatus = builder.objectRef<MirrorStatusShape>('MirrorStatus').implement({
+  fields: (t) => ({
+    dagTurns: t.exposeInt('dagTurns', { description: 'Closed turns in the DAG, all branches.' }),
+    gitCommits: t.exposeInt('gitCommits', { description: 'Turn commits in the session repo, all branches.' }),
+    pending: t.exposeInt('pending'),
+    inSync: t.exposeBoolean('inSync'),
+    lastError: t.exposeString('lastError', { nullable: true }),
+    lastCommittedAt: t.expose('lastCommittedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
 
 export const Session = builder.prismaNode('Session', {
   id: { field: 'sessionId' },
@@ -17,6 +31,26 @@ export const Session = builder.prismaNode('Session', {
     currentBranch: t.exposeString('currentBranch', {
       description: 'The branch new messages go to (main, retry-<assistant_id>, fork-<message_id>).',
     }),
+    repoPath: t.string({
+      description: 'Absolute path of the session repo on the server\'s disk.',
+      resolve: (session, _args, ctx) => sessionRepoPath(ctx.deps.config, session.sessionId),
+    }),
+    timeline: t.connection(
+      {
+        type: Commit,
+        description: 'Commits newest first; of currentBranch unless branch is given, of every branch if all is true.',
+        args: { branch: t.arg.string(), all: t.arg.boolean() },
+        resolve: (session, args, ctx) => timeline(ctx.deps, session, args),
+      },
+      CommitConnection,
+    ),
+    commit: t.field({
+      type: Commit,
+      nullable: true,
+      args: { sha: t.arg.string({ required: true }) },
+      resolve: (session, args, ctx) => sessionCommit(ctx.deps, session, args.sha),
+    }),
+    mirror: t.field({ type: MirrorStatus, resolve: (session, _args, ctx) => mirrorStatus(ctx.deps, session) }),
     messages: t.connection(
       {
         type: Message,

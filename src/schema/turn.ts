@@ -1,6 +1,8 @@
 import { endTurn } from '../resolvers/end-turn.js';
 import { recordTurn } from '../resolvers/record-turn.js';
+import { sessionCommit } from '../resolvers/read-commits.js';
 import { builder } from './builder.js';
+import { Commit } from './commit.js';
 import { pageTotalCount } from './connection.js';
 import { MirrorStateEnum, type MirrorStateValue } from './enums.js';
 import { Message } from './message.js';
@@ -38,6 +40,18 @@ export const Turn = builder.prismaObject('Turn', {
     mirrorState: t.field({ type: MirrorStateEnum, resolve: (turn) => turn.mirrorState as MirrorStateValue }),
   }),
 });
+
+// Added here rather than above: Commit refers back to Turn.
+builder.prismaObjectField(Turn, 'commit', (t) =>
+  t.field({
+    type: Commit,
+    nullable: true,
+    description: 'The session-git commit of this turn, once mirrored.',
+    select: { commitSha: true, session: true },
+    resolve: async (turn, _args, ctx) =>
+      turn.commitSha ? sessionCommit(ctx.deps, turn.session, turn.commitSha) : null,
+  }),
+);
 
 export const TurnConnection = builder.connectionObject(
   {

@@ -7,6 +7,7 @@ import { print, type ExecutionResult } from 'graphql';
 import type { Config } from '../../src/config.js';
 import { DEFAULT_MAX_CONTENT_BYTES } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import type { AppOptions } from '../../src/app.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { onCleanup } from './leftovers.js';
 import { tempDir } from './temp.js';
@@ -46,9 +47,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Config> = {}, options: AppOptions = {}): Promise<TestServer> {
   const config = testConfig(overrides);
-  const server = await startServer(config, createLogger(config.logLevel));
+  const server = await startServer(config, createLogger(config.logLevel), {
+    mirror: { retryBaseMs: 50, retryMaxMs: 400, ...options.mirror },
+  });
   onCleanup(() => server.stop());
   const endpoint = `${server.url}/graphql`;
 

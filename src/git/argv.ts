@@ -1,0 +1,129 @@
+/**
+ * Argv builders: pure functions from validated inputs to the arguments after
+ * `git`. Nothing here validates; callers pass values already checked by
+ * `refs.ts` / `commit-input.ts`. User-controlled text never appears here:
+ * messages and path lists go through stdin.
+ */
+
+/** Fields of one commit in `LOG_FORMAT`, in order. */
+export const LOG_FIELDS = [
+  'sha',
+  'parents',
+  'authorName',
+  'authorEmail',
+  'authorTime',
+  'committerName',
+  'committerEmail',
+  'committerTime',
+  'trailers',
+  'message',
+] as const;
+
+/**
+ * One commit per NUL-terminated record (`-z`), fields NUL-separated, the raw
+ * message last. No field can contain NUL (git cannot store one), so the
+ * output splits unambiguously whatever the message holds.
+ */
+export const LOG_FORMAT = '%H%x00%P%x00%an%x00%ae%x00%at%x00%cn%x00%ce%x00%ct%x00%(trailers:only,unfold)%x00%B';
+
+/** sha then trailers only: what idempotent mirroring needs, without the bodies. */
+export const TRAILER_LOG_FORMAT = '%H%x00%(trailers:only,unfold)';
+
+export function initArgv(): string[] {
+  return ['init', '-q', '-b', 'main'];
+}
+
+export function configListArgv(): string[] {
+  return ['config', '--local', '--list', '-z'];
+}
+
+export function configSetArgv(key: string, value: string): string[] {
+  return ['config', '--local', '--replace-all', key, value];
+}
+
+/** Reads NUL-separated paths from stdin and stages them as they are on disk. */
+export function updateIndexAddArgv(): string[] {
+  return ['update-index', '--add', '-z', '--stdin'];
+}
+
+export function writeTreeArgv(): string[] {
+  return ['write-tree'];
+}
+
+/** The message comes from stdin (`-F -`); the identities from the environment. */
+export function commitTreeArgv(tree: string, parent: string | null): string[] {
+  return ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-F', '-'];
+}
+
+/** Compare-and-swap: fails unless the ref is at `oldSha` (all zeros: must not exist). */
+export function updateRefArgv(ref: string, newSha: string, oldSha: string, reason: string): string[] {
+  return ['update-ref', '-m', reason, ref, newSha, oldSha];
+}
+
+export function symbolicRefArgv(ref: string, reason: string): string[] {
+  return ['symbolic-ref', '-m', reason, 'HEAD', ref];
+}
+
+/** Makes index and working tree match `treeish`; tracked files not in it are removed. */
+export function readTreeResetArgv(treeish: string): string[] {
+  return ['read-tree', '--reset', '-u', treeish];
+}
+
+export function checkoutBranchArgv(branch: string): string[] {
+  return ['checkout', '-f', '-q', branch, '--'];
+}
+
+export function checkoutDetachedArgv(sha: string): string[] {
+  return ['checkout', '-f', '-q', '--detach', sha, '--'];
+}
+
+export function forEachBranchArgv(): string[] {
+  return ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/'];
+}
+
+export function verifyCommitArgv(rev: string): string[] {
+  return ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`];
+}
+
+export function logArgv(opts: { rev?: string; all?: boolean; skip?: number; limit?: number; format?: string }): string[] {
+  const argv = ['log', '-z', `--format=${opts.format ?? LOG_FORMAT}`, '--no-color', '--no-decorate'];
+  // Across branches, keep every child before its parent even when commit times tie.
+  if (opts.all) argv.push('--date-order');
+  if (opts.skip) argv.push(`--skip=${opts.skip}`);
+  if (opts.limit !== undefined) argv.push(`--max-count=${opts.limit}`);
+  argv.push(...(opts.all ? ['--all'] : ['--end-of-options', opts.rev ?? 'HEAD']), '--');
+  return argv;
+}
+
+export function revListCountArgv(target: { rev: string } | { all: true }): string[] {
+  return 'all' in target ? ['rev-list', '--count', '--all'] : ['rev-list', '--count', '--end-of-options', target.rev, '--'];
+}
+
+/** `<sha> <parent>...` of one commit. */
+export function revListParentsArgv(rev: string): string[] {
+  return ['rev-list', '--parents', '--max-count=1', '--end-of-options', rev, '--'];
+}
+
+export function lsTreeArgv(rev: string): string[] {
+  return ['ls-tree', '-r', '-l', '-z', '--full-tree', rev];
+}
+
+export function catFileBlobArgv(rev: string, path: string): string[] {
+  return ['cat-file', 'blob', `${rev}:${path}`];
+}
+
+export function diffRawNumstatArgv(base: string, sha: string): string[] {
+  return ['diff-tree', '-r', '-M', '--no-ext-diff', '--raw', '--numstat', '-z', base, sha];
+}
+
+export function diffPatchArgv(base: string, sha: string): string[] {
+  return ['diff-tree', '-r', '-M', '--no-ext-diff', '--no-color', '-p', base, sha];
+}
+
+export function fsckArgv(): string[] {
+  return ['fsck', '--full', '--strict', '--no-dangling', '--no-progress'];
+}
+
+export function fastImportArgv(marksFile: string, force: boolean): string[] {
+  return ['fast-import', '--quiet', '--date-format=raw', `--export-marks=${marksFile}`, ...(force ? ['--force'] : [])];
+}

@@ -1,0 +1,19 @@
+/** The git layer: the only place git is spawned. */
+export * from './errors.js';
+export { gitEnv, gitBinary, runGit, runGitBuffer, startGit, onGitSpawn, DEFAULT_GIT_TIMEOUT_MS } from './run.js';
+export type { RunGitOptions, GitResult, GitSpawnEvent, StreamingGit } from './run.js';
+export {
+  isValidBranchName,
+  assertBranchName,
+  isShaPrefix,
+  isFullSha,
+  assertSha,
+  assertFullSha,
+  EMPTY_TREE_SHA1,
+} from './refs.js';
+export type { Identity, RepoFile } from './commit-input.js';
+export { assertRepoPath } from './commit-input.js';
+export { SessionRepo, SESSION_REPO_CONFIG } from './session-repo.js';
+export type { CommitTurnSpec, HeadState, LogOptions, CommitDiff, TrailerCommit, CommitInfo, FileDiff, TreeFile } from './session-repo.js';
+export { fastImport, fastImportMark } from './fast-import.js';
+export type { FastImportCommit, FastImportOptions, FastImportResult } from './fast-import.js';

@@ -1,0 +1,244 @@
+/**
+ * Spawning git: the only place in the project that starts a git process.
+ *
+ * Plain `node:child_process.spawn`, no wrapper library: simple-git's completion
+ * plugin waits up to 50 ms after every exit (see shared/notes/git-costs.md),
+ * which is more than a whole turn commit costs here.
+ */
+import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { classifyGitFailure, commandOf, GitError, GitNotFoundError, GitTimeoutError } from './errors.js';
+
+/** Default time a git run may take before it is killed: 30 000 ms. */
+export const DEFAULT_GIT_TIMEOUT_MS = 30_000;
+
+/**
+ * Settings prefixed to every run as `-c`, so the same runner is safe on a
+ * user's repo: their hooks and signing config must never run, hang or prompt.
+ * Repo-level tuning of our own session repos lives in their config instead
+ * (`SessionRepo.init`).
+ */
+export const PER_CALL_CONFIG: readonly string[] = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'commit.gpgsign=false',
+  '-c',
+  'tag.gpgsign=false',
+];
+
+/**
+ * The git binary: `$ENTITY_MEMORY_GIT_BINARY`, default `git`. Read at every
+ * call so tests can point it at a missing or misbehaving binary.
+ */
+export function gitBinary(): string {
+  const fromEnv = process.env.ENTITY_MEMORY_GIT_BINARY;
+  return fromEnv && fromEnv.trim() !== '' ? fromEnv : 'git';
+}
+
+/**
+ * An environment for running git against our own repos: `process.env` without
+ * any `GIT_*` variable (a `GIT_DIR` or `GIT_INDEX_FILE` inherited from a hook
+ * would silently redirect every command), no system or global config, no
+ * terminal prompt, C locale so stderr matching is stable. `extra` is applied
+ * last and may set `GIT_*` variables (identity, `GIT_DIR`).
+ */
+export function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('GIT_') && value !== undefined) env[key] = value;
+  }
+  env.GIT_CONFIG_NOSYSTEM = '1';
+  env.GIT_CONFIG_GLOBAL = '/dev/null';
+  env.GIT_TERMINAL_PROMPT = '0';
+  env.LC_ALL = 'C';
+  if (extra) {
+    for (const [key, value] of Object.entries(extra)) {
+      if (value === undefined) delete env[key];
+      else env[key] = value;
+    }
+  }
+  return env;
+}
+
+export interface RunGitOptions {
+  /** Working directory of the git process. Required: git never runs in the server's own cwd by accident. */
+  cwd: string;
+  /** Written to stdin, then stdin is closed. Default: stdin is /dev/null. */
+  input?: string | Uint8Array;
+  /** Environment. Default `gitEnv()`; pass the user's environment for user repos. */
+  env?: NodeJS.ProcessEnv;
+  /** Kill git (SIGKILL) and reject with `GitTimeoutError` after this many ms. Default 30 000; 0 disables. */
+  timeoutMs?: number;
+  /** Exit codes that count as success. Default `[0]`. */
+  okExitCodes?: number[];
+}
+
+export interface GitResult<Out> {
+  stdout: Out;
+  stderr: string;
+  exitCode: number;
+}
+
+/** What the spawn observer is told; used by tests and benchmarks to count spawns. */
+export interface GitSpawnEvent {
+  argv: string[];
+  cwd: string;
+}
+
+const spawnListeners = new Set<(event: GitSpawnEvent) => void>();
+
+/**
+ * Registers a listener called synchronously before every git spawn. Returns
+ * the function that removes it. A listener that throws is ignored.
+ */
+export function onGitSpawn(listener: (event: GitSpawnEvent) => void): () => void {
+  spawnListeners.add(listener);
+  return () => spawnListeners.delete(listener);
+}
+
+/** The argv actually executed: binary, per-call config, then `args`. */
+export function buildGitArgv(args: readonly string[]): string[] {
+  return [gitBinary(), ...PER_CALL_CONFIG, ...args];
+}
+
+/**
+ * Runs git and resolves with its decoded (UTF-8) output.
+ *
+ * Rejects with `GitNotFoundError` when the binary cannot be started,
+ * `GitTimeoutError` when killed after `timeoutMs`, and otherwise, for an exit
+ * code outside `okExitCodes`, with the `GitError` subclass that matches stderr
+ * (`GitLockedError`, `GitObjectNotFoundError`, `GitRefConflictError`).
+ */
+export async function runGit(args: readonly string[], opts: RunGitOptions): Promise<GitResult<string>> {
+  const result = await runGitBuffer(args, opts);
+  return { stdout: result.stdout.toString('utf8'), stderr: result.stderr, exitCode: result.exitCode };
+}
+
+/** `runGit` with stdout kept as raw bytes (blobs). Same failures. */
+export async function runGitBuffer(args: readonly string[], opts: RunGitOptions): Promise<GitResult<Buffer>> {
+  const proc = startProcess(args, opts, opts.input !== undefined);
+  if (opts.input !== undefined) proc.stdin!.end(opts.input);
+  return proc.done;
+}
+
+export interface StreamingGit {
+  /** Git's stdin; write to it (respecting backpressure) and `end()` it. */
+  stdin: Writable;
+  /** Settles when git exits, with the same failures as `runGit`. Never rejects unhandled. */
+  done: Promise<GitResult<string>>;
+  /** Kills git (SIGKILL); `done` then rejects. */
+  kill(): void;
+}
+
+/**
+ * Starts git with a writable stdin, for streams too large to hold in memory
+ * (`fast-import`). `opts.input` is ignored.
+ */
+export function startGit(args: readonly string[], opts: RunGitOptions): StreamingGit {
+  const proc = startProcess(args, opts, true);
+  const done = proc.done.then((r) => ({ stdout: r.stdout.toString('utf8'), stderr: r.stderr, exitCode: r.exitCode }));
+  // Mark as handled: a caller that fails while writing may never await it.
+  done.catch(() => undefined);
+  return { stdin: proc.stdin!, done, kill: proc.kill };
+}
+
+interface Process {
+  stdin: Writable | null;
+  done: Promise<GitResult<Buffer>>;
+  kill(): void;
+}
+
+function startProcess(args: readonly string[], opts: RunGitOptions, pipeStdin: boolean): Process {
+  const argv = buildGitArgv(args);
+  const [binary, ...rest] = argv as [string, ...string[]];
+  for (const listener of spawnListeners) {
+    try {
+      listener({ argv: [...argv], cwd: opts.cwd });
+    } catch {
+      // Observers must never break a git run.
+    }
+  }
+  const okExitCodes = opts.okExitCodes ?? [0];
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+
+  const child = spawn(binary, rest, {
+    cwd: opts.cwd,
+    env: opts.env ?? gitEnv(),
+    stdio: [pipeStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
+  // EPIPE when git exits before reading all input: the exit code tells what happened.
+  child.stdin?.on('error', () => undefined);
+
+  const done = new Promise<GitResult<Buffer>>((resolve, reject) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let settled = false;
+    let timedOut = false;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, timeoutMs)
+        : undefined;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      fn();
+    };
+    child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      finish(() => {
+        void spawnFailure(error, argv, opts.cwd).then(reject, reject);
+      });
+    });
+    child.on('close', (code, signal) => {
+      finish(() => {
+        const stderr = Buffer.concat(err).toString('utf8').trim();
+        if (timedOut) {
+          reject(new GitTimeoutError(`git ${commandName(args)} timed out after ${timeoutMs} ms`, argv, null, stderr));
+        } else if (code === null) {
+          reject(new GitError(`git ${commandName(args)} was killed by ${signal ?? 'a signal'}`, argv, null, stderr));
+        } else if (!okExitCodes.includes(code)) {
+          reject(classifyGitFailure(argv, code, stderr));
+        } else {
+          resolve({ stdout: Buffer.concat(out), stderr, exitCode: code });
+        }
+      });
+    });
+  });
+
+  return {
+    stdin: child.stdin,
+    done,
+    kill: () => {
+      child.kill('SIGKILL');
+    },
+  };
+}
+
+/** ENOENT from spawn means either a missing binary or a missing cwd; tell them apart. */
+async function spawnFailure(error: NodeJS.ErrnoException, argv: string[], cwd: string): Promise<GitError> {
+  if (error.code === 'ENOENT' || error.code === 'EACCES') {
+    const cwdExists = await stat(cwd).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!cwdExists) {
+      return new GitError(`git cannot run: working directory ${cwd} does not exist`, argv, null, '', { cause: error });
+    }
+    return new GitNotFoundError(`git binary ${argv[0]} could not be started (${error.code})`, argv, null, '', {
+      cause: error,
+    });
+  }
+  return new GitError(`git could not be started: ${error.message}`, argv, null, '', { cause: error });
+}
+
+function commandName(args: readonly string[]): string {
+  return commandOf(args, 0)[0] ?? '';
+}

@@ -1,0 +1,67 @@
+/**
+ * A turn commit's message (on-disk contract): a headline of at most 72
+ * characters, a summary, and trailers that tie the commit to its turn.
+ */
+
+export interface TurnSummary {
+  sessionId: string;
+  number: number;
+  userContent: string;
+  /** The turn's reply, if it has one. */
+  assistantContent: string | null;
+  /** Tool names of the turn's tool results, in order (null for unnamed ones). */
+  toolNames: (string | null)[];
+  toolCount: number;
+  durationMs: number | null;
+  tokens: number | null;
+  /** Ids of the messages the commit adds, in seq order. */
+  messageIds: string[];
+}
+
+/** First `max` characters (code points, never half a surrogate pair), newlines folded to spaces. */
+export function excerpt(text: string, max: number): string {
+  return Array.from(text.replace(/\r\n|\r|\n/g, ' ')).slice(0, max).join('').trimEnd();
+}
+
+/** "read, grep × 3, list": names in first-use order, with a count when used more than once. */
+export function toolsLine(names: (string | null)[]): string | null {
+  const counts = new Map<string, number>();
+  for (const name of names) {
+    const key = name ?? 'tool';
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  if (counts.size === 0) return null;
+  return [...counts].map(([name, count]) => (count > 1 ? `${name} × ${count}` : name)).join(', ');
+}
+
+export function metaLine(summary: Pick<TurnSummary, 'durationMs' | 'toolCount' | 'tokens'>): string | null {
+  const parts: string[] = [];
+  if (summary.durationMs !== null) parts.push(`turn took ${(summary.durationMs / 1000).toFixed(1)}s`);
+  if (summary.toolCount > 0) parts.push(`${summary.toolCount} ${summary.toolCount === 1 ? 'tool' : 'tools'}`);
+  if (summary.tokens !== null) parts.push(`${summary.tokens} tokens`);
+  return parts.length > 0 ? `[meta: ${parts.join(', ')}]` : null;
+}
+
+export function turnCommitMessage(summary: TurnSummary): string {
+  const paragraphs: string[] = [`turn ${summary.number}: ${excerpt(summary.userContent, 60)}`.trimEnd()];
+  const body: string[] = [];
+  if (summary.assistantContent !== null) body.push(`assistant: ${excerpt(summary.assistantContent, 80)}`.trimEnd());
+  const tools = toolsLine(summary.toolNames);
+  if (tools) body.push(`tools: ${tools}`);
+  if (body.length > 0) paragraphs.push(body.join('\n'));
+  const meta = metaLine(summary);
+  if (meta) paragraphs.push(meta);
+  paragraphs.push(
+    [`Session-Id: ${summary.sessionId}`, `Turn: ${summary.number}`, `Message-Ids: ${summary.messageIds.join(',')}`].join('\n'),
+  );
+  return `${paragraphs.join('\n\n')}\n`;
+}
+
+/** Reads our trailers back from a commit message; null when they are not there. */
+export function parseTurnTrailers(message: string): { sessionId: string; turn: number; messageIds: string[] } | null {
+  const sessionId = /^Session-Id: (\S+)$/m.exec(message)?.[1];
+  const turn = /^Turn: (\d+)$/m.exec(message)?.[1];
+  const ids = /^Message-Ids: (\S*)$/m.exec(message)?.[1];
+  if (!sessionId || !turn || ids === undefined) return null;
+  return { sessionId, turn: Number(turn), messageIds: ids ? ids.split(',') : [] };
+}

@@ -1,0 +1,269 @@
+/**
+ * The mirror worker: commits closed turns to their session repos, after the
+ * database has them (the outbox in MirrorJob). Per session, jobs run in order
+ * under the session's lock; sessions run in parallel up to a limit. A failure
+ * is recorded (turn FAILED, job lastError), published, logged, and retried
+ * with backoff; nothing is lost because the job stays until its commit lands.
+ */
+import { Semaphore } from 'async-mutex';
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import { GitRefConflictError, type SessionRepo } from '../git/index.js';
+import type { KeyedLocks } from '../locks.js';
+import type { Logger } from '../logger.js';
+import type { PubSub } from '../pubsub.js';
+import { parseTurnTrailers } from './commit-message.js';
+import { rebuildSession, syncHead, writeBulk } from './rebuild.js';
+import { openSessionRepo } from './session-repos.js';
+import { loadTurnPlans, type TurnPlan } from './turn-plan.js';
+
+export interface MirrorWorkerDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  sessionLocks: KeyedLocks;
+  pubsub: PubSub;
+}
+
+export interface MirrorWorkerOptions {
+  /** First retry delay; doubles per attempt. Default 500 ms. */
+  retryBaseMs?: number;
+  /** Longest retry delay. Default 30 000 ms. */
+  retryMaxMs?: number;
+  /** Sessions mirrored at once. Default 4. */
+  concurrency?: number;
+  /** Pending turns of one session above which they are written in one fast-import stream. Default 20. */
+  bulkThreshold?: number;
+}
+
+export class MirrorWorker {
+  private readonly semaphore: Semaphore;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private readonly initialised = new Set<string>();
+  private stopped = false;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  private readonly bulkThreshold: number;
+
+  constructor(
+    private readonly deps: MirrorWorkerDeps,
+    options: MirrorWorkerOptions = {},
+  ) {
+    this.semaphore = new Semaphore(options.concurrency ?? 4);
+    this.retryBaseMs = options.retryBaseMs ?? 500;
+    this.retryMaxMs = options.retryMaxMs ?? 30_000;
+    this.bulkThreshold = options.bulkThreshold ?? 20;
+  }
+
+  /** Schedules every session that has pending jobs (after a restart or a crash). */
+  async start(): Promise<void> {
+    const sessions = await this.deps.db.mirrorJob.findMany({
+      where: { kind: 'SESSION' },
+      select: { sessionId: true },
+      distinct: ['sessionId'],
+    });
+    for (const { sessionId } of sessions) this.notify(sessionId);
+  }
+
+  /** A turn of this session was closed (or is due again): mirror it soon. Never throws. */
+  notify(sessionId: string): void {
+    if (this.stopped) return;
+    const timer = this.timers.get(sessionId);
+    if (timer) {
+      clearTimeout(timer);
+      this.timers.delete(sessionId);
+    }
+    if (this.running.has(sessionId)) {
+      this.again.add(sessionId);
+      return;
+    }
+    const run = this.semaphore
+      .runExclusive(() => this.drain(sessionId))
+      .catch((error: unknown) => this.deps.logger.error({ err: error, sessionId }, 'mirror worker failed'))
+      .finally(() => {
+        this.running.delete(sessionId);
+        if (this.again.delete(sessionId)) this.notify(sessionId);
+      });
+    this.running.set(sessionId, run);
+  }
+
+  /** Resolves when nothing is running (scheduled retries may remain). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
+  }
+
+  /** Stops scheduling and waits for the commits in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    await this.idle();
+  }
+
+  private async repoFor(sessionId: string): Promise<SessionRepo> {
+    const repo = openSessionRepo(this.deps.config, sessionId);
+    if (!this.initialised.has(sessionId)) {
+      await repo.init();
+      // A git killed with us may have left its locks; no git of ours runs on this repo now.
+      await repo.recoverStaleLocks(0);
+      await repo.resetWorkingTree();
+      this.initialised.add(sessionId);
+    }
+    return repo;
+  }
+
+  private drain(sessionId: string): Promise<void> {
+    return this.deps.sessionLocks.run(sessionId, async () => {
+      const { db } = this.deps;
+      for (;;) {
+        if (this.stopped) return;
+        const due = await db.mirrorJob.findMany({
+          where: { sessionId, kind: 'SESSION' },
+          orderBy: { id: 'asc' },
+          take: this.bulkThreshold + 1,
+        });
+        const first = due[0];
+        if (!first) {
+          await this.afterDrain(sessionId);
+          return;
+        }
+        if (first.nextAttemptAt.getTime() > Date.now()) {
+          this.retryLater(sessionId, first.nextAttemptAt.getTime() - Date.now());
+          return;
+        }
+        const ok =
+          due.length > this.bulkThreshold ? await this.commitBulk(sessionId) : await this.commitOne(sessionId, first.id, first.turnId, first.attempts);
+        if (!ok) return;
+      }
+    });
+  }
+
+  private async afterDrain(sessionId: string): Promise<void> {
+    try {
+      await syncHead(this.deps.db, await this.repoFor(sessionId), sessionId);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, sessionId }, 'could not move the session repo to its current branch');
+    }
+  }
+
+  /** Commits one turn; false when it failed (and was rescheduled). */
+  private async commitOne(sessionId: string, jobId: number, turnId: string, attempts: number): Promise<boolean> {
+    let plan: TurnPlan | undefined;
+    try {
+      [plan] = await loadTurnPlans(this.deps.db, sessionId, [turnId]);
+      if (!plan) throw new Error(`turn ${turnId} is missing`);
+      if (plan.parentSha === undefined) throw new Error(`the turn before turn ${plan.number} is not mirrored yet`);
+      const repo = await this.repoFor(sessionId);
+      const sha = await this.commitOrAdopt(repo, plan, plan.parentSha);
+      await this.recordCommitted(sessionId, [{ turnId, sha }]);
+      return true;
+    } catch (error) {
+      await this.recordFailure(sessionId, jobId, turnId, plan?.number, attempts + 1, error);
+      return false;
+    }
+  }
+
+  /**
+   * Commits, or adopts the branch tip when it already is this turn's commit
+   * (git landed, then the process died before the database heard of it).
+   */
+  private async commitOrAdopt(repo: SessionRepo, plan: TurnPlan, parent: string | null): Promise<string> {
+    try {
+      return await repo.commitTurn({ branch: plan.branch, parent, files: plan.files, message: plan.message, author: plan.author });
+    } catch (error) {
+      if (!(error instanceof GitRefConflictError)) throw error;
+      const tip = (await repo.branchTips()).get(plan.branch);
+      const info = tip ? await repo.commitInfo(tip) : null;
+      const trailers = info ? parseTurnTrailers(info.message) : null;
+      const parentOk = info && (parent === null ? info.parents.length === 0 : info.parents[0] === parent);
+      if (tip && trailers && parentOk && trailers.sessionId === plan.sessionId && trailers.messageIds.join(',') === plan.messageIds.join(',')) {
+        this.deps.logger.info({ sessionId: plan.sessionId, turn: plan.number, sha: tip }, 'adopted a turn commit made before a crash');
+        await repo.resetWorkingTree();
+        return tip;
+      }
+      // The repo disagrees with the database: keep it aside and rebuild from the truth.
+      this.deps.logger.warn({ err: error, sessionId: plan.sessionId }, 'session repo disagrees with the database; rebuilding it');
+      this.initialised.delete(plan.sessionId);
+      await rebuildSession(this.deps, plan.sessionId, { moveAside: true });
+      const turn = await this.deps.db.turn.findUniqueOrThrow({ where: { id: plan.turnId }, select: { commitSha: true } });
+      if (!turn.commitSha) throw error;
+      return turn.commitSha;
+    }
+  }
+
+  /** Writes every pending turn of a session in one fast-import stream. */
+  private async commitBulk(sessionId: string): Promise<boolean> {
+    const jobs = await this.deps.db.mirrorJob.findMany({ where: { sessionId, kind: 'SESSION' }, orderBy: { id: 'asc' } });
+    try {
+      const repo = await this.repoFor(sessionId);
+      const written = await writeBulk(this.deps.db, repo, sessionId, jobs.map((j) => j.turnId));
+      await this.recordCommitted(sessionId, written);
+      return true;
+    } catch (error) {
+      const first = jobs[0]!;
+      this.initialised.delete(sessionId);
+      await this.recordFailure(sessionId, first.id, first.turnId, undefined, first.attempts + 1, error);
+      return false;
+    }
+  }
+
+  private async recordCommitted(sessionId: string, commits: { turnId: string; sha: string }[]): Promise<void> {
+    const { db, pubsub } = this.deps;
+    const at = new Date();
+    await db.$transaction(async (tx) => {
+      for (const { turnId, sha } of commits) {
+        await tx.turn.update({ where: { id: turnId }, data: { mirrorState: 'COMMITTED', commitSha: sha, mirroredAt: at } });
+      }
+      await tx.mirrorJob.deleteMany({ where: { kind: 'SESSION', turnId: { in: commits.map((c) => c.turnId) } } });
+    });
+    const turns = await db.turn.findMany({ where: { id: { in: commits.map((c) => c.turnId) } }, select: { id: true, branch: true } });
+    const branchOf = new Map(turns.map((t) => [t.id, t.branch]));
+    for (const { turnId, sha } of commits) {
+      pubsub.publish('turnCommitted', { sessionId, turnId, sha });
+      pubsub.publish('timeline', { kind: 'COMMITTED', sessionId, branch: branchOf.get(turnId) ?? 'main', sha });
+    }
+  }
+
+  private async recordFailure(
+    sessionId: string,
+    jobId: number,
+    turnId: string,
+    turnNumber: number | undefined,
+    attempts: number,
+    error: unknown,
+  ): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    const delay = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** Math.min(attempts - 1, 20));
+    const { db, logger, pubsub } = this.deps;
+    logger.warn({ sessionId, turnId, attempts, retryInMs: delay, err: error }, 'mirroring a turn failed; will retry');
+    let number = turnNumber;
+    try {
+      await db.$transaction([
+        db.mirrorJob.update({
+          where: { id: jobId },
+          data: { attempts, lastError: message, nextAttemptAt: new Date(Date.now() + delay) },
+        }),
+        db.turn.update({ where: { id: turnId }, data: { mirrorState: 'FAILED' } }),
+      ]);
+      number ??= (await db.turn.findUnique({ where: { id: turnId }, select: { number: true } }))?.number;
+    } catch (dbError) {
+      logger.error({ err: dbError, sessionId }, 'could not record a mirror failure');
+    }
+    pubsub.publish('mirrorFailed', { sessionId, turnId, turnNumber: number ?? 0, error: message, willRetry: !this.stopped });
+    this.retryLater(sessionId, delay);
+  }
+
+  private retryLater(sessionId: string, delayMs: number): void {
+    if (this.stopped) return;
+    const existing = this.timers.get(sessionId);
+    if (existing) clearTimeout(existing);
+    const timer = setTimeout(() => {
+      this.timers.delete(sessionId);
+      this.notify(sessionId);
+    }, delayMs);
+    timer.unref();
+    this.timers.set(sessionId, timer);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The one pubsub of the server. Payloads carry ids and plain values only
+ * (JSON-safe), so a Redis-backed pubsub can replace this one unchanged;
+ * subscription resolvers load what they show from the database.
+ */
+import { createPubSub } from 'graphql-yoga';
+
+export interface TurnCommittedPayload {
+  sessionId: string;
+  turnId: string;
+  sha: string;
+}
+
+export interface MirrorFailedPayload {
+  sessionId: string;
+  turnId: string;
+  turnNumber: number;
+  error: string;
+  willRetry: boolean;
+}
+
+export type TimelineKind = 'COMMITTED' | 'BRANCH_CREATED' | 'BRANCH_SWITCHED' | 'CHECKED_OUT';
+
+export interface TimelinePayload {
+  kind: TimelineKind;
+  sessionId: string;
+  branch: string;
+  sha: string | null;
+}
+
+export interface ProjectCommittedPayload {
+  projectId: string;
+  sessionId: string;
+  turnNumber: number;
+  sha: string;
+}
+
+export interface DirtyTreeWarningPayload {
+  projectId: string;
+  sessionId: string;
+  turnNumber: number;
+  dirtyPaths: string[];
+  message: string;
+  /** ISO time. */
+  at: string;
+}
+
+export interface Events {
+  turnCommitted: TurnCommittedPayload;
+  mirrorFailed: MirrorFailedPayload;
+  timeline: TimelinePayload;
+  projectCommitted: ProjectCommittedPayload;
+  dirtyTreeWarning: DirtyTreeWarningPayload;
+}
+
+export type PubSub = ReturnType<typeof createEventPubSub>;
+
+export function createEventPubSub() {
+  return createPubSub<{ [K in keyof Events]: [Events[K]] }>();
+}

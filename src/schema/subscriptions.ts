@@ -1,0 +1,69 @@
+/**
+ * Live updates over graphql-ws. The pubsub carries ids; each event is loaded
+ * from the database (and the repo) when it is sent.
+ */
+import { filter, pipe } from 'graphql-yoga';
+import { assertValidId } from '../ids.js';
+import { sessionCommit } from '../resolvers/read-commits.js';
+import { requireSession } from '../resolvers/read-session.js';
+import type { MirrorFailedPayload, TurnCommittedPayload } from '../pubsub.js';
+import type { Context } from '../context.js';
+import { builder } from './builder.js';
+import { Commit } from './commit.js';
+import { Session } from './session.js';
+import { Turn } from './turn.js';
+
+interface TurnCommittedEvent {
+  payload: TurnCommittedPayload;
+}
+
+const TurnCommittedEventRef = builder.objectRef<TurnCommittedEvent>('TurnCommittedEvent').implement({
+  fields: (t) => ({
+    session: t.field({ type: Session, resolve: (e, _a, ctx) => requireSession(ctx.deps.db, e.payload.sessionId) }),
+    turn: t.field({ type: Turn, resolve: (e, _a, ctx) => ctx.deps.db.turn.findUniqueOrThrow({ where: { id: e.payload.turnId } }) }),
+    commit: t.field({
+      type: Commit,
+      resolve: async (e, _a, ctx) => {
+        const session = await requireSession(ctx.deps.db, e.payload.sessionId);
+        const commit = await sessionCommit(ctx.deps, session, e.payload.sha);
+        if (!commit) throw new Error(`commit ${e.payload.sha} is gone from session ${session.sessionId}`);
+        return commit;
+      },
+    }),
+  }),
+});
+
+const MirrorFailure = builder.objectRef<MirrorFailedPayload>('MirrorFailure').implement({
+  fields: (t) => ({
+    session: t.field({ type: Session, resolve: (e, _a, ctx) => requireSession(ctx.deps.db, e.sessionId) }),
+    turnNumber: t.exposeInt('turnNumber'),
+    error: t.exposeString('error'),
+    willRetry: t.exposeBoolean('willRetry'),
+  }),
+});
+
+function forSession<T extends { sessionId: string }>(
+  ctx: Context,
+  topic: 'turnCommitted' | 'mirrorFailed',
+  sessionId: string | null | undefined,
+): AsyncIterable<T> {
+  if (sessionId != null) assertValidId(sessionId, 'sessionId');
+  const source = ctx.deps.pubsub.subscribe(topic) as AsyncIterable<T>;
+  return sessionId == null ? source : pipe(source, filter((event: T) => event.sessionId === sessionId));
+}
+
+builder.subscriptionFields((t) => ({
+  turnCommitted: t.field({
+    type: TurnCommittedEventRef,
+    description: 'Every session-git turn commit (of one session, or of all).',
+    args: { sessionId: t.arg.string() },
+    subscribe: (_root, args, ctx) => forSession<TurnCommittedPayload>(ctx, 'turnCommitted', args.sessionId),
+    resolve: (payload: TurnCommittedPayload) => ({ payload }),
+  }),
+  mirrorFailed: t.field({
+    type: MirrorFailure,
+    args: { sessionId: t.arg.string() },
+    subscribe: (_root, args, ctx) => forSession<MirrorFailedPayload>(ctx, 'mirrorFailed', args.sessionId),
+    resolve: (payload: MirrorFailedPayload) => payload,
+  }),
+}));

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { attachPatches, parseLog, parseLsTree, parseRawNumstat, parseTrailers, splitPatch } from '../../src/git/parse.js';
+
+const A = 'a'.repeat(40);
+const B = 'b'.repeat(40);
+
+describe('parseLog', () => {
+  it('splits records by field count, so messages may hold any non-NUL byte', () => {
+    const msg1 = 'title\n\n\u001e\u001f weird\n%x00\n';
+    const msg2 = 'second\n';
+    const out =
+      [A, B, 'Ann', 'a@x', '1700000000', 'Cy', 'c@x', '1700000001', 'Turn: 2\n', msg1].join('\0') + '\0' +
+      [B, '', 'Ann', 'a@x', '1', 'Cy', 'c@x', '2', '', msg2].join('\0') + '\0';
+    const commits = parseLog(out);
+    expect(commits).toHaveLength(2);
+    expect(commits[0]).toMatchObject({ sha: A, parents: [B], message: msg1, trailers: { Turn: '2' } });
+    expect(commits[0]!.author.date.toISOString()).toBe('2023-11-14T22:13:20.000Z');
+    expect(commits[1]).toMatchObject({ sha: B, parents: [], message: msg2, trailers: {} });
+    expect(parseLog('')).toEqual([]);
+    expect(() => parseLog('x\0y\0')).toThrow();
+  });
+
+  it('parses trailers, last key winning', () => {
+    expect(parseTrailers('Session-Id: s\nTurn: 3\nMessage-Ids: a,b, c\nTurn: 4\n')).toEqual({ 'Session-Id': 's', Turn: '4', 'Message-Ids': 'a,b, c' });
+  });
+});
+
+describe('diff parsing', () => {
+  it('pairs raw and numstat entries, renames included', () => {
+    const raw =
+      `:100644 100644 ${A} ${B} M\0keep.txt\0` +
+      `:100644 100644 ${A} ${A} R100\0old name\0new\tname\0` +
+      `:000000 100644 ${'0'.repeat(40)} ${B} A\0bin\0` +
+      `2\t1\tkeep.txt\0` +
+      `0\t0\t\0old name\0new\tname\0` +
+      `-\t-\tbin\0`;
+    expect(parseRawNumstat(raw)).toEqual([
+      { path: 'keep.txt', oldPath: null, status: 'MODIFIED', additions: 2, deletions: 1, patch: null },
+      { path: 'new\tname', oldPath: 'old name', status: 'RENAMED', additions: 0, deletions: 0, patch: null },
+      { path: 'bin', oldPath: null, status: 'ADDED', additions: 0, deletions: 0, patch: null },
+    ]);
+    expect(parseRawNumstat('')).toEqual([]);
+  });
+
+  it('splits a patch per file and nulls binary sections', () => {
+    const patch =
+      'diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-diff --git a/y b/y\n+z\n' +
+      'diff --git a/bin b/bin\nindex 1..2 100644\nBinary files a/bin and b/bin differ\n';
+    expect(splitPatch(patch)).toHaveLength(2);
+    const files = attachPatches(
+      [
+        { path: 'x', oldPath: null, status: 'MODIFIED', additions: 1, deletions: 1, patch: null },
+        { path: 'bin', oldPath: null, status: 'MODIFIED', additions: 0, deletions: 0, patch: null },
+      ],
+      patch,
+    );
+    expect(files[0]!.patch).toContain('-diff --git a/y b/y\n+z\n');
+    expect(files[1]!.patch).toBeNull();
+  });
+});
+
+describe('parseLsTree', () => {
+  it('reads sizes and paths with spaces and tabs, skipping non-blobs', () => {
+    const out = `100644 blob ${A}     432\ta b\tc\x00160000 commit ${B}       -\tsub\x00100644 blob ${B}       0\te\0`;
+    expect(parseLsTree(out)).toEqual([
+      { path: 'a b\tc', size: 432 },
+      { path: 'e', size: 0 },
+    ]);
+  });
+});
