@@ -14,6 +14,6 @@ export {
 export type { Identity, RepoFile } from './commit-input.js';
 export { assertRepoPath } from './commit-input.js';
 export { SessionRepo, SESSION_REPO_CONFIG } from './session-repo.js';
-export type { CommitTurnSpec, HeadState, LogOptions, CommitDiff, TrailerCommit, CommitInfo, FileDiff, TreeFile } from './session-repo.js';
+export type { SessionRepoOptions, CommitTurnSpec, HeadState, LogOptions, CommitDiff, TrailerCommit, CommitInfo, FileDiff, TreeFile } from './session-repo.js';
 export { fastImport, fastImportMark } from './fast-import.js';
 export type { FastImportCommit, FastImportOptions, FastImportResult } from './fast-import.js';

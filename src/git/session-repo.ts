@@ -58,7 +58,7 @@ import {
   type TreeFile,
 } from './parse.js';
 import { assertBranchName, assertFullSha, assertRev, assertSha, EMPTY_TREE_SHA1, isFullSha, isShaPrefix, zeroSha } from './refs.js';
-import { gitEnv, runGit, runGitBuffer, type GitResult } from './run.js';
+import { DEFAULT_GIT_TIMEOUT_MS, gitEnv, runGit, runGitBuffer, type GitResult } from './run.js';
 
 export type { CommitInfo, FileDiff, TreeFile } from './parse.js';
 
@@ -135,15 +135,30 @@ export interface TrailerCommit {
   trailers: Record<string, string>;
 }
 
+export interface SessionRepoOptions {
+  /** Limit for each git run that does not rewrite the working tree. Default 30 000 ms. */
+  timeoutMs?: number;
+  /**
+   * Limit for runs that may write every file of the session (checkouts,
+   * `resetWorkingTree`, the move in `commitTurn`, `fsck`): writing 50,000
+   * files was measured at 5–40 s on a loaded 2-core machine. Default 600 000 ms.
+   */
+  worktreeTimeoutMs?: number;
+}
+
 export class SessionRepo {
   /** Absolute path of the working tree. */
   readonly dir: string;
   /** Absolute path of the `.git` folder. */
   readonly gitDir: string;
+  private readonly timeoutMs: number;
+  private readonly worktreeTimeoutMs: number;
 
-  constructor(dir: string) {
+  constructor(dir: string, options: SessionRepoOptions = {}) {
     this.dir = resolve(dir);
     this.gitDir = join(this.dir, '.git');
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+    this.worktreeTimeoutMs = options.worktreeTimeoutMs ?? 600_000;
   }
 
   /**
@@ -233,7 +248,7 @@ export class SessionRepo {
     try {
       if (head.sha !== parent) {
         touched = true;
-        await this.git(readTreeResetArgv(parent ?? EMPTY_TREE_SHA1));
+        await this.git(readTreeResetArgv(parent ?? EMPTY_TREE_SHA1), { timeoutMs: this.worktreeTimeoutMs });
       }
       await this.writeWorkingFiles(spec.files);
       if (spec.files.length > 0) {
@@ -271,13 +286,13 @@ export class SessionRepo {
    */
   async checkoutBranch(branch: string): Promise<void> {
     assertBranchName(branch);
-    await this.git(checkoutBranchArgv(branch));
+    await this.git(checkoutBranchArgv(branch), { timeoutMs: this.worktreeTimeoutMs });
   }
 
   /** Detaches HEAD at `sha` (a commit id or unique prefix), moving index and working tree with `-f`. */
   async checkoutDetached(sha: string): Promise<void> {
     assertSha(sha);
-    await this.git(checkoutDetachedArgv(sha));
+    await this.git(checkoutDetachedArgv(sha), { timeoutMs: this.worktreeTimeoutMs });
   }
 
   /**
@@ -382,7 +397,7 @@ export class SessionRepo {
     const rev = assertRev(sha);
     assertRepoPath(path);
     try {
-      return (await runGitBuffer(catFileBlobArgv(rev, path), { cwd: this.dir, env: this.env() })).stdout;
+      return (await runGitBuffer(catFileBlobArgv(rev, path), { cwd: this.dir, env: this.env(), timeoutMs: this.timeoutMs })).stdout;
     } catch (error) {
       if (error instanceof GitError && /does not exist in '|exists on disk, but not in '|: bad file$/m.test(error.stderr)) {
         return null;
@@ -411,7 +426,7 @@ export class SessionRepo {
   async fsck(): Promise<{ ok: boolean; output: string }> {
     const { stdout, stderr, exitCode } = await this.git(fsckArgv(), {
       okExitCodes: Array.from({ length: 256 }, (_, i) => i),
-      timeoutMs: 600_000,
+      timeoutMs: this.worktreeTimeoutMs,
     });
     const output = [stdout.trim(), stderr].filter((s) => s !== '').join('\n');
     return { ok: exitCode === 0 && !/^(error|missing|broken|fatal)/m.test(output), output };
@@ -425,7 +440,7 @@ export class SessionRepo {
    */
   async resetWorkingTree(): Promise<void> {
     const head = await this.readHead();
-    await this.git(readTreeResetArgv(head.sha ?? EMPTY_TREE_SHA1));
+    await this.git(readTreeResetArgv(head.sha ?? EMPTY_TREE_SHA1), { timeoutMs: this.worktreeTimeoutMs });
   }
 
   // --- internals -----------------------------------------------------------
@@ -456,7 +471,7 @@ export class SessionRepo {
       env: this.env(opts.env),
       input: opts.input,
       okExitCodes: opts.okExitCodes,
-      timeoutMs: opts.timeoutMs,
+      timeoutMs: opts.timeoutMs ?? this.timeoutMs,
     });
   }
 
