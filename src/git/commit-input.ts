@@ -37,22 +37,33 @@ export function assertRepoPath(path: unknown): asserts path is string {
   }
 }
 
-/** Throws `GitArgumentError` unless the identity can be written in a commit header. */
-export function assertIdentity(who: Identity, role = 'author'): void {
+/** Characters git strips from both ends of an ident name or email (ident.c `crud`). */
+const CRUD = /^[\x00-\x20.,:;<>"\\']+|[\x00-\x20.,:;<>"\\']+$/g;
+
+/**
+ * The identity as git itself would write it from `GIT_AUTHOR_*`: name and
+ * email with git's "crud" (spaces, `.,:;<>"\'`) stripped from both ends.
+ * Both write paths use it, so `commit-tree` and `fast-import` agree byte for
+ * byte. Throws `GitArgumentError` when nothing usable is left, when `<`, `>`,
+ * NUL or a newline remain inside, or for an invalid or pre-1970 date.
+ */
+export function normalizeIdentity(who: Identity, role = 'author'): Identity {
   const bad = (why: string) => new GitArgumentError(`invalid ${role}: ${why}`);
   if (!who || typeof who !== 'object') throw bad('missing');
-  for (const [field, value] of [
-    ['name', who.name],
-    ['email', who.email],
-  ] as const) {
-    if (typeof value !== 'string' || value.trim() === '') throw bad(`empty ${field}`);
-    // Git strips or rejects these in ident lines; refuse rather than let the two write paths differ.
-    if (/[<>\0\r\n]/.test(value)) throw bad(`${field} contains <, >, NUL or a newline`);
-    if (value !== value.trim()) throw bad(`${field} has leading or trailing spaces`);
-  }
+  const clean = (field: 'name' | 'email'): string => {
+    const value = who[field];
+    if (typeof value !== 'string') throw bad(`${field} must be a string`);
+    const stripped = value.replace(CRUD, '');
+    if (stripped === '') throw bad(`empty ${field}`);
+    if (/[<>\0\r\n]/.test(stripped)) throw bad(`${field} contains <, >, NUL or a newline`);
+    return stripped;
+  };
+  const name = clean('name');
+  const email = clean('email');
   if (!(who.date instanceof Date) || Number.isNaN(who.date.getTime())) throw bad('invalid date');
   // Git's date parser has no negative timestamps.
   if (who.date.getTime() < 0) throw bad('date before 1970');
+  return { name, email, date: who.date };
 }
 
 /** Git's raw date format, always UTC: `<unix seconds> +0000` (fast-import's `--date-format=raw`). */

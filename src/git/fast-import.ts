@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { fastImportArgv } from './argv.js';
 import {
   assertFiles,
-  assertIdentity,
+  normalizeIdentity,
   commitMessageBytes,
   contentBytes,
   rawGitDate,
@@ -118,9 +118,8 @@ export function encodeCommit(commit: FastImportCommit, index: number): Buffer {
   const where = `fast-import commit #${index}`;
   assertBranchName(commit.branch);
   assertFiles(commit.files);
-  assertIdentity(commit.author, 'author');
-  const committer = commit.committer ?? commit.author;
-  assertIdentity(committer, 'committer');
+  const author = normalizeIdentity(commit.author, 'author');
+  const committer = normalizeIdentity(commit.committer ?? commit.author, 'committer');
   const message = commitMessageBytes(commit.message);
   const from = parentFrom(commit.parent, index, where);
 
@@ -131,7 +130,7 @@ export function encodeCommit(commit: FastImportCommit, index: number): Buffer {
   if (from === null) text(`reset ${ref}\n`);
   text(
     `commit ${ref}\nmark ${fastImportMark(index)}\n` +
-      `author ${commit.author.name} <${commit.author.email}> ${rawGitDate(commit.author.date)}\n` +
+      `author ${author.name} <${author.email}> ${rawGitDate(author.date)}\n` +
       `committer ${committer.name} <${committer.email}> ${rawGitDate(committer.date)}\n` +
       `data ${message.length}\n`,
   );

@@ -182,6 +182,19 @@ function startProcess(args: readonly string[], opts: RunGitOptions, pipeStdin: b
         ? setTimeout(() => {
             timedOut = true;
             child.kill('SIGKILL');
+            // Do not wait for 'close': a grandchild may still hold the pipes open.
+            child.once('exit', () =>
+              finish(() =>
+                reject(
+                  new GitTimeoutError(
+                    `git ${commandName(args)} timed out after ${timeoutMs} ms`,
+                    argv,
+                    null,
+                    Buffer.concat(err).toString('utf8').trim(),
+                  ),
+                ),
+              ),
+            );
           }, timeoutMs)
         : undefined;
     const finish = (fn: () => void) => {

@@ -35,7 +35,7 @@ import {
 } from './argv.js';
 import {
   assertFiles,
-  assertIdentity,
+  normalizeIdentity,
   assertRepoPath,
   commitMessageBytes,
   contentBytes,
@@ -228,9 +228,8 @@ export class SessionRepo {
     if (spec.parent !== null) assertFullSha(spec.parent, 'parent');
     const parent = spec.parent === null ? null : spec.parent.toLowerCase();
     assertFiles(spec.files);
-    assertIdentity(spec.author, 'author');
-    const committer = spec.committer ?? spec.author;
-    assertIdentity(committer, 'committer');
+    const author = normalizeIdentity(spec.author, 'author');
+    const committer = normalizeIdentity(spec.committer ?? spec.author, 'committer');
     const message = commitMessageBytes(spec.message);
 
     const ref = `refs/heads/${spec.branch}`;
@@ -258,7 +257,7 @@ export class SessionRepo {
       }
       const tree = (await this.git(writeTreeArgv())).stdout.trim();
       const commit = (
-        await this.git(commitTreeArgv(tree, parent), { input: message, env: identityEnv(spec.author, committer) })
+        await this.git(commitTreeArgv(tree, parent), { input: message, env: identityEnv(author, committer) })
       ).stdout.trim();
       await this.git(updateRefArgv(ref, commit, tip ?? zeroSha(commit), REFLOG_REASON));
       touched = false;
@@ -486,7 +485,15 @@ export class SessionRepo {
    * Falls back to git for anything unusual (a symbolic ref chain, say).
    */
   private async readHead(): Promise<{ ref: string | null; sha: string | null }> {
-    const text = (await readFileFs(join(this.gitDir, 'HEAD'), 'utf8')).trim();
+    const text = await readFileFs(join(this.gitDir, 'HEAD'), 'utf8').then(
+      (s) => s.trim(),
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT' || error.code === 'ENOTDIR') {
+          throw new GitError(`${this.dir} is not a session repo (no .git/HEAD); call init() first`, [], null, '', { cause: error });
+        }
+        throw error;
+      },
+    );
     if (text.startsWith('ref: ')) {
       const ref = text.slice('ref: '.length);
       return { ref, sha: await this.readRef(ref) };

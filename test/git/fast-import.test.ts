@@ -64,6 +64,10 @@ describe('fastImport', () => {
     const r = await byCommit.commitTurn({ branch: 'retry-m7r', parent: c1, files: r2.files, message: r2.message, author: at(3), committer: at(4) });
     const o = await byCommit.commitTurn({ branch: 'fork-o', parent: null, files: o1.files, message: 'no newline', author: at(5) });
     const c3 = await byCommit.commitTurn({ branch: 'main', parent: c2, files: [], message: 'empty turn\n', author: at(6) });
+    // Git strips "crud" around idents from the environment; fast-import gets the same cleaned values.
+    const crud = { name: ' "Agent Inc." ', email: '<agent@example.invalid>;', date: at(7).date };
+    const c4 = await byCommit.commitTurn({ branch: 'main', parent: c3, files: [], message: 'crud', author: crud });
+    expect(git(byCommit.dir, 'log', '-1', '--format=%an|%ae', c4)).toBe('Agent Inc|agent@example.invalid');
 
     const imported = await newRepo();
     const result = await fastImport(imported.dir, [
@@ -72,8 +76,9 @@ describe('fastImport', () => {
       { branch: 'retry-m7r', parent: ':1', files: r2.files, message: r2.message, author: at(3), committer: at(4) },
       { branch: 'fork-o', parent: 'none', files: o1.files, message: 'no newline', author: at(5) },
       { branch: 'main', parent: ':2', files: [], message: 'empty turn\n', author: at(6) },
+      { branch: 'main', parent: ':5', files: [], message: 'crud', author: crud },
     ]);
-    expect(result.shas).toEqual([c1, c2, r, o, c3]);
+    expect(result.shas).toEqual([c1, c2, r, o, c3, c4]);
     expect(await imported.branchTips()).toEqual(await byCommit.branchTips());
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   GitArgumentError,
+  GitError,
   GitLockedError,
   GitObjectNotFoundError,
   GitRefConflictError,
@@ -63,6 +64,13 @@ describe('SessionRepo.init', () => {
     git(repo.dir, 'config', 'gc.auto', '50');
     await repo.init();
     expect(git(repo.dir, 'config', 'gc.auto')).toBe('0');
+  });
+
+  it('says so when the folder is not a repo yet', async () => {
+    const repo = new SessionRepo(tempDir());
+    const error = await repo.headState().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitError);
+    expect((error as GitError).message).toContain('call init() first');
   });
 
   it('reads empty history without failing', async () => {
