@@ -44,6 +44,7 @@ import {
   type RepoFile,
 } from './commit-input.js';
 import { GitArgumentError, GitError, GitObjectNotFoundError, GitRefConflictError } from './errors.js';
+import { fastImport } from './fast-import.js';
 import {
   attachPatches,
   parseBranchTips,
@@ -267,6 +268,53 @@ export class SessionRepo {
       if (touched) await this.resetWorkingTree().catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * Commits one turn without touching the index: a single `git fast-import`
+   * that reads only the trees on the changed paths (root, messages/, one
+   * bucket), so the cost stays flat however many files the repo holds (the
+   * index-based `commitTurn` reads the whole index twice). Then, when HEAD is
+   * on the branch at `parent`, the files are written and staged
+   * (`stageFiles`) so the working tree follows; otherwise the caller moves the
+   * checkout (`checkoutBranch`) when it is done.
+   *
+   * A missing branch is created. Throws `GitRefConflictError` when the branch
+   * exists at another commit than `parent` (nothing is changed),
+   * `GitArgumentError` for an invalid spec, or the error fast-import exited with.
+   * @returns the new commit and whether the working tree was brought along.
+   */
+  async commitTurnStream(spec: CommitTurnSpec): Promise<{ sha: string; checkedOut: boolean }> {
+    assertBranchName(spec.branch);
+    if (spec.parent !== null) assertFullSha(spec.parent, 'parent');
+    const parent = spec.parent === null ? null : spec.parent.toLowerCase();
+    const ref = `refs/heads/${spec.branch}`;
+    const head = await this.readHead();
+    const tip = head.ref === ref ? head.sha : await this.readRef(ref);
+    // A missing branch is created at the new commit (a retry or fork grows from `parent`).
+    if (tip !== null && tip !== parent) {
+      throw new GitRefConflictError(`branch ${spec.branch} is at ${tip}, not at the expected parent ${parent ?? '(none)'}`);
+    }
+    const { shas } = await fastImport(this.dir, [
+      { branch: spec.branch, parent: parent ?? 'none', files: spec.files, message: spec.message, author: spec.author, committer: spec.committer },
+    ]);
+    const sha = shas[0]!;
+    if (head.ref !== ref || head.sha !== parent) return { sha, checkedOut: false };
+    await this.stageFiles(spec.files);
+    return { sha, checkedOut: true };
+  }
+
+  /**
+   * Writes files into the working tree and stages them (`update-index --add`,
+   * paths on stdin), e.g. to bring the checkout along after a commit made
+   * without the index.
+   */
+  async stageFiles(files: readonly RepoFile[]): Promise<void> {
+    assertFiles(files);
+    if (files.length === 0) return;
+    await this.writeWorkingFiles(files);
+    const paths = Buffer.from(files.map((f) => `${f.path}\0`).join(''), 'utf8');
+    await this.git(updateIndexAddArgv(), { input: paths });
   }
 
   /** Where HEAD is, read from `.git` without spawning git. */

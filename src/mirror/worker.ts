@@ -171,7 +171,9 @@ export class MirrorWorker {
    */
   private async commitOrAdopt(repo: SessionRepo, plan: TurnPlan, parent: string | null): Promise<string> {
     try {
-      return await repo.commitTurn({ branch: plan.branch, parent, files: plan.files, message: plan.message, author: plan.author });
+      // One fast-import: flat cost at any session length; the checkout follows when HEAD is on the branch.
+      const { sha } = await repo.commitTurnStream({ branch: plan.branch, parent, files: plan.files, message: plan.message, author: plan.author });
+      return sha;
     } catch (error) {
       if (!(error instanceof GitRefConflictError)) throw error;
       const tip = (await repo.branchTips()).get(plan.branch);
