@@ -35,7 +35,9 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   const sessionLocks = new KeyedLocks();
   const pubsub = createEventPubSub();
   const mirror = new MirrorWorker({ db, config, logger, sessionLocks, pubsub }, options.mirror);
-  const deps: Deps = { db, config, logger, sessionLocks, pubsub, onTurnClosed: (sessionId) => mirror.notify(sessionId) };
+  const deps: Deps = { db, config, logger, sessionLocks, pubsub, onTurnClosed: (sessionId) => mirror.notify(sessionId),
+    onViewChanged: (sessionId) => mirror.notify(sessionId),
+  };
   const yoga = createYogaHandler(deps);
   // Catch up before serving: repos missing or disagreeing are rebuilt, unmirrored turns queued.
   const results = await reconcile({ db, config, logger, pubsub, sessionLocks });

@@ -3,6 +3,7 @@ import { assertValidId } from '../ids.js';
 import { now, type Deps } from './deps.js';
 import { messageDraft, type MessageFields } from './message-draft.js';
 import { SessionWriter } from './session-writer.js';
+import { publishNewBranches } from './session-view.js';
 import type { Role } from './validate.js';
 
 export interface AppendMessageInput extends MessageFields {
@@ -17,12 +18,14 @@ export interface AppendMessageInput extends MessageFields {
 export async function appendMessage(input: AppendMessageInput, deps: Deps): Promise<Message> {
   assertValidId(input.sessionId, 'sessionId');
   const draft = messageDraft(input.role, input, deps);
-  return deps.sessionLocks.run(input.sessionId, () =>
-    deps.db.$transaction(async (tx) => {
+  return deps.sessionLocks.run(input.sessionId, async () => {
+    const { message, branches } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, input.sessionId, now(deps));
-      const message = await writer.append(draft);
+      const appended = await writer.append(draft);
       await writer.flush();
-      return message;
-    }),
-  );
+      return { message: appended, branches: writer.createdBranches };
+    });
+    await publishNewBranches(deps, input.sessionId, branches);
+    return message;
+  });
 }

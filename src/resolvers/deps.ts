@@ -14,6 +14,8 @@ export interface Deps {
   pubsub: PubSub;
   /** Called after a transaction that closed a turn has committed. */
   onTurnClosed?: (sessionId: string) => void;
+  /** Called when the session repo could not follow a change of branch or view at once. */
+  onViewChanged?: (sessionId: string) => void;
   now?: () => Date;
 }
 

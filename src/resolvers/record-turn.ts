@@ -4,6 +4,7 @@ import { now, type Deps } from './deps.js';
 import { validateTurnClose } from './end-turn.js';
 import { messageDraft, type MessageFields } from './message-draft.js';
 import { SessionWriter, type TurnClose } from './session-writer.js';
+import { publishNewBranches } from './session-view.js';
 
 export type TurnMessageInput = Omit<MessageFields, 'predecessorId' | 'callerId'>;
 
@@ -24,17 +25,19 @@ export async function recordTurn(input: RecordTurnInput, deps: Deps): Promise<Tu
   const assistant = messageDraft('ASSISTANT', input.assistant, deps, 'assistant');
   const tools = (input.toolResults ?? []).map((tool, i) => messageDraft('TOOL', tool, deps, `toolResults[${i}]`));
   const close = validateTurnClose(input);
-  const turn = await deps.sessionLocks.run(input.sessionId, () =>
-    deps.db.$transaction(async (tx) => {
+  const turn = await deps.sessionLocks.run(input.sessionId, async () => {
+    const { closed, branches } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, input.sessionId, now(deps));
       await writer.append(user);
       await writer.append(assistant);
       for (const tool of tools) await writer.append(tool);
-      const closed = await writer.closeTurn(close);
+      const turnClosed = await writer.closeTurn(close);
       await writer.flush();
-      return closed;
-    }),
-  );
+      return { closed: turnClosed, branches: writer.createdBranches };
+    });
+    await publishNewBranches(deps, input.sessionId, branches);
+    return closed;
+  });
   deps.onTurnClosed?.(input.sessionId);
   return turn;
 }

@@ -41,6 +41,10 @@ interface OpenTurn {
 export class SessionWriter {
   private nextSeq: number;
   private openTurnId: string | null;
+  private currentBranch: string;
+  private viewTurnId: string | null;
+  /** Branches this writer created, for the timeline events sent after commit. */
+  readonly createdBranches: string[] = [];
   private open: OpenTurn | null = null;
   private readonly reserved = new Set<string>();
 
@@ -51,6 +55,8 @@ export class SessionWriter {
   ) {
     this.nextSeq = session.nextSeq;
     this.openTurnId = session.openTurnId;
+    this.currentBranch = session.currentBranch;
+    this.viewTurnId = session.viewTurnId;
   }
 
   /** @throws NotFoundError when the session does not exist. */
@@ -66,7 +72,22 @@ export class SessionWriter {
 
   /** Adds one message under the turn rules and returns it. */
   async append(draft: MessageDraft): Promise<Message> {
-    return draft.role === 'USER' ? this.openTurn(draft) : this.joinOpenTurn(draft);
+    if (draft.role === 'USER') return this.openTurn(draft);
+    // An ASSISTANT message answering an already answered user message is a retry.
+    if (draft.role === 'ASSISTANT' && !this.openTurnId && draft.predecessorId != null) {
+      return this.openRetry(draft.predecessorId, { ...draft, predecessorId: null });
+    }
+    return this.joinOpenTurn(draft);
+  }
+
+  /** Opens a retry of the turn of `userMessageId` with `reply` as its new answer. */
+  async retry(userMessageId: string, reply: MessageDraft): Promise<Message> {
+    return this.openRetry(userMessageId, reply);
+  }
+
+  /** The branch the session is on after this writer's changes. */
+  get branch(): string {
+    return this.currentBranch;
   }
 
   /**
@@ -102,7 +123,12 @@ export class SessionWriter {
     const { count } = await this.tx.session.updateMany({
       // The guard turns a concurrent writer that slipped past the lock into a conflict, not a fork of seqs.
       where: { sessionId: this.sessionId, nextSeq: this.session.nextSeq },
-      data: { nextSeq: this.nextSeq, openTurnId: this.openTurnId },
+      data: {
+        nextSeq: this.nextSeq,
+        openTurnId: this.openTurnId,
+        currentBranch: this.currentBranch,
+        viewTurnId: this.viewTurnId,
+      },
     });
     if (count !== 1) {
       throw new ConflictError(`Session ${this.sessionId} was changed by another request at the same time; try again.`);
@@ -119,41 +145,137 @@ export class SessionWriter {
       );
     }
     if (draft.callerId) throw new BadUserInputError('callerId is only for TOOL messages.', { field: 'callerId' });
-    const branchName = this.session.currentBranch;
+    const branchName = this.currentBranch;
     const branch = await this.tx.branch.findUnique({
       where: { sessionId_name: { sessionId: this.sessionId, name: branchName } },
     });
     const headTurn = branch?.headTurnId ? await this.tx.turn.findUnique({ where: { id: branch.headTurnId } }) : null;
     const tip = headTurn ? await this.turnTip(headTurn) : null;
-    if (draft.predecessorId != null && draft.predecessorId !== tip?.messageId) {
-      throw new BadUserInputError(
-        tip
-          ? `predecessorId must be the last message of branch ${branchName} (${tip.messageId}); leave it out to continue from there.`
-          : `This is the first message of branch ${branchName}: leave predecessorId out.`,
-        { field: 'predecessorId' },
-      );
+
+    // Where the new turn grows from: the viewed commit during replay (a fork),
+    // an explicit earlier point (a fork), or the tip of the current branch.
+    let from = headTurn;
+    let fromTip = tip;
+    let fork = false;
+    if (this.viewTurnId !== null && this.viewTurnId !== headTurn?.id) {
+      from = await this.tx.turn.findUniqueOrThrow({ where: { id: this.viewTurnId } });
+      fromTip = await this.turnTip(from);
+      fork = true;
     }
-    const message = await this.insertMessage(draft, tip?.id ?? null, null, null);
+    if (draft.predecessorId != null && draft.predecessorId !== fromTip?.messageId) {
+      const point = await this.closedTurnEndingWith(draft.predecessorId);
+      if (!point) {
+        throw new BadUserInputError(
+          fromTip
+            ? `predecessorId must be the last message of a closed turn (here ${fromTip.messageId}); leave it out to continue from there.`
+            : `This is the first message of branch ${branchName}: leave predecessorId out.`,
+          { field: 'predecessorId' },
+        );
+      }
+      from = point.turn;
+      fromTip = point.tip;
+      fork = point.turn.id !== headTurn?.id;
+    }
+
+    const messageId = draft.messageId ?? newId();
+    const turnBranch = fork ? `fork-${messageId}` : branchName;
+    const message = await this.insertMessage({ ...draft, messageId }, fromTip?.id ?? null, null, null);
     const turn = await this.tx.turn.create({
       data: {
         id: newId(),
         sessionId: this.sessionId,
-        number: (headTurn?.number ?? 0) + 1,
-        branch: branchName,
-        parentTurnId: headTurn?.id ?? null,
+        number: (from?.number ?? 0) + 1,
+        branch: turnBranch,
+        parentTurnId: from?.id ?? null,
         userMessageId: message.id,
         createdAt: this.at,
       },
     });
     await this.tx.message.update({ where: { id: message.id }, data: { turnId: turn.id } });
-    await this.tx.branch.upsert({
-      where: { sessionId_name: { sessionId: this.sessionId, name: branchName } },
-      update: { headTurnId: turn.id },
-      create: { sessionId: this.sessionId, name: branchName, kind: 'MAIN', headTurnId: turn.id, createdAt: this.at },
-    });
+    if (fork) {
+      await this.createBranch(turnBranch, 'FORK', from?.id ?? null, turn.id);
+    } else {
+      await this.tx.branch.upsert({
+        where: { sessionId_name: { sessionId: this.sessionId, name: branchName } },
+        update: { headTurnId: turn.id },
+        create: { sessionId: this.sessionId, name: branchName, kind: 'MAIN', headTurnId: turn.id, createdAt: this.at },
+      });
+    }
     this.openTurnId = turn.id;
+    this.viewTurnId = null;
     this.open = { turn, messages: [pick(message)] };
     return { ...message, turnId: turn.id };
+  }
+
+  /**
+   * A new reply to an earlier user message: a new turn with the same number,
+   * on branch retry-<reply id> growing from the turn before, made current.
+   * @throws BadUserInputError unless `userMessageId` is a USER message whose turn is closed and has a reply.
+   */
+  private async openRetry(userMessageId: string, draft: MessageDraft): Promise<Message> {
+    if (this.openTurnId) {
+      throw new ConflictError(`Session ${this.sessionId} has an open turn: end it (endTurn) before retrying an earlier one.`);
+    }
+    const user = await this.tx.message.findUnique({
+      where: { sessionId_messageId: { sessionId: this.sessionId, messageId: userMessageId } },
+      include: { turn: true },
+    });
+    if (!user) {
+      throw new NotFoundError(`Session ${this.sessionId} has no message ${JSON.stringify(userMessageId)}.`, { field: 'userMessageId' });
+    }
+    const original = user.turn;
+    const replied =
+      original &&
+      !original.open &&
+      (await this.tx.message.count({ where: { turnId: original.id, role: 'ASSISTANT' } })) > 0;
+    if (user.role !== 'USER' || !original || !replied) {
+      throw new BadUserInputError(
+        `Message ${userMessageId} is not a user message with a reply; only an answered user message can be retried.`,
+        { field: 'userMessageId' },
+      );
+    }
+    const messageId = draft.messageId ?? newId();
+    const branchName = `retry-${messageId}`;
+    const turn = await this.tx.turn.create({
+      data: {
+        id: newId(),
+        sessionId: this.sessionId,
+        number: original.number,
+        branch: branchName,
+        parentTurnId: original.parentTurnId,
+        userMessageId: user.id,
+        createdAt: this.at,
+      },
+    });
+    await this.createBranch(branchName, 'RETRY', original.parentTurnId, turn.id);
+    const reply = await this.insertMessage({ ...draft, messageId }, user.id, null, turn.id);
+    this.openTurnId = turn.id;
+    this.viewTurnId = null;
+    this.open = { turn, messages: [pick(user), pick(reply)] };
+    return reply;
+  }
+
+  private async createBranch(name: string, kind: 'FORK' | 'RETRY', forkTurnId: string | null, headTurnId: string): Promise<void> {
+    const existing = await this.tx.branch.findUnique({ where: { sessionId_name: { sessionId: this.sessionId, name } } });
+    if (existing) throw new ConflictError(`Session ${this.sessionId} already has a branch ${name}.`, { branch: name });
+    await this.tx.branch.create({
+      data: { sessionId: this.sessionId, name, kind, forkTurnId, headTurnId, createdAt: this.at },
+    });
+    this.currentBranch = name;
+    this.createdBranches.push(name);
+  }
+
+  /** The closed turn whose last message is `messageId`, if any. */
+  private async closedTurnEndingWith(messageId: string): Promise<{ turn: Turn; tip: TurnMessage } | null> {
+    const message = await this.tx.message.findUnique({
+      where: { sessionId_messageId: { sessionId: this.sessionId, messageId } },
+      select: { id: true, messageId: true, role: true, seq: true, turnId: true },
+    });
+    if (!message?.turnId) return null;
+    const turn = await this.tx.turn.findUnique({ where: { id: message.turnId } });
+    if (!turn || turn.open) return null;
+    const tip = await this.turnTip(turn);
+    return tip.id === message.id ? { turn, tip } : null;
   }
 
   private async joinOpenTurn(draft: MessageDraft): Promise<Message> {
@@ -161,6 +283,15 @@ export class SessionWriter {
     let predecessor = open.messages[open.messages.length - 1];
     if (draft.predecessorId != null) {
       predecessor = open.messages.find((m) => m.messageId === draft.predecessorId);
+      if (!predecessor && draft.role === 'ASSISTANT') {
+        const earlier = await this.tx.message.findUnique({
+          where: { sessionId_messageId: { sessionId: this.sessionId, messageId: draft.predecessorId } },
+          select: { role: true },
+        });
+        if (earlier?.role === 'USER') {
+          throw new ConflictError(`Turn ${open.turn.number} is open: end it (endTurn) before retrying an earlier user message.`);
+        }
+      }
       if (!predecessor) {
         throw new BadUserInputError(
           `predecessorId ${JSON.stringify(draft.predecessorId)} is not a message of the open turn ${open.turn.number}; leave it out to follow the turn's last message.`,

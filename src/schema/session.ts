@@ -2,6 +2,9 @@ import { createSession } from '../resolvers/create-session.js';
 import { getSession, listBranchMessages, listBranchTurns, listSessions } from '../resolvers/read-session.js';
 import { mirrorStatus, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../resolvers/read-commits.js';
 import { sessionRepoPath } from '../mirror/session-repos.js';
+import { checkout } from '../resolvers/checkout.js';
+import { sessionBranches, sessionHead, type BranchView } from '../resolvers/read-branches.js';
+import { switchBranch } from '../resolvers/switch-branch.js';
 import { builder } from './builder.js';
 import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
@@ -16,6 +19,23 @@ const MirrorStatus = builder.objectRef<MirrorStatusShape>('MirrorStatus').implem
     inSync: t.exposeBoolean('inSync'),
     lastError: t.exposeString('lastError', { nullable: true }),
     lastCommittedAt: t.expose('lastCommittedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const BranchKind = builder.enumType('BranchKind', { values: ['MAIN', 'RETRY', 'FORK'] as const });
+
+const Branch = builder.objectRef<BranchView>('Branch').implement({
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    kind: t.field({ type: BranchKind, resolve: (b) => b.kind }),
+    isCurrent: t.exposeBoolean('isCurrent'),
+    head: t.field({ type: Commit, nullable: true, resolve: (b) => b.head }),
+    forkPoint: t.field({
+      type: Commit,
+      nullable: true,
+      description: 'The commit this branch grew from (null for main).',
+      resolve: (b) => b.forkPoint,
+    }),
   }),
 });
 
@@ -51,6 +71,17 @@ export const Session = builder.prismaNode('Session', {
       resolve: (session, args, ctx) => sessionCommit(ctx.deps, session, args.sha),
     }),
     mirror: t.field({ type: MirrorStatus, resolve: (session, _args, ctx) => mirrorStatus(ctx.deps, session) }),
+    head: t.field({
+      type: Commit,
+      nullable: true,
+      description: 'The commit being viewed: the tip of currentBranch, or an older commit after checkout.',
+      resolve: (session, _args, ctx) => sessionHead(ctx.deps, session),
+    }),
+    detached: t.boolean({
+      description: 'True when head is an older commit (replay); the next user message forks from it.',
+      resolve: (session) => session.viewTurnId !== null,
+    }),
+    branches: t.field({ type: [Branch], resolve: (session, _args, ctx) => sessionBranches(ctx.deps, session) }),
     messages: t.connection(
       {
         type: Message,
@@ -111,6 +142,40 @@ const CreateSessionInput = builder.inputType('CreateSessionInput', {
     projectId: t.string(),
   }),
 });
+
+const CheckoutInput = builder.inputType('CheckoutInput', {
+  fields: (t) => ({
+    sessionId: t.string({ required: true }),
+    sha: t.string({ required: true, description: 'A full or abbreviated (at least 7 hex digits) commit sha of the session repo.' }),
+  }),
+});
+
+const SwitchBranchInput = builder.inputType('SwitchBranchInput', {
+  fields: (t) => ({
+    sessionId: t.string({ required: true }),
+    branch: t.string({ required: true }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  checkout: t.prismaField({
+    type: 'Session',
+    description: "Moves the session's view to an older commit (read-only replay); history after it is kept.",
+    args: { input: t.arg({ type: CheckoutInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const session = await checkout(input, ctx.deps);
+      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
+    },
+  }),
+  switchBranch: t.prismaField({
+    type: 'Session',
+    args: { input: t.arg({ type: SwitchBranchInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const session = await switchBranch(input, ctx.deps);
+      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
+    },
+  }),
+}));
 
 builder.mutationFields((t) => ({
   createSession: t.prismaField({

@@ -6,7 +6,7 @@ import { filter, pipe } from 'graphql-yoga';
 import { assertValidId } from '../ids.js';
 import { sessionCommit } from '../resolvers/read-commits.js';
 import { requireSession } from '../resolvers/read-session.js';
-import type { MirrorFailedPayload, TurnCommittedPayload } from '../pubsub.js';
+import type { MirrorFailedPayload, TimelinePayload, TurnCommittedPayload } from '../pubsub.js';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';
 import { Commit } from './commit.js';
@@ -44,7 +44,7 @@ const MirrorFailure = builder.objectRef<MirrorFailedPayload>('MirrorFailure').im
 
 function forSession<T extends { sessionId: string }>(
   ctx: Context,
-  topic: 'turnCommitted' | 'mirrorFailed',
+  topic: 'turnCommitted' | 'mirrorFailed' | 'timeline',
   sessionId: string | null | undefined,
 ): AsyncIterable<T> {
   if (sessionId != null) assertValidId(sessionId, 'sessionId');
@@ -52,7 +52,31 @@ function forSession<T extends { sessionId: string }>(
   return sessionId == null ? source : pipe(source, filter((event: T) => event.sessionId === sessionId));
 }
 
+const TimelineEventKind = builder.enumType('TimelineEventKind', {
+  values: ['COMMITTED', 'BRANCH_CREATED', 'BRANCH_SWITCHED', 'CHECKED_OUT'] as const,
+});
+
+const TimelineEvent = builder.objectRef<TimelinePayload>('TimelineEvent').implement({
+  fields: (t) => ({
+    kind: t.field({ type: TimelineEventKind, resolve: (e) => e.kind }),
+    session: t.field({ type: Session, resolve: (e, _a, ctx) => requireSession(ctx.deps.db, e.sessionId) }),
+    branch: t.exposeString('branch'),
+    commit: t.field({
+      type: Commit,
+      nullable: true,
+      resolve: async (e, _a, ctx) => (e.sha ? sessionCommit(ctx.deps, await requireSession(ctx.deps.db, e.sessionId), e.sha) : null),
+    }),
+  }),
+});
+
 builder.subscriptionFields((t) => ({
+  timeline: t.field({
+    type: TimelineEvent,
+    description: "Everything that changes what a session's timeline shows.",
+    args: { sessionId: t.arg.string({ required: true }) },
+    subscribe: (_root, args, ctx) => forSession<TimelinePayload>(ctx, 'timeline', args.sessionId),
+    resolve: (payload: TimelinePayload) => payload,
+  }),
   turnCommitted: t.field({
     type: TurnCommittedEventRef,
     description: 'Every session-git turn commit (of one session, or of all).',

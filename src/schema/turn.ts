@@ -1,5 +1,6 @@
 import { endTurn } from '../resolvers/end-turn.js';
 import { recordTurn } from '../resolvers/record-turn.js';
+import { retryTurn } from '../resolvers/retry-turn.js';
 import { sessionCommit } from '../resolvers/read-commits.js';
 import { builder } from './builder.js';
 import { Commit } from './commit.js';
@@ -99,7 +100,28 @@ const RecordTurnInput = builder.inputType('RecordTurnInput', {
   }),
 });
 
+const RetryTurnInput = builder.inputType('RetryTurnInput', {
+  fields: (t) => ({
+    sessionId: t.string({ required: true }),
+    userMessageId: t.string({ required: true, description: 'The user message whose reply is being retried.' }),
+    assistant: t.field({ type: TurnMessageInput, required: true }),
+    toolResults: t.field({ type: [TurnMessageInput] }),
+    durationMs: t.int(),
+    tokens: t.int(),
+    touchedPaths: t.stringList(),
+  }),
+});
+
 builder.mutationFields((t) => ({
+  retryTurn: t.prismaField({
+    type: 'Turn',
+    description: 'Records a new reply to an earlier user message on a new branch retry-<assistant messageId>, which becomes current.',
+    args: { input: t.arg({ type: RetryTurnInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const turn = await retryTurn(input, ctx.deps);
+      return ctx.deps.db.turn.findUniqueOrThrow({ ...query, where: { id: turn.id } });
+    },
+  }),
   endTurn: t.prismaField({
     type: 'Turn',
     description: 'Closes the open turn: the session-git commit and the project commit follow in the background.',

@@ -1,0 +1,57 @@
+/**
+ * A session's branches and its head, as the database and the repo see them.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Session } from '../generated/prisma/client.js';
+import { openSessionRepo } from '../mirror/session-repos.js';
+import type { Deps } from './deps.js';
+import type { CommitRef } from './read-commits.js';
+
+export interface BranchView {
+  name: string;
+  kind: 'MAIN' | 'RETRY' | 'FORK';
+  isCurrent: boolean;
+  head: CommitRef | null;
+  forkPoint: CommitRef | null;
+}
+
+async function commitOf(deps: Pick<Deps, 'config'>, sessionId: string, sha: string | null | undefined): Promise<CommitRef | null> {
+  if (!sha) return null;
+  const repo = openSessionRepo(deps.config, sessionId);
+  if (!existsSync(join(repo.gitDir, 'HEAD'))) return null;
+  const info = await repo.commitInfo(sha);
+  return info ? { repo, sessionId, info } : null;
+}
+
+/** The viewed commit during replay, else the tip of the current branch (null before its first commit). */
+export async function sessionHead(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<CommitRef | null> {
+  if (session.viewTurnId) {
+    const viewed = await deps.db.turn.findUnique({ where: { id: session.viewTurnId }, select: { commitSha: true } });
+    return commitOf(deps, session.sessionId, viewed?.commitSha);
+  }
+  const repo = openSessionRepo(deps.config, session.sessionId);
+  if (!existsSync(join(repo.gitDir, 'HEAD'))) return null;
+  const tip = (await repo.branchTips()).get(session.currentBranch);
+  return commitOf(deps, session.sessionId, tip);
+}
+
+export async function sessionBranches(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<BranchView[]> {
+  const branches = await deps.db.branch.findMany({ where: { sessionId: session.sessionId }, orderBy: { createdAt: 'asc' } });
+  const repo = openSessionRepo(deps.config, session.sessionId);
+  const tips = existsSync(join(repo.gitDir, 'HEAD')) ? await repo.branchTips() : new Map<string, string>();
+  const forkTurns = await deps.db.turn.findMany({
+    where: { id: { in: branches.map((b) => b.forkTurnId).filter((id): id is string => id !== null) } },
+    select: { id: true, commitSha: true },
+  });
+  const forkSha = new Map(forkTurns.map((t) => [t.id, t.commitSha]));
+  return Promise.all(
+    branches.map(async (branch) => ({
+      name: branch.name,
+      kind: branch.kind as BranchView['kind'],
+      isCurrent: branch.name === session.currentBranch,
+      head: await commitOf(deps, session.sessionId, tips.get(branch.name)),
+      forkPoint: branch.forkTurnId ? await commitOf(deps, session.sessionId, forkSha.get(branch.forkTurnId)) : null,
+    })),
+  );
+}
