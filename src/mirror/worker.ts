@@ -156,7 +156,9 @@ export class MirrorWorker {
       if (!plan) throw new Error(`turn ${turnId} is missing`);
       if (plan.parentSha === undefined) throw new Error(`the turn before turn ${plan.number} is not mirrored yet`);
       const repo = await this.repoFor(sessionId);
-      const sha = await this.commitOrAdopt(repo, plan, plan.parentSha);
+      const { sha, checkedOut } = await this.commitOrAdopt(repo, plan, plan.parentSha);
+      // The repo shows what the API shows by the time the commit is announced.
+      if (!checkedOut) await this.afterDrain(sessionId);
       await this.recordCommitted(sessionId, [{ turnId, sha }]);
       return true;
     } catch (error) {
@@ -169,11 +171,10 @@ export class MirrorWorker {
    * Commits, or adopts the branch tip when it already is this turn's commit
    * (git landed, then the process died before the database heard of it).
    */
-  private async commitOrAdopt(repo: SessionRepo, plan: TurnPlan, parent: string | null): Promise<string> {
+  private async commitOrAdopt(repo: SessionRepo, plan: TurnPlan, parent: string | null): Promise<{ sha: string; checkedOut: boolean }> {
     try {
       // One fast-import: flat cost at any session length; the checkout follows when HEAD is on the branch.
-      const { sha } = await repo.commitTurnStream({ branch: plan.branch, parent, files: plan.files, message: plan.message, author: plan.author });
-      return sha;
+      return await repo.commitTurnStream({ branch: plan.branch, parent, files: plan.files, message: plan.message, author: plan.author });
     } catch (error) {
       if (!(error instanceof GitRefConflictError)) throw error;
       const tip = (await repo.branchTips()).get(plan.branch);
@@ -183,7 +184,7 @@ export class MirrorWorker {
       if (tip && trailers && parentOk && trailers.sessionId === plan.sessionId && trailers.messageIds.join(',') === plan.messageIds.join(',')) {
         this.deps.logger.info({ sessionId: plan.sessionId, turn: plan.number, sha: tip }, 'adopted a turn commit made before a crash');
         await repo.resetWorkingTree();
-        return tip;
+        return { sha: tip, checkedOut: false };
       }
       // The repo disagrees with the database: keep it aside and rebuild from the truth.
       this.deps.logger.warn({ err: error, sessionId: plan.sessionId }, 'session repo disagrees with the database; rebuilding it');
@@ -191,7 +192,7 @@ export class MirrorWorker {
       await rebuildSession(this.deps, plan.sessionId, { moveAside: true });
       const turn = await this.deps.db.turn.findUniqueOrThrow({ where: { id: plan.turnId }, select: { commitSha: true } });
       if (!turn.commitSha) throw error;
-      return turn.commitSha;
+      return { sha: turn.commitSha, checkedOut: true };
     }
   }
 
@@ -201,6 +202,7 @@ export class MirrorWorker {
     try {
       const repo = await this.repoFor(sessionId);
       const written = await writeBulk(this.deps.db, repo, sessionId, jobs.map((j) => j.turnId));
+      await this.afterDrain(sessionId);
       await this.recordCommitted(sessionId, written);
       return true;
     } catch (error) {
