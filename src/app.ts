@@ -8,6 +8,7 @@ import { KeyedLocks } from './locks.js';
 import type { Logger } from './logger.js';
 import { reconcile } from './mirror/reconcile.js';
 import { MirrorWorker, type MirrorWorkerOptions } from './mirror/worker.js';
+import { ProjectCommitter } from './projects/committer.js';
 import { createEventPubSub } from './pubsub.js';
 import type { Deps } from './resolvers/deps.js';
 import { createYogaHandler, type Yoga } from './yoga.js';
@@ -35,7 +36,19 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   const sessionLocks = new KeyedLocks();
   const pubsub = createEventPubSub();
   const mirror = new MirrorWorker({ db, config, logger, sessionLocks, pubsub }, options.mirror);
-  const deps: Deps = { db, config, logger, sessionLocks, pubsub, onTurnClosed: (sessionId) => mirror.notify(sessionId),
+  const projectLocks = new KeyedLocks();
+  const projects = new ProjectCommitter({ db, config, logger, pubsub, projectLocks });
+  const deps: Deps = {
+    db,
+    config,
+    logger,
+    sessionLocks,
+    projectLocks,
+    pubsub,
+    onTurnClosed: (sessionId) => {
+      mirror.notify(sessionId);
+      projects.notify(sessionId);
+    },
     onViewChanged: (sessionId) => mirror.notify(sessionId),
   };
   const yoga = createYogaHandler(deps);
@@ -44,6 +57,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   const changed = results.filter((r) => r.outcome !== 'in-sync');
   if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
   await mirror.start();
+  await projects.start();
   let closed: Promise<void> | undefined;
   return {
     config,
@@ -53,7 +67,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     mirror,
     close: () => {
       closed ??= (async () => {
-        await mirror.stop();
+        await Promise.all([mirror.stop(), projects.stop()]);
         await db.$disconnect();
       })();
       return closed;

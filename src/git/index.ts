@@ -16,4 +16,6 @@ export { assertRepoPath } from './commit-input.js';
 export { SessionRepo, SESSION_REPO_CONFIG } from './session-repo.js';
 export type { SessionRepoOptions, CommitTurnSpec, HeadState, LogOptions, CommitDiff, TrailerCommit, CommitInfo, FileDiff, TreeFile } from './session-repo.js';
 export { fastImport, fastImportMark } from './fast-import.js';
+export { ProjectRepo, parseStatus, userGitEnv } from './project-repo.js';
+export type { Committer, WorkingTreeState } from './project-repo.js';
 export type { FastImportCommit, FastImportOptions, FastImportResult } from './fast-import.js';

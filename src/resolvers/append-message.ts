@@ -4,6 +4,7 @@ import { now, type Deps } from './deps.js';
 import { messageDraft, type MessageFields } from './message-draft.js';
 import { SessionWriter } from './session-writer.js';
 import { publishNewBranches } from './session-view.js';
+import { projectDirtyNow } from '../projects/project-state.js';
 import type { Role } from './validate.js';
 
 export interface AppendMessageInput extends MessageFields {
@@ -19,8 +20,11 @@ export async function appendMessage(input: AppendMessageInput, deps: Deps): Prom
   assertValidId(input.sessionId, 'sessionId');
   const draft = messageDraft(input.role, input, deps);
   return deps.sessionLocks.run(input.sessionId, async () => {
+    // A USER message starts a turn: note what the user had uncommitted in the project now.
+    const dirty = input.role === 'USER' ? await projectDirtyNow(deps.db, deps.logger, input.sessionId) : null;
     const { message, branches } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, input.sessionId, now(deps));
+      writer.projectDirtyAtStart = dirty;
       const appended = await writer.append(draft);
       await writer.flush();
       return { message: appended, branches: writer.createdBranches };

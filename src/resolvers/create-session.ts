@@ -2,6 +2,7 @@ import type { Session } from '../generated/prisma/client.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { assertValidId, newId } from '../ids.js';
 import { now, type Deps } from './deps.js';
+import { workdirDirty } from './projects.js';
 import { assertShortText } from './validate.js';
 
 export interface CreateSessionInput {
@@ -24,6 +25,9 @@ export async function createSession(input: CreateSessionInput, deps: Deps): Prom
   assertShortText(input.model, 'model');
   if (input.projectId != null) assertValidId(input.projectId, 'projectId');
   const at = now(deps);
+  // What the project's tree already has uncommitted is the user's, not this session's.
+  const project = input.projectId != null ? await deps.db.project.findUnique({ where: { projectId: input.projectId } }) : null;
+  const baseline = project ? JSON.stringify(await workdirDirty(project.workdir)) : null;
   return deps.sessionLocks.run(sessionId, () =>
     deps.db.$transaction(async (tx) => {
       if (await tx.session.findUnique({ where: { sessionId }, select: { sessionId: true } })) {
@@ -41,6 +45,7 @@ export async function createSession(input: CreateSessionInput, deps: Deps): Prom
           model: input.model ?? null,
           projectId: input.projectId ?? null,
           projectJoinedAt: input.projectId != null ? at : null,
+          projectDirtyBaseline: baseline,
           createdAt: at,
         },
       });

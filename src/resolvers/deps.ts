@@ -11,6 +11,8 @@ export interface Deps {
   logger: Logger;
   /** Per-session lock shared with the git mirror. */
   sessionLocks: KeyedLocks;
+  /** Per working directory lock, shared with the project committer. */
+  projectLocks?: KeyedLocks;
   pubsub: PubSub;
   /** Called after a transaction that closed a turn has committed. */
   onTurnClosed?: (sessionId: string) => void;

@@ -43,6 +43,11 @@ export class SessionWriter {
   private openTurnId: string | null;
   private currentBranch: string;
   private viewTurnId: string | null;
+  /**
+   * The project's dirty paths as seen when this turn began (set by appendMessage,
+   * which sees the start); otherwise the session's baseline is used.
+   */
+  projectDirtyAtStart: string[] | null = null;
   /** Branches this writer created, for the timeline events sent after commit. */
   readonly createdBranches: string[] = [];
   private open: OpenTurn | null = null;
@@ -189,6 +194,7 @@ export class SessionWriter {
         parentTurnId: from?.id ?? null,
         userMessageId: message.id,
         createdAt: this.at,
+        ...this.projectStart(),
       },
     });
     await this.tx.message.update({ where: { id: message.id }, data: { turnId: turn.id } });
@@ -245,6 +251,7 @@ export class SessionWriter {
         parentTurnId: original.parentTurnId,
         userMessageId: user.id,
         createdAt: this.at,
+        ...this.projectStart(),
       },
     });
     await this.createBranch(branchName, 'RETRY', original.parentTurnId, turn.id);
@@ -253,6 +260,13 @@ export class SessionWriter {
     this.viewTurnId = null;
     this.open = { turn, messages: [pick(user), pick(reply)] };
     return reply;
+  }
+
+  /** What a new turn records about its project: which, and what was dirty as it began. */
+  private projectStart(): { projectId: string | null; dirtyAtStart: string | null } {
+    if (!this.session.projectId) return { projectId: null, dirtyAtStart: null };
+    const dirty = this.projectDirtyAtStart ?? (JSON.parse(this.session.projectDirtyBaseline ?? '[]') as string[]);
+    return { projectId: this.session.projectId, dirtyAtStart: JSON.stringify(dirty) };
   }
 
   private async createBranch(name: string, kind: 'FORK' | 'RETRY', forkTurnId: string | null, headTurnId: string): Promise<void> {

@@ -1,6 +1,24 @@
+import { assertValidId } from '../ids.js';
+import { addSessionToProject, createProject, importProjects, listProjects, updateProject } from '../resolvers/projects.js';
+import { listSessions } from '../resolvers/read-session.js';
+import { projectHistory, turnProjectCommit, workingTree, type ProjectCommitOutcome } from '../resolvers/read-projects.js';
 import { builder } from './builder.js';
+import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
 import { ProjectStatusEnum, type ProjectStatusValue } from './enums.js';
+import { Session, SessionConnection } from './session.js';
+import { Turn } from './turn.js';
+
+const WorkingTreeStatus = builder
+  .objectRef<{ isRepo: boolean; clean: boolean; branch: string | null; dirtyPaths: string[] }>('WorkingTreeStatus')
+  .implement({
+    fields: (t) => ({
+      isRepo: t.exposeBoolean('isRepo'),
+      clean: t.exposeBoolean('clean'),
+      branch: t.exposeString('branch', { nullable: true }),
+      dirtyPaths: t.exposeStringList('dirtyPaths'),
+    }),
+  });
 
 export const Project = builder.prismaNode('Project', {
   id: { field: 'projectId' },
@@ -11,6 +29,19 @@ export const Project = builder.prismaNode('Project', {
     workdir: t.exposeString('workdir', { description: "Absolute path of the user's working directory." }),
     status: t.field({ type: ProjectStatusEnum, resolve: (p) => p.status as ProjectStatusValue }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    sessions: t.connection(
+      { type: Session, resolve: (project, args, ctx) => listSessions(ctx.deps.db, { ...args, projectId: project.projectId }) },
+      SessionConnection,
+    ),
+    history: t.connection(
+      {
+        type: Commit,
+        description: "Commits of the project repo, newest first (the agent's and the user's).",
+        resolve: (project, args) => projectHistory(project, args),
+      },
+      CommitConnection,
+    ),
+    workingTree: t.field({ type: WorkingTreeStatus, resolve: (project) => workingTree(project) }),
   }),
 });
 
@@ -22,3 +53,117 @@ export const ProjectConnection = builder.connectionObject(
   },
   { name: 'ProjectEdge' },
 );
+
+const ProjectCommitResult = builder.enumType('ProjectCommitResult', {
+  values: {
+    COMMITTED: { description: "The agent's edits were committed." },
+    NOTHING_TO_COMMIT: { description: 'Nothing had changed.' },
+    SKIPPED_DIRTY: { description: 'The user had uncommitted changes: nothing was committed and a warning was sent.' },
+    FAILED: {},
+  } as const,
+});
+
+const ProjectCommitOutcomeRef = builder.objectRef<ProjectCommitOutcome>('ProjectCommitOutcome').implement({
+  fields: (t) => ({
+    result: t.field({ type: ProjectCommitResult, resolve: (o) => o.result }),
+    commit: t.field({ type: Commit, nullable: true, resolve: (o) => o.commit }),
+    dirtyPaths: t.exposeStringList('dirtyPaths'),
+    message: t.exposeString('message', { nullable: true }),
+  }),
+});
+
+builder.prismaObjectField(Turn, 'projectCommit', (t) =>
+  t.field({
+    type: ProjectCommitOutcomeRef,
+    nullable: true,
+    description: "What happened in the bound project's repo at the end of this turn (null if the session has no project).",
+    resolve: (turn, _args, ctx) => turnProjectCommit(ctx.deps, turn),
+  }),
+);
+
+builder.queryFields((t) => ({
+  project: t.prismaField({
+    type: 'Project',
+    nullable: true,
+    args: { projectId: t.arg.string({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      assertValidId(args.projectId, 'projectId');
+      return ctx.deps.db.project.findUnique({ ...query, where: { projectId: args.projectId } });
+    },
+  }),
+  projects: t.connection(
+    {
+      type: Project,
+      args: { status: t.arg({ type: ProjectStatusEnum }) },
+      resolve: (_root, args, ctx) => listProjects(ctx.deps, args),
+    },
+    ProjectConnection,
+  ),
+}));
+
+const CreateProjectInput = builder.inputType('CreateProjectInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    workdir: t.string({
+      required: true,
+      description: "Absolute path of an existing directory inside the server's allowed roots; git init is run if it is not a repo.",
+    }),
+    description: t.string(),
+    status: t.field({ type: ProjectStatusEnum }),
+  }),
+});
+
+const UpdateProjectInput = builder.inputType('UpdateProjectInput', {
+  fields: (t) => ({
+    projectId: t.string({ required: true }),
+    name: t.string(),
+    description: t.string(),
+    status: t.field({ type: ProjectStatusEnum }),
+  }),
+});
+
+const AddSessionToProjectInput = builder.inputType('AddSessionToProjectInput', {
+  fields: (t) => ({
+    sessionId: t.string({ required: true }),
+    projectId: t.string({ required: true }),
+  }),
+});
+
+const ImportProjectsInput = builder.inputType('ImportProjectsInput', {
+  fields: (t) => ({
+    root: t.string({ required: true, description: 'A directory inside the allowed roots, scanned for existing git repos.' }),
+    maxDepth: t.int(),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createProject: t.prismaField({
+    type: 'Project',
+    args: { input: t.arg({ type: CreateProjectInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const project = await createProject(input, ctx.deps);
+      return ctx.deps.db.project.findUniqueOrThrow({ ...query, where: { projectId: project.projectId } });
+    },
+  }),
+  updateProject: t.prismaField({
+    type: 'Project',
+    args: { input: t.arg({ type: UpdateProjectInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const project = await updateProject(input, ctx.deps);
+      return ctx.deps.db.project.findUniqueOrThrow({ ...query, where: { projectId: project.projectId } });
+    },
+  }),
+  addSessionToProject: t.prismaField({
+    type: 'Session',
+    args: { input: t.arg({ type: AddSessionToProjectInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const session = await addSessionToProject(input, ctx.deps);
+      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
+    },
+  }),
+  importProjects: t.field({
+    type: [Project],
+    args: { input: t.arg({ type: ImportProjectsInput, required: true }) },
+    resolve: (_root, { input }, ctx) => importProjects(input, ctx.deps),
+  }),
+}));

@@ -6,7 +6,10 @@ import { filter, pipe } from 'graphql-yoga';
 import { assertValidId } from '../ids.js';
 import { sessionCommit } from '../resolvers/read-commits.js';
 import { requireSession } from '../resolvers/read-session.js';
-import type { MirrorFailedPayload, TimelinePayload, TurnCommittedPayload } from '../pubsub.js';
+import type { DirtyTreeWarningPayload, MirrorFailedPayload, ProjectCommittedPayload, TimelinePayload, TurnCommittedPayload } from '../pubsub.js';
+import { requireProject } from '../resolvers/projects.js';
+import { projectReader } from '../resolvers/read-projects.js';
+import { Project } from './project.js';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';
 import { Commit } from './commit.js';
@@ -69,7 +72,59 @@ const TimelineEvent = builder.objectRef<TimelinePayload>('TimelineEvent').implem
   }),
 });
 
+const ProjectCommittedEvent = builder.objectRef<ProjectCommittedPayload>('ProjectCommittedEvent').implement({
+  fields: (t) => ({
+    project: t.field({ type: Project, resolve: (e, _a, ctx) => requireProject(ctx.deps, e.projectId) }),
+    session: t.field({ type: Session, resolve: (e, _a, ctx) => requireSession(ctx.deps.db, e.sessionId) }),
+    turnNumber: t.exposeInt('turnNumber'),
+    commit: t.field({
+      type: Commit,
+      resolve: async (e, _a, ctx) => {
+        const repo = projectReader(await requireProject(ctx.deps, e.projectId));
+        const info = await repo.commitInfo(e.sha);
+        if (!info) throw new Error(`commit ${e.sha} is gone from project ${e.projectId}`);
+        return { repo, sessionId: null, info };
+      },
+    }),
+  }),
+});
+
+const DirtyTreeWarning = builder.objectRef<DirtyTreeWarningPayload>('DirtyTreeWarning').implement({
+  fields: (t) => ({
+    project: t.field({ type: Project, resolve: (e, _a, ctx) => requireProject(ctx.deps, e.projectId) }),
+    session: t.field({ type: Session, resolve: (e, _a, ctx) => requireSession(ctx.deps.db, e.sessionId) }),
+    turnNumber: t.exposeInt('turnNumber'),
+    dirtyPaths: t.exposeStringList('dirtyPaths'),
+    message: t.exposeString('message', {
+      description: "For the UI banner, e.g. you have uncommitted changes, the agent's edits won't be auto-committed for now.",
+    }),
+    at: t.field({ type: 'DateTime', resolve: (e) => new Date(e.at) }),
+  }),
+});
+
+function forProject<T extends { projectId: string }>(
+  ctx: Context,
+  topic: 'projectCommitted' | 'dirtyTreeWarning',
+  projectId: string | null | undefined,
+): AsyncIterable<T> {
+  if (projectId != null) assertValidId(projectId, 'projectId');
+  const source = ctx.deps.pubsub.subscribe(topic) as AsyncIterable<T>;
+  return projectId == null ? source : pipe(source, filter((event: T) => event.projectId === projectId));
+}
+
 builder.subscriptionFields((t) => ({
+  projectCommitted: t.field({
+    type: ProjectCommittedEvent,
+    args: { projectId: t.arg.string() },
+    subscribe: (_root, args, ctx) => forProject<ProjectCommittedPayload>(ctx, 'projectCommitted', args.projectId),
+    resolve: (payload: ProjectCommittedPayload) => payload,
+  }),
+  dirtyTreeWarning: t.field({
+    type: DirtyTreeWarning,
+    args: { projectId: t.arg.string() },
+    subscribe: (_root, args, ctx) => forProject<DirtyTreeWarningPayload>(ctx, 'dirtyTreeWarning', args.projectId),
+    resolve: (payload: DirtyTreeWarningPayload) => payload,
+  }),
   timeline: t.field({
     type: TimelineEvent,
     description: "Everything that changes what a session's timeline shows.",

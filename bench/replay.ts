@@ -1,0 +1,370 @@
+/**
+ * Replay on a long session: our `checkout` mutation half-way back (alone, and
+ * followed by the viewed commit's `head.messages`) and `switchBranch` back to
+ * the tip, through the server's GraphQL handler, against raw `git checkout`
+ * of the same commits in a copy of the same repo, interleaved in one run.
+ *
+ * Setup: a real server in-process on a temp data dir; 10,000 closed turns
+ * (user + assistant, ~300 B each) written straight through Prisma in a few big
+ * transactions, the rows the resolvers would write; the repo built by
+ * `rebuildSession` (fast-import); `session.mirror.inSync` checked over GraphQL.
+ * Usage: npm run bench -- replay [--quick]   (or npx tsx bench/replay.ts [--quick])
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_MAX_CONTENT_BYTES, type Config } from '../src/config.js';
+import type { Prisma } from '../src/generated/prisma/client.js';
+import { onGitSpawn, PER_CALL_CONFIG } from '../src/git/run.js';
+import { newId } from '../src/ids.js';
+import { createLogger } from '../src/logger.js';
+import { rebuildSession } from '../src/mirror/rebuild.js';
+import { sessionRepoPath } from '../src/mirror/session-repos.js';
+import { startServer, type RunningServer } from '../src/server.js';
+import { percentile, row, summary, timed } from './stats.js';
+
+const quick = process.argv.includes('--quick');
+const TURNS = quick ? 2_000 : 10_000;
+const TARGET_TURN = TURNS / 2;
+const WARMUP = 2;
+const ROUNDS = quick ? 8 : 15;
+const CONTENT_BYTES = 300;
+const TURNS_PER_TX = 2_500;
+const ROWS_PER_INSERT = 500;
+const SESSION_ID = 'bench-replay';
+
+const started = Date.now();
+const root = await mkdtemp(join(tmpdir(), 'em-bench-replay-'));
+const dataDir = join(root, 'data');
+const copyDir = join(root, 'git-copy');
+const config: Config = {
+  dataDir,
+  port: 0,
+  host: '127.0.0.1',
+  allowedRoots: [dataDir],
+  maxContentBytes: DEFAULT_MAX_CONTENT_BYTES,
+  logLevel: 'silent',
+};
+
+// --- helpers ---
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const median = (xs: number[]) => percentile(xs, 50);
+const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+const text = (n: number) => randomBytes(n).toString('base64').slice(0, n);
+
+/** The bare baseline's environment: no user or system git config, like the server's own runs. */
+const BARE_ENV: NodeJS.ProcessEnv = {};
+for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') && v !== undefined) BARE_ENV[k] = v;
+BARE_ENV.GIT_CONFIG_NOSYSTEM = '1';
+BARE_ENV.GIT_CONFIG_GLOBAL = '/dev/null';
+BARE_ENV.LC_ALL = 'C';
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = BARE_ENV): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${Buffer.concat(err).toString('utf8')}`));
+    });
+  });
+}
+const git = (args: string[], cwd: string) => run('git', args, cwd);
+
+let server: RunningServer | undefined;
+
+async function gql<T>(query: string, variables: Record<string, unknown>): Promise<T> {
+  const response = await server!.app.yoga.fetch('http://bench/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const result = (await response.json()) as { data?: T; errors?: unknown };
+  if (result.errors || !result.data) throw new Error(JSON.stringify(result.errors ?? result));
+  return result.data;
+}
+
+const CHECKOUT = `mutation Checkout($input: CheckoutInput!) { checkout(input: $input) { head { sha } } }`;
+const SWITCH = `mutation Switch($input: SwitchBranchInput!) { switchBranch(input: $input) { head { sha } } }`;
+const HEAD_MESSAGES = `query HeadMessages($sessionId: String!) { session(sessionId: $sessionId) { head { sha messages { messageId } } } }`;
+const MIRROR = `query Mirror($sessionId: String!) { session(sessionId: $sessionId) { currentBranch detached mirror { dagTurns gitCommits pending inSync lastError } } }`;
+const FLOOR = `query Floor($sessionId: String!) { session(sessionId: $sessionId) { sessionId } }`;
+
+type HeadSha = { head: { sha: string } | null };
+
+// --- where the time of one of our requests goes: split at each git spawn ---
+
+interface Marks {
+  names: string[];
+  times: number[];
+}
+let marks: Marks | null = null;
+const SUBCOMMAND_AT = 1 + PER_CALL_CONFIG.length;
+const stopObserving = onGitSpawn((event) => {
+  if (!marks) return;
+  marks.names.push(event.argv[SUBCOMMAND_AT] ?? '?');
+  marks.times.push(performance.now());
+});
+
+/** Runs `fn` and returns its duration and the spawn marks in it. */
+async function observed(fn: () => Promise<unknown>): Promise<{ ms: number; marks: Marks }> {
+  const m: Marks = { names: ['request'], times: [performance.now()] };
+  marks = m;
+  try {
+    await fn();
+  } finally {
+    marks = null;
+  }
+  m.names.push('response');
+  m.times.push(performance.now());
+  return { ms: m.times.at(-1)! - m.times[0]!, marks: m };
+}
+
+/** Median time between consecutive marks, for the most common sequence of spawns. */
+function breakdown(all: Marks[]): string {
+  const bySignature = new Map<string, Marks[]>();
+  for (const m of all) {
+    const sig = m.names.join(' > ');
+    bySignature.set(sig, [...(bySignature.get(sig) ?? []), m]);
+  }
+  const [, runs] = [...bySignature.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
+  const names = runs[0]!.names;
+  const parts: string[] = [];
+  for (let k = 0; k < names.length - 1; k++) {
+    const ms = median(runs.map((m) => m.times[k + 1]! - m.times[k]!));
+    const from = k === 0 ? 'request' : `git ${names[k]}`;
+    parts.push(`${from} -> ${names[k + 1] === 'response' ? 'response' : `git ${names[k + 1]}`} ${ms.toFixed(1)}`);
+  }
+  const others = all.length - runs.length;
+  return `${parts.join(' | ')}${others > 0 ? ` (${others} run(s) with another spawn sequence left out)` : ''}`;
+}
+
+// --- setup: rows straight through Prisma, the way the resolvers leave them ---
+
+async function fillDatabase(): Promise<{ tipTurnId: string }> {
+  const db = server!.app.deps.db;
+  const base = new Date(Date.UTC(2026, 0, 1));
+  await db.session.create({
+    data: {
+      sessionId: SESSION_ID,
+      title: 'Benchmark: replay',
+      agentId: 'bench-agent',
+      model: 'bench-model-1',
+      createdAt: base,
+      branches: { create: { name: 'main', kind: 'MAIN', createdAt: base } },
+    },
+  });
+  let previousTurnId: string | null = null;
+  let previousAssistantId: string | null = null;
+  let seq = 1;
+  for (let first = 1; first <= TURNS; first += TURNS_PER_TX) {
+    const messages: Prisma.MessageCreateManyInput[] = [];
+    const turns: Prisma.TurnCreateManyInput[] = [];
+    for (let n = first; n < first + TURNS_PER_TX && n <= TURNS; n++) {
+      const at = new Date(base.getTime() + n * 60_000);
+      const turnId = newId();
+      const userId = newId();
+      const assistantId = newId();
+      messages.push(
+        { id: userId, sessionId: SESSION_ID, messageId: newId(), seq: seq++, role: 'USER', content: text(CONTENT_BYTES), predecessorId: previousAssistantId, createdAt: at, turnId },
+        { id: assistantId, sessionId: SESSION_ID, messageId: newId(), seq: seq++, role: 'ASSISTANT', content: text(CONTENT_BYTES), predecessorId: userId, createdAt: at, turnId },
+      );
+      turns.push({
+        id: turnId,
+        sessionId: SESSION_ID,
+        number: n,
+        branch: 'main',
+        parentTurnId: previousTurnId,
+        userMessageId: userId,
+        open: false,
+        durationMs: 1200,
+        tokens: 400,
+        createdAt: at,
+        closedAt: at,
+      });
+      previousTurnId = turnId;
+      previousAssistantId = assistantId;
+    }
+    const last = first + turns.length - 1 >= TURNS;
+    await db.$transaction(
+      async (tx) => {
+        // Message.turnId and Turn.userMessageId point at each other: checked at commit instead.
+        await tx.$executeRawUnsafe('PRAGMA defer_foreign_keys = ON');
+        for (let i = 0; i < messages.length; i += ROWS_PER_INSERT) await tx.message.createMany({ data: messages.slice(i, i + ROWS_PER_INSERT) });
+        for (let i = 0; i < turns.length; i += ROWS_PER_INSERT) await tx.turn.createMany({ data: turns.slice(i, i + ROWS_PER_INSERT) });
+        if (last) {
+          await tx.branch.update({ where: { sessionId_name: { sessionId: SESSION_ID, name: 'main' } }, data: { headTurnId: previousTurnId } });
+          await tx.session.update({ where: { sessionId: SESSION_ID }, data: { nextSeq: seq } });
+        }
+      },
+      { timeout: 120_000, maxWait: 10_000 },
+    );
+  }
+  return { tipTurnId: previousTurnId! };
+}
+
+// --- run ---
+
+try {
+  const gitVersion = (await git(['--version'], root)).trim();
+  console.log(
+    `replay benchmark${quick ? ' (--quick)' : ''}: ${cpus().length} cpus (${availableParallelism()} available), ${gitVersion}, node ${process.version}, ` +
+      `${fmt(TURNS)} turns (${fmt(2 * TURNS)} messages of ${CONTENT_BYTES} B), checkout of turn ${fmt(TARGET_TURN)}, ` +
+      `${ROUNDS} rounds after ${WARMUP} warm-up, interleaved`,
+  );
+
+  // 1. setup
+  let t0 = performance.now();
+  server = await startServer(config, createLogger('silent'));
+  const { app } = server;
+  const startMs = performance.now() - t0;
+  t0 = performance.now();
+  const { tipTurnId } = await fillDatabase();
+  const fillMs = performance.now() - t0;
+  t0 = performance.now();
+  const written = await app.deps.sessionLocks.run(SESSION_ID, () => rebuildSession(app.deps, SESSION_ID, { moveAside: false }));
+  const rebuildMs = performance.now() - t0;
+  if (written !== TURNS) throw new Error(`rebuildSession wrote ${written} turns, expected ${TURNS}`);
+
+  const status = await gql<{ session: { currentBranch: string; detached: boolean; mirror: { dagTurns: number; gitCommits: number; pending: number; inSync: boolean; lastError: string | null } } }>(
+    MIRROR,
+    { sessionId: SESSION_ID },
+  );
+  const mirror = status.session.mirror;
+  if (!mirror.inSync || mirror.dagTurns !== TURNS || mirror.gitCommits !== TURNS) {
+    throw new Error(`the mirror is not in sync before measuring: ${JSON.stringify(status.session)}`);
+  }
+  const target = await app.deps.db.turn.findFirstOrThrow({ where: { sessionId: SESSION_ID, branch: 'main', number: TARGET_TURN } });
+  const tip = await app.deps.db.turn.findUniqueOrThrow({ where: { id: tipTurnId } });
+  const targetSha = target.commitSha!;
+  const tipSha = tip.commitSha!;
+
+  const repoDir = sessionRepoPath(config, SESSION_ID);
+  t0 = performance.now();
+  await run('cp', ['-a', repoDir, copyDir], root);
+  const copyMs = performance.now() - t0;
+  const countFiles = async (rev: string) => (await git(['ls-tree', '-r', '--name-only', rev], repoDir)).split('\n').filter(Boolean).length;
+  const [tipFiles, targetFiles] = await Promise.all([countFiles(tipSha), countFiles(targetSha)]);
+  const copyHead = (await git(['symbolic-ref', 'HEAD'], copyDir)).trim();
+  console.log(
+    `  setup: server started in ${fmt(startMs / 1000, 1)} s; ${fmt(TURNS)} turns + ${fmt(2 * TURNS)} messages through Prisma in ${fmt(fillMs / 1000, 1)} s; ` +
+      `rebuildSession in ${fmt(rebuildMs / 1000, 1)} s; repo copied (cp -a) in ${fmt(copyMs / 1000, 1)} s`,
+  );
+  console.log(
+    `  mirror: dagTurns ${fmt(mirror.dagTurns)}, gitCommits ${fmt(mirror.gitCommits)}, pending ${mirror.pending}, inSync ${mirror.inSync}; ` +
+      `tree at tip ${fmt(tipFiles)} files, at turn ${fmt(TARGET_TURN)} ${fmt(targetFiles)} files ` +
+      `(each checkout removes or writes ${fmt(tipFiles - targetFiles)}); copy on ${copyHead}`,
+  );
+
+  // Floors: one trivial git spawn, one trivial GraphQL query.
+  const spawnFloor: number[] = [];
+  const gqlFloor: number[] = [];
+  for (let i = 0; i < 25; i++) {
+    const s = await timed(() => git(['--version'], root));
+    const q = await timed(() => gql(FLOOR, { sessionId: SESSION_ID }));
+    if (i >= 5) {
+      spawnFloor.push(s);
+      gqlFloor.push(q);
+    }
+  }
+
+  // 2. measure
+  const samples = {
+    checkout: [] as number[],
+    messages: [] as number[],
+    checkoutPlusMessages: [] as number[],
+    switchBack: [] as number[],
+    gitDetach: [] as number[],
+    gitMain: [] as number[],
+  };
+  const marksOf = { checkout: [] as Marks[], messages: [] as Marks[], switchBack: [] as Marks[] };
+
+  const runOurs = async () => {
+    const c = await observed(async () => {
+      const data = await gql<{ checkout: HeadSha }>(CHECKOUT, { input: { sessionId: SESSION_ID, sha: targetSha } });
+      if (data.checkout.head?.sha !== targetSha) throw new Error(`checkout: head is ${data.checkout.head?.sha}, expected ${targetSha}`);
+    });
+    const m = await observed(async () => {
+      const data = await gql<{ session: { head: { sha: string; messages: { messageId: string }[] } | null } }>(HEAD_MESSAGES, { sessionId: SESSION_ID });
+      const head = data.session.head;
+      if (head?.sha !== targetSha || head.messages.length !== 2 * TARGET_TURN) {
+        throw new Error(`head.messages: ${head?.messages.length} messages at ${head?.sha}, expected ${2 * TARGET_TURN} at ${targetSha}`);
+      }
+    });
+    const repoHead = (await git(['rev-parse', 'HEAD'], repoDir)).trim();
+    if (repoHead !== targetSha) throw new Error(`the session repo is at ${repoHead} after checkout, expected ${targetSha}`);
+    const s = await observed(async () => {
+      const data = await gql<{ switchBranch: HeadSha }>(SWITCH, { input: { sessionId: SESSION_ID, branch: 'main' } });
+      if (data.switchBranch.head?.sha !== tipSha) throw new Error(`switchBranch: head is ${data.switchBranch.head?.sha}, expected ${tipSha}`);
+    });
+    const repoBranch = (await git(['symbolic-ref', 'HEAD'], repoDir)).trim();
+    if (repoBranch !== 'refs/heads/main') throw new Error(`the session repo is on ${repoBranch} after switchBranch`);
+    return { c, m, s };
+  };
+  const runGit = async () => {
+    const detach = await timed(() => git(['checkout', '-q', '--detach', targetSha], copyDir));
+    const main = await timed(() => git(['checkout', '-q', 'main'], copyDir));
+    return { detach, main };
+  };
+
+  for (let i = 0; i < WARMUP + ROUNDS; i++) {
+    // Interleaved, the order flipping each round, so drift in the machine's speed hits both alike.
+    let ours: Awaited<ReturnType<typeof runOurs>>;
+    let bare: Awaited<ReturnType<typeof runGit>>;
+    if (i % 2 === 0) {
+      ours = await runOurs();
+      bare = await runGit();
+    } else {
+      bare = await runGit();
+      ours = await runOurs();
+    }
+    if (i >= WARMUP) {
+      samples.checkout.push(ours.c.ms);
+      samples.messages.push(ours.m.ms);
+      samples.checkoutPlusMessages.push(ours.c.ms + ours.m.ms);
+      samples.switchBack.push(ours.s.ms);
+      samples.gitDetach.push(bare.detach);
+      samples.gitMain.push(bare.main);
+      marksOf.checkout.push(ours.c.marks);
+      marksOf.messages.push(ours.m.marks);
+      marksOf.switchBack.push(ours.s.marks);
+    }
+  }
+
+  const checkoutS = summary(`checkout(turn ${fmt(TARGET_TURN)}) { head { sha } }`, samples.checkout);
+  const messagesS = summary(`then session { head { messages } } (${fmt(2 * TARGET_TURN)})`, samples.messages);
+  const bothS = summary('checkout + head.messages', samples.checkoutPlusMessages);
+  const switchS = summary('switchBranch(main) { head { sha } }', samples.switchBack);
+  const detachS = summary('git checkout --detach <sha> (copy)', samples.gitDetach);
+  const mainS = summary('git checkout main (copy)', samples.gitMain);
+
+  console.log(`\nlatency over ${ROUNDS} rounds (ours through yoga.fetch; git spawned directly in the copy)`);
+  console.log(row('spawn floor: `git --version` from Node', median(spawnFloor), percentile(spawnFloor, 99)));
+  console.log(row('GraphQL floor: session { sessionId }', median(gqlFloor), percentile(gqlFloor, 99)));
+  for (const s of [checkoutS, messagesS, bothS, switchS, detachS, mainS]) console.log(row(s.label, s.p50, s.p99));
+
+  console.log('\nwhere our time goes (p50 ms between consecutive git spawns; a git segment also holds the small DB reads up to the next spawn)');
+  console.log(`  checkout:       ${breakdown(marksOf.checkout)}`);
+  console.log(`  head.messages:  ${breakdown(marksOf.messages)}`);
+  console.log(`  switchBranch:   ${breakdown(marksOf.switchBack)}`);
+
+  const r1 = checkoutS.p50 / detachS.p50;
+  const r2 = bothS.p50 / detachS.p50;
+  const r3 = switchS.p50 / mainS.p50;
+  console.log('');
+  console.log(`ratio p50 checkout / git checkout --detach:                  ${r1.toFixed(2)}  (target <= 2) ${verdict(r1 <= 2)}`);
+  console.log(`ratio p50 (checkout + head.messages) / git checkout --detach: ${r2.toFixed(2)}`);
+  console.log(`ratio p50 switchBranch back / git checkout main:             ${r3.toFixed(2)}`);
+} finally {
+  stopObserving();
+  await server?.stop();
+  await rm(root, { recursive: true, force: true });
+  console.log(`\ntotal ${fmt((Date.now() - started) / 1000, 1)} s; server stopped, temp dirs removed`);
+}

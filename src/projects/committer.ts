@@ -1,0 +1,172 @@
+/**
+ * The end-of-turn project commit. For each closed turn of a session bound to
+ * a project (a PROJECT job in the outbox), under the working directory's lock:
+ * - the user had uncommitted changes when the turn began: nothing is touched,
+ *   the outcome is SKIPPED_DIRTY and a dirty-tree warning is published;
+ * - otherwise the turn's changes (exactly its touchedPaths when the runtime
+ *   gave them, else every change) become one commit by the agent.
+ * A failed commit is recorded as FAILED with the reason and not retried: a
+ * later attempt could sweep up changes made after the turn.
+ */
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import { ProjectRepo } from '../git/index.js';
+import type { KeyedLocks } from '../locks.js';
+import type { Logger } from '../logger.js';
+import { excerpt } from '../mirror/commit-message.js';
+import type { PubSub } from '../pubsub.js';
+import { withProjectLock } from './project-lock.js';
+
+export interface ProjectCommitterDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  pubsub: PubSub;
+  projectLocks: KeyedLocks;
+}
+
+export type ProjectResult = 'COMMITTED' | 'NOTHING_TO_COMMIT' | 'SKIPPED_DIRTY' | 'FAILED';
+
+export const AGENT_EMAIL = 'agent@openprogram.invalid';
+
+export function agentName(model: string | null): string {
+  return `agent (${model ?? 'unknown model'} via OpenProgram)`;
+}
+
+export function projectCommitMessage(sessionId: string, turn: number, userContent: string): string {
+  return `[agent ${sessionId}] turn ${turn}: ${excerpt(userContent, 60)}\n\nSession-Id: ${sessionId}\nTurn: ${turn}\n`;
+}
+
+export function dirtyWarningText(turn: number, paths: string[]): string {
+  const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, and ${paths.length - 5} more` : '');
+  return `You have uncommitted changes (${shown}), so the agent's edits from turn ${turn} won't be auto-committed for now.`;
+}
+
+/** True when `path` is one of `touched` or lies under one of them (a folder). */
+function isTouched(path: string, touched: string[]): boolean {
+  return touched.some((t) => {
+    const clean = t.replace(/^\.\//, '').replace(/\/+$/, '');
+    return path === clean || path.startsWith(`${clean}/`);
+  });
+}
+
+export class ProjectCommitter {
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private stopped = false;
+
+  constructor(private readonly deps: ProjectCommitterDeps) {}
+
+  async start(): Promise<void> {
+    const jobs = await this.deps.db.mirrorJob.findMany({ where: { kind: 'PROJECT' }, select: { sessionId: true }, distinct: ['sessionId'] });
+    for (const job of jobs) this.notify(job.sessionId);
+  }
+
+  /** A turn of this session closed: commit its project edits soon. Never throws. */
+  notify(sessionId: string): void {
+    if (this.stopped) return;
+    if (this.running.has(sessionId)) {
+      this.again.add(sessionId);
+      return;
+    }
+    const run = this.drain(sessionId)
+      .catch((error: unknown) => this.deps.logger.error({ err: error, sessionId }, 'project committer failed'))
+      .finally(() => {
+        this.running.delete(sessionId);
+        if (this.again.delete(sessionId)) this.notify(sessionId);
+      });
+    this.running.set(sessionId, run);
+  }
+
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.idle();
+  }
+
+  private async drain(sessionId: string): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      const job = await this.deps.db.mirrorJob.findFirst({ where: { sessionId, kind: 'PROJECT' }, orderBy: { id: 'asc' } });
+      if (!job) return;
+      await this.commitTurn(job.id, job.turnId);
+    }
+  }
+
+  private async commitTurn(jobId: number, turnId: string): Promise<void> {
+    const { db, logger, pubsub } = this.deps;
+    const turn = await db.turn.findUnique({
+      where: { id: turnId },
+      include: { session: { include: { project: true } }, userMessage: { select: { content: true } } },
+    });
+    const project = turn?.session.project;
+    if (!turn || !project) {
+      await db.mirrorJob.delete({ where: { id: jobId } });
+      return;
+    }
+    const session = turn.session;
+    let outcome: { result: ProjectResult; sha: string | null; dirtyPaths: string[]; message: string | null };
+    let baseline: string[] | null = null;
+    try {
+      outcome = await withProjectLock(this.deps.projectLocks, project.workdir, async () => {
+        const repo = new ProjectRepo(project.workdir);
+        const top = await repo.topLevel();
+        if (top === null) await repo.init();
+        else if (top !== project.workdir) throw new Error(`${project.workdir} is inside the git repository ${top}`);
+        const dirtyAtStart = JSON.parse(turn.dirtyAtStart ?? '[]') as string[];
+        const touched = turn.touchedPaths ? (JSON.parse(turn.touchedPaths) as string[]) : null;
+        if (dirtyAtStart.length > 0) {
+          // The next turn recorded without a visible start compares against what is dirty now.
+          baseline = (await repo.state()).dirtyPaths;
+          return { result: 'SKIPPED_DIRTY' as const, sha: null, dirtyPaths: dirtyAtStart, message: dirtyWarningText(turn.number, dirtyAtStart) };
+        }
+        const now = await repo.state();
+        const paths = touched ? now.dirtyPaths.filter((p) => isTouched(p, touched)) : now.dirtyPaths;
+        if (paths.length === 0) {
+          baseline = now.dirtyPaths;
+          return { result: 'NOTHING_TO_COMMIT' as const, sha: null, dirtyPaths: [], message: null };
+        }
+        const sha = await repo.commit(
+          touched ? paths : null,
+          projectCommitMessage(session.sessionId, turn.number, turn.userMessage.content),
+          { name: agentName(session.model), email: AGENT_EMAIL },
+        );
+        baseline = (await repo.state()).dirtyPaths;
+        return { result: 'COMMITTED' as const, sha, dirtyPaths: [], message: `Committed ${paths.length} ${paths.length === 1 ? 'path' : 'paths'}.` };
+      });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      logger.warn({ err: error, sessionId: session.sessionId, turn: turn.number, workdir: project.workdir }, 'project commit failed');
+      outcome = { result: 'FAILED', sha: null, dirtyPaths: [], message: reason };
+    }
+    await db.$transaction([
+      db.turn.update({
+        where: { id: turn.id },
+        data: {
+          projectResult: outcome.result,
+          projectCommitSha: outcome.sha,
+          projectDirtyPaths: JSON.stringify(outcome.dirtyPaths),
+          projectMessage: outcome.message,
+        },
+      }),
+      ...(baseline ? [db.session.update({ where: { sessionId: session.sessionId }, data: { projectDirtyBaseline: JSON.stringify(baseline) } })] : []),
+      db.mirrorJob.delete({ where: { id: jobId } }),
+    ]);
+    if (outcome.result === 'COMMITTED' && outcome.sha) {
+      pubsub.publish('projectCommitted', { projectId: project.projectId, sessionId: session.sessionId, turnNumber: turn.number, sha: outcome.sha });
+    }
+    if (outcome.result === 'SKIPPED_DIRTY') {
+      pubsub.publish('dirtyTreeWarning', {
+        projectId: project.projectId,
+        sessionId: session.sessionId,
+        turnNumber: turn.number,
+        dirtyPaths: outcome.dirtyPaths,
+        message: outcome.message ?? '',
+        at: new Date().toISOString(),
+      });
+    }
+  }
+}

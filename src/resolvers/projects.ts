@@ -1,0 +1,186 @@
+/**
+ * Projects: creating, changing, importing, and binding sessions to them.
+ */
+import { readdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { Prisma, Project, Session } from '../generated/prisma/client.js';
+import { BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
+import { ProjectRepo } from '../git/index.js';
+import { assertValidId, newId } from '../ids.js';
+import { checkWorkdir } from '../projects/workdir.js';
+import { now, type Deps } from './deps.js';
+import { decodeCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from './page.js';
+import { assertShortText } from './validate.js';
+
+export const PROJECT_STATUSES = ['ACTIVE', 'PAUSED', 'DONE'] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+
+function assertName(name: string | null | undefined, field = 'name'): void {
+  if (name == null) return;
+  if (name.trim() === '') throw new BadUserInputError(`${field} must not be empty.`, { field });
+  assertShortText(name, field);
+}
+
+export interface CreateProjectInput {
+  name: string;
+  workdir: string;
+  description?: string | null;
+  status?: ProjectStatus | null;
+}
+
+/**
+ * Creates a project over an existing directory inside the allowed roots;
+ * `git init` when it is not a repo, an existing repo is used as it is.
+ * @throws BadUserInputError or ForbiddenError for a workdir that may not be used, ConflictError when it is a project already.
+ */
+export async function createProject(input: CreateProjectInput, deps: Deps): Promise<Project> {
+  assertName(input.name);
+  assertShortText(input.description, 'description');
+  const workdir = await checkWorkdir(input.workdir, deps.config);
+  const repo = new ProjectRepo(workdir);
+  const top = await repo.topLevel();
+  if (top !== null && top !== workdir) {
+    throw new BadUserInputError(`${workdir} is inside the git repository ${top}; use ${top} as the workdir.`, { field: 'workdir' });
+  }
+  const existing = await deps.db.project.findUnique({ where: { workdir } });
+  if (existing) throw new ConflictError(`${workdir} is already the project ${existing.projectId} (${existing.name}).`, { projectId: existing.projectId });
+  if (top === null) await repo.init();
+  return deps.db.project.create({
+    data: {
+      projectId: newId(),
+      name: input.name.trim(),
+      description: input.description ?? null,
+      workdir,
+      status: input.status ?? 'ACTIVE',
+      createdAt: now(deps),
+    },
+  });
+}
+
+export interface UpdateProjectInput {
+  projectId: string;
+  name?: string | null;
+  description?: string | null;
+  status?: ProjectStatus | null;
+}
+
+export async function updateProject(input: UpdateProjectInput, deps: Deps): Promise<Project> {
+  assertValidId(input.projectId, 'projectId');
+  assertName(input.name);
+  assertShortText(input.description, 'description');
+  await requireProject(deps, input.projectId);
+  return deps.db.project.update({
+    where: { projectId: input.projectId },
+    data: {
+      ...(input.name != null ? { name: input.name.trim() } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.status != null ? { status: input.status } : {}),
+    },
+  });
+}
+
+export async function requireProject(deps: Pick<Deps, 'db'>, projectId: string): Promise<Project> {
+  assertValidId(projectId, 'projectId');
+  const project = await deps.db.project.findUnique({ where: { projectId } });
+  if (!project) throw new NotFoundError(`Project ${JSON.stringify(projectId)} does not exist.`, { projectId });
+  return project;
+}
+
+/** The dirty paths of a working directory now (what a session joining it starts from). */
+export async function workdirDirty(workdir: string): Promise<string[]> {
+  const state = await new ProjectRepo(workdir).state();
+  return state.dirtyPaths;
+}
+
+/**
+ * Binds a session to a project; its later turns commit there.
+ * @throws ConflictError when the session belongs to another project or has an open turn.
+ */
+export async function addSessionToProject(input: { sessionId: string; projectId: string }, deps: Deps): Promise<Session> {
+  assertValidId(input.sessionId, 'sessionId');
+  const project = await requireProject(deps, input.projectId);
+  return deps.sessionLocks.run(input.sessionId, async () => {
+    const session = await deps.db.session.findUnique({ where: { sessionId: input.sessionId } });
+    if (!session) throw new NotFoundError(`Session ${JSON.stringify(input.sessionId)} does not exist.`, { sessionId: input.sessionId });
+    if (session.projectId === project.projectId) return session;
+    if (session.projectId) {
+      throw new ConflictError(`Session ${session.sessionId} already belongs to project ${session.projectId}.`, { projectId: session.projectId });
+    }
+    if (session.openTurnId) throw new ConflictError('A turn is open: end it (endTurn) before joining a project.');
+    const baseline = await workdirDirty(project.workdir);
+    return deps.db.session.update({
+      where: { sessionId: session.sessionId },
+      data: { projectId: project.projectId, projectJoinedAt: now(deps), projectDirtyBaseline: JSON.stringify(baseline) },
+    });
+  });
+}
+
+const SKIP_DIRS = new Set(['node_modules', '.git', 'vendor', 'target', 'dist', 'build', '.cache']);
+
+/**
+ * Finds git repos under `root` (to `maxDepth` levels, default 3, at most 10)
+ * and adds those not yet known as projects. Running it twice adds nothing.
+ * @returns the projects added now.
+ */
+export async function importProjects(input: { root: string; maxDepth?: number | null }, deps: Deps): Promise<Project[]> {
+  const maxDepth = input.maxDepth ?? 3;
+  if (!Number.isInteger(maxDepth) || maxDepth < 0 || maxDepth > 10) {
+    throw new BadUserInputError(`maxDepth must be from 0 to 10, got ${maxDepth}.`, { field: 'maxDepth' });
+  }
+  const root = await checkWorkdir(input.root, deps.config, 'root');
+  const found: string[] = [];
+  async function walk(dir: string, depth: number): Promise<void> {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (entries.some((e) => e.name === '.git')) {
+      found.push(dir);
+      return;
+    }
+    if (depth >= maxDepth) return;
+    for (const entry of entries) {
+      if (entry.isDirectory() && !entry.isSymbolicLink() && !SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.')) {
+        await walk(join(dir, entry.name), depth + 1);
+      }
+    }
+  }
+  await walk(root, 0);
+  const added: Project[] = [];
+  for (const dir of found) {
+    let workdir: string;
+    try {
+      workdir = await checkWorkdir(dir, deps.config);
+    } catch {
+      continue;
+    }
+    if (await deps.db.project.findUnique({ where: { workdir } })) continue;
+    added.push(
+      await deps.db.project.create({
+        data: { projectId: newId(), name: basename(workdir), workdir, status: 'ACTIVE', createdAt: now(deps) },
+      }),
+    );
+  }
+  return added;
+}
+
+/** Projects newest first, optionally of one status. */
+export async function listProjects(deps: Pick<Deps, 'db'>, args: PageArgs & { status?: ProjectStatus | null }): Promise<Page<Project>> {
+  const size = pageSize(args);
+  const base: Prisma.ProjectWhereInput = args.status ? { status: args.status } : {};
+  let where = base;
+  if (args.after) {
+    const key = decodeCursor(args.after, 'project');
+    const bar = key.indexOf('|');
+    const at = new Date(Number(key.slice(0, bar)));
+    if (bar < 1 || Number.isNaN(at.getTime())) throw new BadUserInputError('after is not a cursor of this list.', { field: 'after' });
+    const id = key.slice(bar + 1);
+    where = { AND: [base, { OR: [{ createdAt: { lt: at } }, { createdAt: at, projectId: { lt: id } }] }] };
+  }
+  const fetched = await deps.db.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { projectId: 'desc' }], take: size + 1 });
+  return toPage(fetched, size, Boolean(args.after), (p) => encodeCursor('project', `${p.createdAt.getTime()}|${p.projectId}`), () =>
+    deps.db.project.count({ where: base }),
+  );
+}
