@@ -15,6 +15,7 @@ import type { KeyedLocks } from '../locks.js';
 import type { Logger } from '../logger.js';
 import { excerpt } from '../mirror/commit-message.js';
 import type { PubSub } from '../pubsub.js';
+import { claimedPaths, releaseClaim } from './claims.js';
 import { withProjectLock } from './project-lock.js';
 
 export interface ProjectCommitterDeps {
@@ -54,8 +55,20 @@ export class ProjectCommitter {
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private stopped = false;
+  private readonly settleMs: number;
+  private readonly settleAttempts: number;
 
-  constructor(private readonly deps: ProjectCommitterDeps) {}
+  /**
+   * @param options.settleMs pause between looks at a tree that seems to hold the user's changes (default 500 ms);
+   * @param options.settleAttempts looks before deciding it does (default 6, so about 3 s).
+   */
+  constructor(
+    private readonly deps: ProjectCommitterDeps,
+    options: { settleMs?: number; settleAttempts?: number } = {},
+  ) {
+    this.settleMs = options.settleMs ?? 500;
+    this.settleAttempts = options.settleAttempts ?? 6;
+  }
 
   async start(): Promise<void> {
     const jobs = await this.deps.db.mirrorJob.findMany({ where: { kind: 'PROJECT' }, select: { sessionId: true }, distinct: ['sessionId'] });
@@ -109,24 +122,28 @@ export class ProjectCommitter {
     }
     const session = turn.session;
     let outcome: { result: ProjectResult; sha: string | null; dirtyPaths: string[]; message: string | null };
-    let baseline: string[] | null = null;
-    try {
-      outcome = await withProjectLock(this.deps.projectLocks, project.workdir, async () => {
+    type Outcome = { result: ProjectResult; sha: string | null; dirtyPaths: string[]; message: string | null };
+    const attempt = (final: boolean) =>
+      withProjectLock(this.deps.projectLocks, project.workdir, async (): Promise<Outcome | null> => {
         const repo = new ProjectRepo(project.workdir);
         const top = await repo.topLevel();
         if (top === null) await repo.init();
         else if (top !== project.workdir) throw new Error(`${project.workdir} is inside the git repository ${top}`);
-        const dirtyAtStart = JSON.parse(turn.dirtyAtStart ?? '[]') as string[];
         const touched = turn.touchedPaths ? (JSON.parse(turn.touchedPaths) as string[]) : null;
+        const now = await repo.state();
+        // The user's work: dirty as the turn began and still dirty (what was committed since is no one's
+        // pending work), less what other agent turns have claimed as theirs.
+        const claimed = await claimedPaths(project.workdir, turn.id);
+        const stillDirty = new Set(now.dirtyPaths);
+        const dirtyAtStart = (JSON.parse(turn.dirtyAtStart ?? '[]') as string[]).filter((p) => stillDirty.has(p) && !claimed.has(p));
         if (dirtyAtStart.length > 0) {
-          // The next turn recorded without a visible start compares against what is dirty now.
-          baseline = (await repo.state()).dirtyPaths;
+          // Another agent's edits look like the user's until its turn is recorded and claims them:
+          // give them a moment (outside the lock) before deciding they are the user's.
+          if (!final) return null;
           return { result: 'SKIPPED_DIRTY' as const, sha: null, dirtyPaths: dirtyAtStart, message: dirtyWarningText(turn.number, dirtyAtStart) };
         }
-        const now = await repo.state();
         const paths = touched ? now.dirtyPaths.filter((p) => isTouched(p, touched)) : now.dirtyPaths;
         if (paths.length === 0) {
-          baseline = now.dirtyPaths;
           return { result: 'NOTHING_TO_COMMIT' as const, sha: null, dirtyPaths: [], message: null };
         }
         const sha = await repo.commit(
@@ -134,14 +151,23 @@ export class ProjectCommitter {
           projectCommitMessage(session.sessionId, turn.number, turn.userMessage.content),
           { name: agentName(session.model), email: AGENT_EMAIL },
         );
-        baseline = (await repo.state()).dirtyPaths;
         return { result: 'COMMITTED' as const, sha, dirtyPaths: [], message: `Committed ${paths.length} ${paths.length === 1 ? 'path' : 'paths'}.` };
       });
+    try {
+      let decided: Outcome | null = null;
+      for (let i = 0; decided === null; i++) {
+        const final = i >= this.settleAttempts;
+        decided = await attempt(final);
+        if (decided === null) await new Promise((r) => setTimeout(r, this.settleMs));
+      }
+      outcome = decided;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
+      // Not retried, so not pending either.
       logger.warn({ err: error, sessionId: session.sessionId, turn: turn.number, workdir: project.workdir }, 'project commit failed');
       outcome = { result: 'FAILED', sha: null, dirtyPaths: [], message: reason };
     }
+    await releaseClaim(project.workdir, turn.id).catch(() => undefined);
     await db.$transaction([
       db.turn.update({
         where: { id: turn.id },
@@ -152,7 +178,6 @@ export class ProjectCommitter {
           projectMessage: outcome.message,
         },
       }),
-      ...(baseline ? [db.session.update({ where: { sessionId: session.sessionId }, data: { projectDirtyBaseline: JSON.stringify(baseline) } })] : []),
       db.mirrorJob.delete({ where: { id: jobId } }),
     ]);
     if (outcome.result === 'COMMITTED' && outcome.sha) {

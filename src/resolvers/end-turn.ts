@@ -3,6 +3,8 @@ import { BadUserInputError } from '../errors.js';
 import { assertValidId } from '../ids.js';
 import { now, type Deps } from './deps.js';
 import { SessionWriter, type TurnClose } from './session-writer.js';
+import { claimTurn } from '../projects/claims.js';
+import { projectDirtyNow } from '../projects/project-state.js';
 import { assertNonNegativeInt } from './validate.js';
 
 export interface EndTurnInput extends TurnClose {
@@ -45,14 +47,19 @@ export function validateTurnClose(close: TurnClose, field = ''): TurnClose {
 export async function endTurn(input: EndTurnInput, deps: Deps): Promise<Turn> {
   assertValidId(input.sessionId, 'sessionId');
   const close = validateTurnClose(input);
-  const turn = await deps.sessionLocks.run(input.sessionId, () =>
-    deps.db.$transaction(async (tx) => {
+  const turn = await deps.sessionLocks.run(input.sessionId, async () => {
+    // The agent's files are written by now; what else is dirty is where the next turn begins.
+    const dirtyAtClose = await projectDirtyNow(deps.db, deps.logger, input.sessionId);
+    const closed = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, input.sessionId, now(deps));
-      const closed = await writer.closeTurn(close);
+      writer.projectDirtyAtClose = dirtyAtClose;
+      const turnClosed = await writer.closeTurn(close);
       await writer.flush();
-      return closed;
-    }),
-  );
+      return turnClosed;
+    });
+    await claimTurn(deps.db, deps.logger, closed);
+    return closed;
+  });
   deps.onTurnClosed?.(input.sessionId);
   return turn;
 }

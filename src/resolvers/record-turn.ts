@@ -5,6 +5,8 @@ import { validateTurnClose } from './end-turn.js';
 import { messageDraft, type MessageFields } from './message-draft.js';
 import { SessionWriter, type TurnClose } from './session-writer.js';
 import { publishNewBranches } from './session-view.js';
+import { claimTurn } from '../projects/claims.js';
+import { projectDirtyNow } from '../projects/project-state.js';
 
 export type TurnMessageInput = Omit<MessageFields, 'predecessorId' | 'callerId'>;
 
@@ -26,8 +28,11 @@ export async function recordTurn(input: RecordTurnInput, deps: Deps): Promise<Tu
   const tools = (input.toolResults ?? []).map((tool, i) => messageDraft('TOOL', tool, deps, `toolResults[${i}]`));
   const close = validateTurnClose(input);
   const turn = await deps.sessionLocks.run(input.sessionId, async () => {
+    // The agent's files are written by now; what else is dirty is where the next turn begins.
+    const dirtyAtClose = await projectDirtyNow(deps.db, deps.logger, input.sessionId);
     const { closed, branches } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, input.sessionId, now(deps));
+      writer.projectDirtyAtClose = dirtyAtClose;
       await writer.append(user);
       await writer.append(assistant);
       for (const tool of tools) await writer.append(tool);
@@ -36,6 +41,7 @@ export async function recordTurn(input: RecordTurnInput, deps: Deps): Promise<Tu
       return { closed: turnClosed, branches: writer.createdBranches };
     });
     await publishNewBranches(deps, input.sessionId, branches);
+    await claimTurn(deps.db, deps.logger, closed);
     return closed;
   });
   deps.onTurnClosed?.(input.sessionId);

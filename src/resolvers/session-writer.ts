@@ -48,6 +48,11 @@ export class SessionWriter {
    * which sees the start); otherwise the session's baseline is used.
    */
   projectDirtyAtStart: string[] | null = null;
+  /**
+   * The project's dirty paths as the turn closes: where the session's next
+   * turn recorded without a visible start (recordTurn) begins.
+   */
+  projectDirtyAtClose: string[] | null = null;
   /** Branches this writer created, for the timeline events sent after commit. */
   readonly createdBranches: string[] = [];
   private open: OpenTurn | null = null;
@@ -133,6 +138,7 @@ export class SessionWriter {
         openTurnId: this.openTurnId,
         currentBranch: this.currentBranch,
         viewTurnId: this.viewTurnId,
+        ...(this.projectDirtyAtClose ? { projectDirtyBaseline: JSON.stringify(this.projectDirtyAtClose) } : {}),
       },
     });
     if (count !== 1) {

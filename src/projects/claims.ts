@@ -1,0 +1,69 @@
+/**
+ * Paths an agent turn says it wrote (its touchedPaths), claimed from the turn's
+ * close until its project commit. Another session's turn, in this process or
+ * another server's, does not mistake them for the user's uncommitted work.
+ *
+ * One file per turn in the repo's git directory (`entity-memory-claims/<turn>`):
+ * created whole with a rename, removed when the turn's commit is done, so no
+ * writer ever rewrites another's. Claims older than an hour are ignored (a
+ * server that died and never came back).
+ */
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runGit, userGitEnv } from '../git/index.js';
+
+const MAX_AGE_MS = 60 * 60 * 1000;
+
+async function claimsDir(workdir: string): Promise<string> {
+  const { stdout } = await runGit(['rev-parse', '--absolute-git-dir'], { cwd: workdir, env: userGitEnv() });
+  return join(stdout.trim(), 'entity-memory-claims');
+}
+
+export async function claimPaths(workdir: string, turnId: string, paths: string[]): Promise<void> {
+  if (paths.length === 0) return;
+  const dir = await claimsDir(workdir);
+  await mkdir(dir, { recursive: true });
+  const temp = join(dir, `.${turnId}.tmp`);
+  await writeFile(temp, JSON.stringify(paths));
+  await rename(temp, join(dir, turnId));
+}
+
+export async function releaseClaim(workdir: string, turnId: string): Promise<void> {
+  await rm(join(await claimsDir(workdir), turnId), { force: true });
+}
+
+/** Paths claimed by turns other than `exceptTurnId`. */
+export async function claimedPaths(workdir: string, exceptTurnId: string): Promise<Set<string>> {
+  const dir = await claimsDir(workdir);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const claimed = new Set<string>();
+  for (const name of names) {
+    if (name === exceptTurnId || name.startsWith('.')) continue;
+    const file = join(dir, name);
+    try {
+      if (Date.now() - (await stat(file)).mtimeMs > MAX_AGE_MS) continue;
+      for (const path of JSON.parse(await readFile(file, 'utf8')) as string[]) claimed.add(path);
+    } catch {
+      // Removed while we read it: its turn just committed.
+    }
+  }
+  return claimed;
+}
+
+/**
+ * Claims a just-closed turn's touchedPaths in its project, if it has both.
+ * Never throws: a claim is a hint that keeps concurrent sessions apart.
+ */
+export async function claimTurn(
+  db: { project: { findUnique(args: { where: { projectId: string } }): Promise<{ workdir: string } | null> } },
+  logger: { warn(obj: object, msg: string): void },
+  turn: { id: string; projectId: string | null; touchedPaths: string | null },
+): Promise<void> {
+  if (!turn.projectId || !turn.touchedPaths) return;
+  try {
+    const project = await db.project.findUnique({ where: { projectId: turn.projectId } });
+    if (project) await claimPaths(project.workdir, turn.id, JSON.parse(turn.touchedPaths) as string[]);
+  } catch (error) {
+    logger.warn({ err: error, turnId: turn.id }, 'could not claim the paths of a turn in its project');
+  }
+}
