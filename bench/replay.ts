@@ -8,6 +8,7 @@
  * (user + assistant, ~300 B each) written straight through Prisma in a few big
  * transactions, the rows the resolvers would write; the repo built by
  * `rebuildSession` (fast-import); `session.mirror.inSync` checked over GraphQL.
+ * Temp dirs go under os.tmpdir() (set TMPDIR to move them, e.g. to a tmpfs).
  * Usage: npm run bench -- replay [--quick]   (or npx tsx bench/replay.ts [--quick])
  */
 import { spawn } from 'node:child_process';
@@ -21,7 +22,8 @@ import { onGitSpawn, PER_CALL_CONFIG } from '../src/git/run.js';
 import { newId } from '../src/ids.js';
 import { createLogger } from '../src/logger.js';
 import { rebuildSession } from '../src/mirror/rebuild.js';
-import { sessionRepoPath } from '../src/mirror/session-repos.js';
+import { openSessionRepo, sessionRepoPath } from '../src/mirror/session-repos.js';
+import { commitMessages } from '../src/resolvers/read-commits.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { percentile, row, summary, timed } from './stats.js';
 
@@ -30,6 +32,8 @@ const TURNS = quick ? 2_000 : 10_000;
 const TARGET_TURN = TURNS / 2;
 const WARMUP = 2;
 const ROUNDS = quick ? 8 : 15;
+/** head.messages lists every message up to the viewed commit (10,000 here) and costs seconds: measured every Nth round. */
+const MESSAGES_EVERY = quick ? 2 : 4;
 const CONTENT_BYTES = 300;
 const TURNS_PER_TX = 2_500;
 const ROWS_PER_INSERT = 500;
@@ -249,13 +253,15 @@ try {
   const repoDir = sessionRepoPath(config, SESSION_ID);
   t0 = performance.now();
   await run('cp', ['-a', repoDir, copyDir], root);
+  // The copy has new inodes and ctimes: refresh its index once so git does not re-hash every file at its first checkout.
+  await git(['update-index', '-q', '--refresh'], copyDir);
   const copyMs = performance.now() - t0;
   const countFiles = async (rev: string) => (await git(['ls-tree', '-r', '--name-only', rev], repoDir)).split('\n').filter(Boolean).length;
   const [tipFiles, targetFiles] = await Promise.all([countFiles(tipSha), countFiles(targetSha)]);
   const copyHead = (await git(['symbolic-ref', 'HEAD'], copyDir)).trim();
   console.log(
     `  setup: server started in ${fmt(startMs / 1000, 1)} s; ${fmt(TURNS)} turns + ${fmt(2 * TURNS)} messages through Prisma in ${fmt(fillMs / 1000, 1)} s; ` +
-      `rebuildSession in ${fmt(rebuildMs / 1000, 1)} s; repo copied (cp -a) in ${fmt(copyMs / 1000, 1)} s`,
+      `rebuildSession in ${fmt(rebuildMs / 1000, 1)} s; repo copied (cp -a + update-index --refresh) in ${fmt(copyMs / 1000, 1)} s`,
   );
   console.log(
     `  mirror: dagTurns ${fmt(mirror.dagTurns)}, gitCommits ${fmt(mirror.gitCommits)}, pending ${mirror.pending}, inSync ${mirror.inSync}; ` +
@@ -286,12 +292,12 @@ try {
   };
   const marksOf = { checkout: [] as Marks[], messages: [] as Marks[], switchBack: [] as Marks[] };
 
-  const runOurs = async () => {
+  const runOurs = async (withMessages: boolean) => {
     const c = await observed(async () => {
       const data = await gql<{ checkout: HeadSha }>(CHECKOUT, { input: { sessionId: SESSION_ID, sha: targetSha } });
       if (data.checkout.head?.sha !== targetSha) throw new Error(`checkout: head is ${data.checkout.head?.sha}, expected ${targetSha}`);
     });
-    const m = await observed(async () => {
+    const m = !withMessages ? null : await observed(async () => {
       const data = await gql<{ session: { head: { sha: string; messages: { messageId: string }[] } | null } }>(HEAD_MESSAGES, { sessionId: SESSION_ID });
       const head = data.session.head;
       if (head?.sha !== targetSha || head.messages.length !== 2 * TARGET_TURN) {
@@ -316,31 +322,34 @@ try {
 
   for (let i = 0; i < WARMUP + ROUNDS; i++) {
     // Interleaved, the order flipping each round, so drift in the machine's speed hits both alike.
+    const withMessages = i >= WARMUP && (i - WARMUP) % MESSAGES_EVERY === 0;
     let ours: Awaited<ReturnType<typeof runOurs>>;
     let bare: Awaited<ReturnType<typeof runGit>>;
     if (i % 2 === 0) {
-      ours = await runOurs();
+      ours = await runOurs(withMessages);
       bare = await runGit();
     } else {
       bare = await runGit();
-      ours = await runOurs();
+      ours = await runOurs(withMessages);
     }
     if (i >= WARMUP) {
       samples.checkout.push(ours.c.ms);
-      samples.messages.push(ours.m.ms);
-      samples.checkoutPlusMessages.push(ours.c.ms + ours.m.ms);
       samples.switchBack.push(ours.s.ms);
       samples.gitDetach.push(bare.detach);
       samples.gitMain.push(bare.main);
       marksOf.checkout.push(ours.c.marks);
-      marksOf.messages.push(ours.m.marks);
       marksOf.switchBack.push(ours.s.marks);
+      if (ours.m) {
+        samples.messages.push(ours.m.ms);
+        samples.checkoutPlusMessages.push(ours.c.ms + ours.m.ms);
+        marksOf.messages.push(ours.m.marks);
+      }
     }
   }
 
   const checkoutS = summary(`checkout(turn ${fmt(TARGET_TURN)}) { head { sha } }`, samples.checkout);
-  const messagesS = summary(`then session { head { messages } } (${fmt(2 * TARGET_TURN)})`, samples.messages);
-  const bothS = summary('checkout + head.messages', samples.checkoutPlusMessages);
+  const messagesS = summary(`then session { head { messages } } (${samples.messages.length} runs)`, samples.messages);
+  const bothS = summary('checkout + head.messages (same rounds)', samples.checkoutPlusMessages);
   const switchS = summary('switchBranch(main) { head { sha } }', samples.switchBack);
   const detachS = summary('git checkout --detach <sha> (copy)', samples.gitDetach);
   const mainS = summary('git checkout main (copy)', samples.gitMain);
@@ -354,6 +363,16 @@ try {
   console.log(`  checkout:       ${breakdown(marksOf.checkout)}`);
   console.log(`  head.messages:  ${breakdown(marksOf.messages)}`);
   console.log(`  switchBranch:   ${breakdown(marksOf.switchBack)}`);
+
+  // The database part of head.messages alone: the resolver's function, no GraphQL, once each after the rounds.
+  const repo = openSessionRepo(config, SESSION_ID);
+  const info = await repo.commitInfo(targetSha);
+  let listed = 0;
+  const bareResolverMs = await timed(async () => (listed = (await commitMessages(app.deps.db, { repo, sessionId: SESSION_ID, info: info! })).length));
+  let ranged = 0;
+  const seqRangeMs = await timed(async () => (ranged = (await app.deps.db.message.findMany({ where: { sessionId: SESSION_ID, seq: { lte: 2 * TARGET_TURN } }, orderBy: { seq: 'asc' } })).length));
+  console.log(`  head.messages, database only (1 run each): commitMessages() ${fmt(bareResolverMs)} ms for ${fmt(listed)} messages; ` +
+    `the same rows by their (sessionId, seq) index ${fmt(seqRangeMs)} ms for ${fmt(ranged)}`);
 
   const r1 = checkoutS.p50 / detachS.p50;
   const r2 = bothS.p50 / detachS.p50;

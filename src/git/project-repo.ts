@@ -37,10 +37,11 @@ export interface Committer {
 }
 
 /** Parses `git status --porcelain=v1 -z --branch --no-renames`. */
-export function parseStatus(output: string): { branch: string | null; paths: string[] } {
+export function parseStatus(output: string): { branch: string | null; paths: string[]; staged: string[] } {
   const entries = output.split('\0').filter((e) => e !== '');
   let branch: string | null = null;
   const paths = new Set<string>();
+  const staged = new Set<string>();
   for (const entry of entries) {
     if (entry.startsWith('## ')) {
       const head = entry.slice(3);
@@ -49,9 +50,24 @@ export function parseStatus(output: string): { branch: string | null; paths: str
       continue;
     }
     paths.add(entry.slice(3));
+    // X is the index column: anything but ' ' (unstaged) and '?'/'!' (untracked, ignored) is staged.
+    if (!' ?!'.includes(entry[0]!)) staged.add(entry.slice(3));
   }
-  return { branch, paths: [...paths].sort() };
+  return { branch, paths: [...paths].sort(), staged: [...staged].sort() };
 }
+
+export interface RepoLocation {
+  /** Real path of the top of the working tree. */
+  top: string;
+  /** Absolute path of the git directory. */
+  gitDir: string;
+}
+
+/**
+ * Where each working directory's repo is, asked of git once per process
+ * (a spawn saved on every look at the tree); forgotten when a git call fails.
+ */
+const locations = new Map<string, RepoLocation>();
 
 export class ProjectRepo {
   constructor(
@@ -63,19 +79,30 @@ export class ProjectRepo {
     return runGit(args, { cwd: this.dir, env: userGitEnv(extra.env), input: extra.input, timeoutMs: this.options.timeoutMs ?? 60_000 });
   }
 
-  /** The top of the repo containing `dir`, or null when it is in none. */
-  async topLevel(): Promise<string | null> {
+  /** The repo containing `dir` (its top and git directory), or null when it is in none. */
+  async locate(): Promise<RepoLocation | null> {
+    const known = locations.get(this.dir);
+    if (known) return known;
     try {
-      const { stdout } = await this.git(['rev-parse', '--show-toplevel']);
-      return await realpath(stdout.trim());
+      const { stdout } = await this.git(['rev-parse', '--show-toplevel', '--absolute-git-dir']);
+      const [top = '', gitDir = ''] = stdout.trim().split('\n');
+      const location = { top: await realpath(top), gitDir };
+      locations.set(this.dir, location);
+      return location;
     } catch (error) {
       if (error instanceof GitError && /not a git repository/i.test(error.stderr)) return null;
       throw error;
     }
   }
 
+  /** The top of the repo containing `dir`, or null when it is in none. */
+  async topLevel(): Promise<string | null> {
+    return (await this.locate())?.top ?? null;
+  }
+
   /** `git init` (their default branch and templates apply). */
   async init(): Promise<void> {
+    locations.delete(this.dir);
     await this.git(['init', '-q']);
   }
 
@@ -83,28 +110,37 @@ export class ProjectRepo {
    * Branch and dirty paths. Runs with GIT_OPTIONAL_LOCKS=0 so status never
    * rewrites the user's index.
    */
-  async state(): Promise<WorkingTreeState> {
-    if ((await this.topLevel()) === null) return { isRepo: false, branch: null, dirtyPaths: [] };
-    const { stdout } = await this.git(['status', '--porcelain=v1', '-z', '--branch', '--no-renames', '--untracked-files=all'], {
-      env: { GIT_OPTIONAL_LOCKS: '0' },
-    });
-    const { branch, paths } = parseStatus(stdout);
-    return { isRepo: true, branch, dirtyPaths: paths };
+  async state(): Promise<WorkingTreeState & { staged: string[] }> {
+    if ((await this.locate()) === null) return { isRepo: false, branch: null, dirtyPaths: [], staged: [] };
+    try {
+      const { stdout } = await this.git(['status', '--porcelain=v1', '-z', '--branch', '--no-renames', '--untracked-files=all'], {
+        env: { GIT_OPTIONAL_LOCKS: '0' },
+      });
+      const { branch, paths, staged } = parseStatus(stdout);
+      return { isRepo: true, branch, dirtyPaths: paths, staged };
+    } catch (error) {
+      locations.delete(this.dir);
+      throw error;
+    }
   }
 
   /**
    * Stages and commits `paths` (every change when null) as `who`, with hooks
-   * and signing off. Waits while another git holds the index lock (up to
+   * and signing off. With `onlyPaths: false` the caller has seen that nothing
+   * else is staged, and the index is committed as it is after staging. Waits while another git holds the index lock (up to
    * `lockWaitMs`, default 15 s), never removing it. If the commit fails after
    * staging, the staged paths are unstaged again.
    * @returns the new commit's sha.
    */
-  async commit(paths: string[] | null, message: string, who: Committer): Promise<string> {
+  async commit(paths: string[] | null, message: string, who: Committer, options: { onlyPaths?: boolean } = {}): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'em-commit-'));
     const messageFile = join(dir, 'message');
     await writeFile(messageFile, message);
     const pathList = paths ? `${paths.join('\0')}\0` : undefined;
     const pathArgs = paths ? ['--pathspec-from-file=-', '--pathspec-file-nul'] : [];
+    // `commit -- <paths>` builds a temporary index from HEAD (slow on big trees); it is only
+    // needed when the index holds staged changes that are not ours.
+    const commitPathArgs = paths && options.onlyPaths !== false ? pathArgs : [];
     const identity = {
       GIT_AUTHOR_NAME: who.name,
       GIT_AUTHOR_EMAIL: who.email,
@@ -116,8 +152,8 @@ export class ProjectRepo {
       await this.whileLocked(() => this.git(['add', '-A', ...pathArgs], { input: pathList }));
       staged = true;
       await this.whileLocked(() =>
-        this.git(['commit', '--quiet', '--no-verify', '--no-gpg-sign', '--allow-empty-message', '-F', messageFile, ...pathArgs], {
-          input: pathList,
+        this.git(['commit', '--quiet', '--no-verify', '--no-gpg-sign', '--allow-empty-message', '-F', messageFile, ...commitPathArgs], {
+          input: commitPathArgs.length > 0 ? pathList : undefined,
           env: identity,
         }),
       );

@@ -10,13 +10,14 @@
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runGit, userGitEnv } from '../git/index.js';
+import { ProjectRepo } from '../git/index.js';
 
 const MAX_AGE_MS = 60 * 60 * 1000;
 
 async function claimsDir(workdir: string): Promise<string> {
-  const { stdout } = await runGit(['rev-parse', '--absolute-git-dir'], { cwd: workdir, env: userGitEnv() });
-  return join(stdout.trim(), 'entity-memory-claims');
+  const location = await new ProjectRepo(workdir).locate();
+  if (!location) throw new Error(`${workdir} is not a git repository`);
+  return join(location.gitDir, 'entity-memory-claims');
 }
 
 export async function claimPaths(workdir: string, turnId: string, paths: string[]): Promise<void> {

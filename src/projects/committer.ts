@@ -146,10 +146,12 @@ export class ProjectCommitter {
         if (paths.length === 0) {
           return { result: 'NOTHING_TO_COMMIT' as const, sha: null, dirtyPaths: [], message: null };
         }
+        const ours = new Set(paths);
         const sha = await repo.commit(
           touched ? paths : null,
           projectCommitMessage(session.sessionId, turn.number, turn.userMessage.content),
           { name: agentName(session.model), email: AGENT_EMAIL },
+          { onlyPaths: now.staged.some((p) => !ours.has(p)) },
         );
         return { result: 'COMMITTED' as const, sha, dirtyPaths: [], message: `Committed ${paths.length} ${paths.length === 1 ? 'path' : 'paths'}.` };
       });

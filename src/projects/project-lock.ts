@@ -7,12 +7,13 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { runGit, userGitEnv } from '../git/index.js';
+import { ProjectRepo } from '../git/index.js';
 import type { KeyedLocks } from '../locks.js';
 
 async function gitDirOf(workdir: string): Promise<string> {
-  const { stdout } = await runGit(['rev-parse', '--absolute-git-dir'], { cwd: workdir, env: userGitEnv() });
-  return stdout.trim();
+  const location = await new ProjectRepo(workdir).locate();
+  if (!location) throw new Error(`${workdir} is not a git repository`);
+  return location.gitDir;
 }
 
 /**
