@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_CONTENT_BYTES, type Config } from '../src/config.js';
@@ -165,53 +165,64 @@ async function fillDatabase(): Promise<{ tipTurnId: string }> {
       branches: { create: { name: 'main', kind: 'MAIN', createdAt: base } },
     },
   });
+  // What recordTurn leaves per turn: the user message (predecessor: the previous reply), the reply
+  // (predecessor: the user message), both in the turn; the closed turn on main after the previous one.
+  const chunks: { messages: Prisma.MessageCreateManyInput[]; turns: Prisma.TurnCreateManyInput[] }[] = [];
   let previousTurnId: string | null = null;
   let previousAssistantId: string | null = null;
   let seq = 1;
-  for (let first = 1; first <= TURNS; first += TURNS_PER_TX) {
-    const messages: Prisma.MessageCreateManyInput[] = [];
-    const turns: Prisma.TurnCreateManyInput[] = [];
-    for (let n = first; n < first + TURNS_PER_TX && n <= TURNS; n++) {
-      const at = new Date(base.getTime() + n * 60_000);
-      const turnId = newId();
-      const userId = newId();
-      const assistantId = newId();
-      messages.push(
-        { id: userId, sessionId: SESSION_ID, messageId: newId(), seq: seq++, role: 'USER', content: text(CONTENT_BYTES), predecessorId: previousAssistantId, createdAt: at, turnId },
-        { id: assistantId, sessionId: SESSION_ID, messageId: newId(), seq: seq++, role: 'ASSISTANT', content: text(CONTENT_BYTES), predecessorId: userId, createdAt: at, turnId },
-      );
-      turns.push({
-        id: turnId,
-        sessionId: SESSION_ID,
-        number: n,
-        branch: 'main',
-        parentTurnId: previousTurnId,
-        userMessageId: userId,
-        open: false,
-        durationMs: 1200,
-        tokens: 400,
-        createdAt: at,
-        closedAt: at,
-      });
-      previousTurnId = turnId;
-      previousAssistantId = assistantId;
-    }
-    const last = first + turns.length - 1 >= TURNS;
-    await db.$transaction(
-      async (tx) => {
-        // Message.turnId and Turn.userMessageId point at each other: checked at commit instead.
-        await tx.$executeRawUnsafe('PRAGMA defer_foreign_keys = ON');
-        for (let i = 0; i < messages.length; i += ROWS_PER_INSERT) await tx.message.createMany({ data: messages.slice(i, i + ROWS_PER_INSERT) });
-        for (let i = 0; i < turns.length; i += ROWS_PER_INSERT) await tx.turn.createMany({ data: turns.slice(i, i + ROWS_PER_INSERT) });
-        if (last) {
-          await tx.branch.update({ where: { sessionId_name: { sessionId: SESSION_ID, name: 'main' } }, data: { headTurnId: previousTurnId } });
-          await tx.session.update({ where: { sessionId: SESSION_ID }, data: { nextSeq: seq } });
-        }
-      },
-      { timeout: 120_000, maxWait: 10_000 },
+  for (let n = 1; n <= TURNS; n++) {
+    if ((n - 1) % TURNS_PER_TX === 0) chunks.push({ messages: [], turns: [] });
+    const chunk = chunks.at(-1)!;
+    const at = new Date(base.getTime() + n * 60_000);
+    const turnId = newId();
+    const userId = newId();
+    const assistantId = newId();
+    chunk.messages.push(
+      { id: userId, sessionId: SESSION_ID, messageId: newId(), seq: seq++, role: 'USER', content: text(CONTENT_BYTES), predecessorId: previousAssistantId, createdAt: at, turnId },
+      { id: assistantId, sessionId: SESSION_ID, messageId: newId(), seq: seq++, role: 'ASSISTANT', content: text(CONTENT_BYTES), predecessorId: userId, createdAt: at, turnId },
     );
+    chunk.turns.push({
+      id: turnId,
+      sessionId: SESSION_ID,
+      number: n,
+      branch: 'main',
+      parentTurnId: previousTurnId,
+      userMessageId: userId,
+      open: false,
+      durationMs: 1200,
+      tokens: 400,
+      createdAt: at,
+      closedAt: at,
+    });
+    previousTurnId = turnId;
+    previousAssistantId = assistantId;
   }
-  return { tipTurnId: previousTurnId! };
+  const tipTurnId = previousTurnId!;
+  // Message.turnId and Turn.userMessageId point at each other, and deferred checks of the unindexed
+  // keys (Turn.userMessageId, Message.callerId) would scan whole tables per row: checks are off while
+  // loading (the pragma is per connection, and the adapter has one), then one full check.
+  await db.$executeRawUnsafe('PRAGMA foreign_keys = OFF');
+  try {
+    for (const [k, { messages, turns }] of chunks.entries()) {
+      await db.$transaction(
+        async (tx) => {
+          for (let i = 0; i < messages.length; i += ROWS_PER_INSERT) await tx.message.createMany({ data: messages.slice(i, i + ROWS_PER_INSERT) });
+          for (let i = 0; i < turns.length; i += ROWS_PER_INSERT) await tx.turn.createMany({ data: turns.slice(i, i + ROWS_PER_INSERT) });
+          if (k === chunks.length - 1) {
+            await tx.branch.update({ where: { sessionId_name: { sessionId: SESSION_ID, name: 'main' } }, data: { headTurnId: tipTurnId } });
+            await tx.session.update({ where: { sessionId: SESSION_ID }, data: { nextSeq: seq } });
+          }
+        },
+        { timeout: 120_000, maxWait: 10_000 },
+      );
+    }
+  } finally {
+    await db.$executeRawUnsafe('PRAGMA foreign_keys = ON');
+  }
+  const violations = await db.$queryRawUnsafe<unknown[]>('PRAGMA foreign_key_check');
+  if (violations.length > 0) throw new Error(`${violations.length} foreign key violations after loading, e.g. ${JSON.stringify(violations[0])}`);
+  return { tipTurnId };
 }
 
 // --- run ---
@@ -252,16 +263,20 @@ try {
 
   const repoDir = sessionRepoPath(config, SESSION_ID);
   t0 = performance.now();
-  await run('cp', ['-a', repoDir, copyDir], root);
-  // The copy has new inodes and ctimes: refresh its index once so git does not re-hash every file at its first checkout.
-  await git(['update-index', '-q', '--refresh'], copyDir);
+  // The copy's .git is copied; its working tree is written by git the way rebuildSession wrote ours
+  // (read-tree --reset -u), so both trees are laid out on disk alike.
+  await mkdir(copyDir);
+  await run('cp', ['-a', join(repoDir, '.git'), join(copyDir, '.git')], root);
+  await git(['read-tree', '--reset', '-u', 'HEAD'], copyDir);
   const copyMs = performance.now() - t0;
+  const copyStatus = await git(['status', '--porcelain'], copyDir);
+  if (copyStatus !== '') throw new Error(`the copy is not clean: ${copyStatus.slice(0, 200)}`);
   const countFiles = async (rev: string) => (await git(['ls-tree', '-r', '--name-only', rev], repoDir)).split('\n').filter(Boolean).length;
   const [tipFiles, targetFiles] = await Promise.all([countFiles(tipSha), countFiles(targetSha)]);
   const copyHead = (await git(['symbolic-ref', 'HEAD'], copyDir)).trim();
   console.log(
     `  setup: server started in ${fmt(startMs / 1000, 1)} s; ${fmt(TURNS)} turns + ${fmt(2 * TURNS)} messages through Prisma in ${fmt(fillMs / 1000, 1)} s; ` +
-      `rebuildSession in ${fmt(rebuildMs / 1000, 1)} s; repo copied (cp -a + update-index --refresh) in ${fmt(copyMs / 1000, 1)} s`,
+      `rebuildSession in ${fmt(rebuildMs / 1000, 1)} s; repo copied (cp -a .git + read-tree --reset -u) in ${fmt(copyMs / 1000, 1)} s`,
   );
   console.log(
     `  mirror: dagTurns ${fmt(mirror.dagTurns)}, gitCommits ${fmt(mirror.gitCommits)}, pending ${mirror.pending}, inSync ${mirror.inSync}; ` +

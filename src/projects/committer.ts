@@ -147,8 +147,9 @@ export class ProjectCommitter {
           return { result: 'NOTHING_TO_COMMIT' as const, sha: null, dirtyPaths: [], message: null };
         }
         const ours = new Set(paths);
+        // The paths status listed, even without touchedPaths: `add` then looks at those, not the whole tree.
         const sha = await repo.commit(
-          touched ? paths : null,
+          paths,
           projectCommitMessage(session.sessionId, turn.number, turn.userMessage.content),
           { name: agentName(session.model), email: AGENT_EMAIL },
           { onlyPaths: now.staged.some((p) => !ours.has(p)) },
