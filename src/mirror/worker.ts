@@ -11,6 +11,7 @@ import type { Db } from '../db/index.js';
 import { GitRefConflictError, type SessionRepo } from '../git/index.js';
 import type { KeyedLocks } from '../locks.js';
 import type { Logger } from '../logger.js';
+import { KeyedDrains } from '../drains.js';
 import type { PubSub } from '../pubsub.js';
 import { parseTurnTrailers } from './commit-message.js';
 import { rebuildSession, syncHead, writeBulk } from './rebuild.js';
@@ -39,10 +40,8 @@ export interface MirrorWorkerOptions {
 export class MirrorWorker {
   private readonly semaphore: Semaphore;
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly running = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
+  private readonly drains: KeyedDrains;
   private readonly initialised = new Set<string>();
-  private stopped = false;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly bulkThreshold: number;
@@ -55,6 +54,14 @@ export class MirrorWorker {
     this.retryBaseMs = options.retryBaseMs ?? 500;
     this.retryMaxMs = options.retryMaxMs ?? 30_000;
     this.bulkThreshold = options.bulkThreshold ?? 20;
+    this.drains = new KeyedDrains(
+      (sessionId) => this.semaphore.runExclusive(() => this.drain(sessionId)),
+      (error, sessionId) => this.deps.logger.error({ err: error, sessionId }, 'mirror worker failed'),
+    );
+  }
+
+  private get stopped(): boolean {
+    return this.drains.isStopped;
   }
 
   /** Schedules every session that has pending jobs (after a restart or a crash). */
@@ -75,31 +82,19 @@ export class MirrorWorker {
       clearTimeout(timer);
       this.timers.delete(sessionId);
     }
-    if (this.running.has(sessionId)) {
-      this.again.add(sessionId);
-      return;
-    }
-    const run = this.semaphore
-      .runExclusive(() => this.drain(sessionId))
-      .catch((error: unknown) => this.deps.logger.error({ err: error, sessionId }, 'mirror worker failed'))
-      .finally(() => {
-        this.running.delete(sessionId);
-        if (this.again.delete(sessionId)) this.notify(sessionId);
-      });
-    this.running.set(sessionId, run);
+    this.drains.notify(sessionId);
   }
 
   /** Resolves when nothing is running (scheduled retries may remain). */
-  async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
+  idle(): Promise<void> {
+    return this.drains.idle();
   }
 
   /** Stops scheduling and waits for the commits in flight. */
   async stop(): Promise<void> {
-    this.stopped = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    await this.idle();
+    await this.drains.stop();
   }
 
   private async repoFor(sessionId: string): Promise<SessionRepo> {

@@ -14,6 +14,7 @@ import { ProjectRepo } from '../git/index.js';
 import type { KeyedLocks } from '../locks.js';
 import type { Logger } from '../logger.js';
 import { excerpt } from '../mirror/commit-message.js';
+import { KeyedDrains } from '../drains.js';
 import type { PubSub } from '../pubsub.js';
 import { claimedPaths, releaseClaim } from './claims.js';
 import { withProjectLock } from './project-lock.js';
@@ -52,9 +53,7 @@ function isTouched(path: string, touched: string[]): boolean {
 }
 
 export class ProjectCommitter {
-  private readonly running = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
-  private stopped = false;
+  private readonly drains: KeyedDrains;
   private readonly settleMs: number;
   private readonly settleAttempts: number;
 
@@ -68,6 +67,10 @@ export class ProjectCommitter {
   ) {
     this.settleMs = options.settleMs ?? 500;
     this.settleAttempts = options.settleAttempts ?? 6;
+    this.drains = new KeyedDrains(
+      (sessionId) => this.drain(sessionId),
+      (error, sessionId) => this.deps.logger.error({ err: error, sessionId }, 'project committer failed'),
+    );
   }
 
   async start(): Promise<void> {
@@ -77,32 +80,20 @@ export class ProjectCommitter {
 
   /** A turn of this session closed: commit its project edits soon. Never throws. */
   notify(sessionId: string): void {
-    if (this.stopped) return;
-    if (this.running.has(sessionId)) {
-      this.again.add(sessionId);
-      return;
-    }
-    const run = this.drain(sessionId)
-      .catch((error: unknown) => this.deps.logger.error({ err: error, sessionId }, 'project committer failed'))
-      .finally(() => {
-        this.running.delete(sessionId);
-        if (this.again.delete(sessionId)) this.notify(sessionId);
-      });
-    this.running.set(sessionId, run);
+    this.drains.notify(sessionId);
   }
 
-  async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
+  idle(): Promise<void> {
+    return this.drains.idle();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.idle();
+  stop(): Promise<void> {
+    return this.drains.stop();
   }
 
   private async drain(sessionId: string): Promise<void> {
     for (;;) {
-      if (this.stopped) return;
+      if (this.drains.isStopped) return;
       const job = await this.deps.db.mirrorJob.findFirst({ where: { sessionId, kind: 'PROJECT' }, orderBy: { id: 'asc' } });
       if (!job) return;
       await this.commitTurn(job.id, job.turnId);

@@ -1,11 +1,10 @@
 import type { Turn } from '../generated/prisma/client.js';
 import { BadUserInputError } from '../errors.js';
 import { assertValidId } from '../ids.js';
-import { now, type Deps } from './deps.js';
-import { SessionWriter, type TurnClose } from './session-writer.js';
-import { claimTurn } from '../projects/claims.js';
-import { projectDirtyNow } from '../projects/project-state.js';
+import type { Deps } from './deps.js';
+import type { TurnClose } from './session-writer.js';
 import { assertNonNegativeInt } from './validate.js';
+import { closeTurnWith } from './close-turn.js';
 
 export interface EndTurnInput extends TurnClose {
   sessionId: string;
@@ -47,19 +46,5 @@ export function validateTurnClose(close: TurnClose, field = ''): TurnClose {
 export async function endTurn(input: EndTurnInput, deps: Deps): Promise<Turn> {
   assertValidId(input.sessionId, 'sessionId');
   const close = validateTurnClose(input);
-  const turn = await deps.sessionLocks.run(input.sessionId, async () => {
-    // The agent's files are written by now; what else is dirty is where the next turn begins.
-    const dirtyAtClose = await projectDirtyNow(deps.db, deps.logger, input.sessionId);
-    const closed = await deps.db.$transaction(async (tx) => {
-      const writer = await SessionWriter.load(tx, input.sessionId, now(deps));
-      writer.projectDirtyAtClose = dirtyAtClose;
-      const turnClosed = await writer.closeTurn(close);
-      await writer.flush();
-      return turnClosed;
-    });
-    await claimTurn(deps.db, deps.logger, closed);
-    return closed;
-  });
-  deps.onTurnClosed?.(input.sessionId);
-  return turn;
+  return closeTurnWith(deps, input.sessionId, close, async () => {});
 }
