@@ -44,7 +44,6 @@ function body(sessionId: string) {
 
 const server = await startServer(config, createLogger('silent'));
 const { app } = server;
-// The mirror worker is not part of this measurement.
 await app.deps.db.session.create({ data: { sessionId: 'http', createdAt: new Date(), branches: { create: { name: 'main', kind: 'MAIN' } } } });
 await app.deps.db.session.create({ data: { sessionId: 'fetch', createdAt: new Date(), branches: { create: { name: 'main', kind: 'MAIN' } } } });
 await app.deps.db.session.create({ data: { sessionId: 'bare', createdAt: new Date() } });
@@ -81,8 +80,12 @@ async function bare(): Promise<void> {
 const samples = { http: [] as number[], fetch: [] as number[], bare: [] as number[] };
 for (let i = 0; i < warmup + turns; i++) {
   // Interleaved, so drift in the machine's speed hits all three alike.
+  // The git mirror runs between samples, not during them: it is measured by bench/mirror.ts,
+  // and on two cores it would otherwise compete with the request being timed.
   const h = await timed(overHttp);
+  await app.mirror.idle();
   const f = await timed(viaYogaFetch);
+  await app.mirror.idle();
   const b = await timed(bare);
   if (i >= warmup) {
     samples.http.push(h);

@@ -28,6 +28,6 @@ export async function recordTurn(input: RecordTurnInput, deps: Deps): Promise<Tu
   return closeTurnWith(deps, input.sessionId, close, async (writer) => {
     await writer.append(user);
     await writer.append(assistant);
-    for (const tool of tools) await writer.append(tool);
+    await writer.appendJoining(tools);
   });
 }

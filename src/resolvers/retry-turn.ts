@@ -27,6 +27,6 @@ export async function retryTurn(input: RetryTurnInput, deps: Deps): Promise<Turn
   const close = validateTurnClose(input);
   return closeTurnWith(deps, input.sessionId, close, async (writer) => {
     await writer.retry(input.userMessageId, assistant);
-    for (const tool of tools) await writer.append(tool);
+    await writer.appendJoining(tools);
   });
 }

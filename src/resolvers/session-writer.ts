@@ -157,10 +157,11 @@ export class SessionWriter {
     }
     if (draft.callerId) throw new BadUserInputError('callerId is only for TOOL messages.', { field: 'callerId' });
     const branchName = this.currentBranch;
-    const branch = await this.tx.branch.findUnique({
-      where: { sessionId_name: { sessionId: this.sessionId, name: branchName } },
+    // A branch's head is its highest-numbered turn (the unique index on session, branch, number finds it).
+    const headTurn = await this.tx.turn.findFirst({
+      where: { sessionId: this.sessionId, branch: branchName },
+      orderBy: { number: 'desc' },
     });
-    const headTurn = branch?.headTurnId ? await this.tx.turn.findUnique({ where: { id: branch.headTurnId } }) : null;
     const tip = headTurn ? await this.turnTip(headTurn) : null;
 
     // Where the new turn grows from: the viewed commit during replay (a fork),
@@ -207,11 +208,16 @@ export class SessionWriter {
     if (fork) {
       await this.createBranch(turnBranch, 'FORK', from?.id ?? null, turn.id);
     } else {
-      await this.tx.branch.upsert({
-        where: { sessionId_name: { sessionId: this.sessionId, name: branchName } },
-        update: { headTurnId: turn.id },
-        create: { sessionId: this.sessionId, name: branchName, kind: 'MAIN', headTurnId: turn.id, createdAt: this.at },
+      const { count } = await this.tx.branch.updateMany({
+        where: { sessionId: this.sessionId, name: branchName },
+        data: { headTurnId: turn.id },
       });
+      // Sessions written before branches were recorded have no row for main yet.
+      if (count === 0) {
+        await this.tx.branch.create({
+          data: { sessionId: this.sessionId, name: branchName, kind: 'MAIN', headTurnId: turn.id, createdAt: this.at },
+        });
+      }
     }
     this.openTurnId = turn.id;
     this.viewTurnId = null;
@@ -298,8 +304,8 @@ export class SessionWriter {
     return tip.id === message.id ? { turn, tip } : null;
   }
 
-  private async joinOpenTurn(draft: MessageDraft): Promise<Message> {
-    const open = await this.requireOpenTurn(`add a ${draft.role} message`);
+  /** Where a message joining the open turn attaches: its predecessor and, for a tool result, its caller. */
+  private async resolveJoin(open: OpenTurn, draft: MessageDraft): Promise<{ predecessorId: string | null; callerId: string | null }> {
     let predecessor = open.messages[open.messages.length - 1];
     if (draft.predecessorId != null) {
       predecessor = open.messages.find((m) => m.messageId === draft.predecessorId);
@@ -338,10 +344,41 @@ export class SessionWriter {
     } else if (draft.callerId != null) {
       throw new BadUserInputError('callerId is only for TOOL messages.', { field: 'callerId' });
     }
-    const message = await this.insertMessage(draft, predecessor?.id ?? null, callerId, open.turn.id);
+    return { predecessorId: predecessor?.id ?? null, callerId };
+  }
+
+  private async joinOpenTurn(draft: MessageDraft): Promise<Message> {
+    const open = await this.requireOpenTurn(`add a ${draft.role} message`);
+    const { predecessorId, callerId } = await this.resolveJoin(open, draft);
+    const message = await this.insertMessage(draft, predecessorId, callerId, open.turn.id);
     open.messages.push(pick(message));
     return message;
   }
+
+  /**
+   * Tool results (or any messages joining the open turn) in one statement:
+   * each is checked as `append` would, then all are inserted together.
+   */
+  async appendJoining(drafts: MessageDraft[]): Promise<void> {
+    if (drafts.length === 0) return;
+    const open = await this.requireOpenTurn(`add a ${drafts[0]!.role} message`);
+    const rows: Prisma.MessageCreateManyInput[] = [];
+    for (const draft of drafts) {
+      const { predecessorId, callerId } = await this.resolveJoin(open, draft);
+      const row = this.messageRow(draft, predecessorId, callerId, open.turn.id);
+      rows.push(row);
+      open.messages.push({ id: row.id, messageId: row.messageId, role: row.role, seq: row.seq });
+    }
+    try {
+      await this.tx.message.createMany({ data: rows });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new ConflictError(`Session ${this.sessionId} already has a message with one of these ids; message ids are unique within a session.`);
+      }
+      throw error;
+    }
+  }
+
 
   private async requireOpenTurn(action: string): Promise<OpenTurn> {
     if (!this.openTurnId) {
@@ -385,46 +422,62 @@ export class SessionWriter {
     );
   }
 
+  /** The row of a new message: its id checked, its seq taken. */
+  private messageRow(
+    draft: MessageDraft,
+    predecessorId: string | null,
+    callerId: string | null,
+    turnId: string | null,
+  ): Prisma.MessageCreateManyInput & { id: string; messageId: string; role: string; seq: number } {
+    const messageId = draft.messageId != null ? assertValidId(draft.messageId, 'messageId') : newId();
+    if (this.reserved.has(messageId)) {
+      throw new ConflictError(`messageId ${messageId} is used twice in this request.`, { messageId });
+    }
+    this.reserved.add(messageId);
+    const seq = this.nextSeq;
+    this.nextSeq += 1;
+    return {
+      id: newId(),
+      sessionId: this.sessionId,
+      messageId,
+      seq,
+      role: draft.role,
+      content: draft.content,
+      predecessorId,
+      callerId,
+      toolName: draft.toolName ?? null,
+      toolCallId: draft.toolCallId ?? null,
+      metadata: draft.metadata,
+      createdAt: this.at,
+      turnId,
+    };
+  }
+
   private async insertMessage(
     draft: MessageDraft,
     predecessorId: string | null,
     callerId: string | null,
     turnId: string | null,
   ): Promise<Message> {
-    const messageId = draft.messageId != null ? assertValidId(draft.messageId, 'messageId') : newId();
-    if (this.reserved.has(messageId)) {
-      throw new ConflictError(`messageId ${messageId} is used twice in this request.`, { messageId });
+    const data = this.messageRow(draft, predecessorId, callerId, turnId);
+    // The unique index on (session, messageId) is the check: no lookup first.
+    try {
+      return await this.tx.message.create({ data });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new ConflictError(
+          `Session ${this.sessionId} already has a message ${data.messageId}; message ids are unique within a session.`,
+          { messageId: data.messageId },
+        );
+      }
+      throw error;
     }
-    const existing = await this.tx.message.findUnique({
-      where: { sessionId_messageId: { sessionId: this.sessionId, messageId } },
-      select: { id: true },
-    });
-    if (existing) {
-      throw new ConflictError(`Session ${this.sessionId} already has a message ${messageId}; message ids are unique within a session.`, {
-        messageId,
-      });
-    }
-    this.reserved.add(messageId);
-    const seq = this.nextSeq;
-    this.nextSeq += 1;
-    return this.tx.message.create({
-      data: {
-        id: newId(),
-        sessionId: this.sessionId,
-        messageId,
-        seq,
-        role: draft.role,
-        content: draft.content,
-        predecessorId,
-        callerId,
-        toolName: draft.toolName ?? null,
-        toolCallId: draft.toolCallId ?? null,
-        metadata: draft.metadata,
-        createdAt: this.at,
-        turnId,
-      },
-    });
   }
+}
+
+/** A unique-constraint failure, as Prisma reports it through any driver adapter. */
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
 }
 
 function pick(message: Message): TurnMessage {
