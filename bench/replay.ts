@@ -8,7 +8,11 @@
  * (user + assistant, ~300 B each) written straight through Prisma in a few big
  * transactions, the rows the resolvers would write; the repo built by
  * `rebuildSession` (fast-import); `session.mirror.inSync` checked over GraphQL.
- * Temp dirs go under os.tmpdir() (set TMPDIR to move them, e.g. to a tmpfs).
+ * head.messages is its first page (first: 50), what the UI renders first.
+ * The git baseline is what a person types (`git checkout --detach <sha>`, no
+ * `-f`, so git first checks that the files it removes are unmodified); the
+ * server runs `git checkout -f`. Temp dirs go under os.tmpdir() (set TMPDIR to
+ * move them, e.g. to a tmpfs).
  * Usage: npm run bench -- replay [--quick]   (or npx tsx bench/replay.ts [--quick])
  */
 import { spawn } from 'node:child_process';
@@ -32,8 +36,8 @@ const TURNS = quick ? 2_000 : 10_000;
 const TARGET_TURN = TURNS / 2;
 const WARMUP = 2;
 const ROUNDS = quick ? 8 : 15;
-/** head.messages lists every message up to the viewed commit (10,000 here) and costs seconds: measured every Nth round. */
-const MESSAGES_EVERY = quick ? 2 : 4;
+/** head.messages(first: 50), the first page the UI renders, is measured every Nth round. */
+const MESSAGES_EVERY = 1;
 const CONTENT_BYTES = 300;
 const TURNS_PER_TX = 2_500;
 const ROWS_PER_INSERT = 500;
@@ -97,7 +101,7 @@ async function gql<T>(query: string, variables: Record<string, unknown>): Promis
 
 const CHECKOUT = `mutation Checkout($input: CheckoutInput!) { checkout(input: $input) { head { sha } } }`;
 const SWITCH = `mutation Switch($input: SwitchBranchInput!) { switchBranch(input: $input) { head { sha } } }`;
-const HEAD_MESSAGES = `query HeadMessages($sessionId: String!) { session(sessionId: $sessionId) { head { sha messages { messageId } } } }`;
+const HEAD_MESSAGES = `query HeadMessages($sessionId: String!) { session(sessionId: $sessionId) { head { sha messages(first: 50) { messageId } } } }`;
 const MIRROR = `query Mirror($sessionId: String!) { session(sessionId: $sessionId) { currentBranch detached mirror { dagTurns gitCommits pending inSync lastError } } }`;
 const FLOOR = `query Floor($sessionId: String!) { session(sessionId: $sessionId) { sessionId } }`;
 
@@ -275,7 +279,7 @@ try {
   const [tipFiles, targetFiles] = await Promise.all([countFiles(tipSha), countFiles(targetSha)]);
   const copyHead = (await git(['symbolic-ref', 'HEAD'], copyDir)).trim();
   console.log(
-    `  setup: server started in ${fmt(startMs / 1000, 1)} s; ${fmt(TURNS)} turns + ${fmt(2 * TURNS)} messages through Prisma in ${fmt(fillMs / 1000, 1)} s; ` +
+    `  setup in ${root}: server started in ${fmt(startMs / 1000, 1)} s; ${fmt(TURNS)} turns + ${fmt(2 * TURNS)} messages through Prisma in ${fmt(fillMs / 1000, 1)} s; ` +
       `rebuildSession in ${fmt(rebuildMs / 1000, 1)} s; repo copied (cp -a .git + read-tree --reset -u) in ${fmt(copyMs / 1000, 1)} s`,
   );
   console.log(
@@ -315,8 +319,8 @@ try {
     const m = !withMessages ? null : await observed(async () => {
       const data = await gql<{ session: { head: { sha: string; messages: { messageId: string }[] } | null } }>(HEAD_MESSAGES, { sessionId: SESSION_ID });
       const head = data.session.head;
-      if (head?.sha !== targetSha || head.messages.length !== 2 * TARGET_TURN) {
-        throw new Error(`head.messages: ${head?.messages.length} messages at ${head?.sha}, expected ${2 * TARGET_TURN} at ${targetSha}`);
+      if (head?.sha !== targetSha || head.messages.length !== 50) {
+        throw new Error(`head.messages: ${head?.messages.length} messages at ${head?.sha}, expected the first page of 50 at ${targetSha}`);
       }
     });
     const repoHead = (await git(['rev-parse', 'HEAD'], repoDir)).trim();
@@ -331,6 +335,8 @@ try {
   };
   const runGit = async () => {
     const detach = await timed(() => git(['checkout', '-q', '--detach', targetSha], copyDir));
+    const copyAt = (await git(['rev-parse', 'HEAD'], copyDir)).trim();
+    if (copyAt !== targetSha) throw new Error(`the copy is at ${copyAt} after git checkout --detach, expected ${targetSha}`);
     const main = await timed(() => git(['checkout', '-q', 'main'], copyDir));
     return { detach, main };
   };
@@ -363,7 +369,7 @@ try {
   }
 
   const checkoutS = summary(`checkout(turn ${fmt(TARGET_TURN)}) { head { sha } }`, samples.checkout);
-  const messagesS = summary(`then session { head { messages } } (${samples.messages.length} runs)`, samples.messages);
+  const messagesS = summary(`then head { messages(first: 50) } (${samples.messages.length} runs)`, samples.messages);
   const bothS = summary('checkout + head.messages (same rounds)', samples.checkoutPlusMessages);
   const switchS = summary('switchBranch(main) { head { sha } }', samples.switchBack);
   const detachS = summary('git checkout --detach <sha> (copy)', samples.gitDetach);

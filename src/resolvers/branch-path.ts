@@ -61,11 +61,28 @@ export function turnFilter(sessionId: string, segments: Segment[]): Prisma.TurnW
 }
 
 /**
- * Messages on the path: those recorded in its turns, plus the user messages
- * its turns answer (a retry turn answers a user message recorded in the turn
- * it replaced).
+ * Messages on the path: those recorded in its turns, plus the user message a
+ * retry answers (recorded in the turn it replaced). Only the first turn of a
+ * retry branch answers such a message, so those few ids are looked up first:
+ * a correlated "some turn answers this message" filter made SQLite rescan the
+ * turns for every message (seconds at 10,000 turns).
  */
-export function messageFilter(sessionId: string, segments: Segment[]): Prisma.MessageWhereInput {
+export async function messageFilter(
+  db: Reader,
+  sessionId: string,
+  segments: Segment[],
+): Promise<Prisma.MessageWhereInput> {
   const turns = turnFilter(sessionId, segments);
-  return { sessionId, OR: [{ turn: turns }, { userOfTurns: { some: turns } }] };
+  const retries = segments.filter((s) => s.branch.startsWith('retry-'));
+  const firsts = await Promise.all(
+    retries.map((s) =>
+      db.turn.findFirst({
+        where: { sessionId, branch: s.branch, ...(s.maxNumber !== null ? { number: { lte: s.maxNumber } } : {}) },
+        orderBy: { number: 'asc' },
+        select: { userMessageId: true },
+      }),
+    ),
+  );
+  const answered = firsts.filter((t): t is { userMessageId: string } => t !== null).map((t) => t.userMessageId);
+  return answered.length === 0 ? { sessionId, turn: turns } : { sessionId, OR: [{ turn: turns }, { id: { in: answered } }] };
 }

@@ -84,12 +84,21 @@ export async function commitTurn(db: Db, ref: CommitRef): Promise<Turn | null> {
   return db.turn.findFirst({ where: { sessionId: ref.sessionId, commitSha: ref.info.sha } });
 }
 
-/** The conversation as it stood at a session commit, in seq order. */
-export async function commitMessages(db: Db, ref: CommitRef): Promise<Message[]> {
+/**
+ * The conversation as it stood at a session commit, in seq order; with
+ * `first`, one page of it (after the seq cursor `after`, as Session.messages gives).
+ */
+export async function commitMessages(db: Db, ref: CommitRef, page: { first?: number | null; after?: string | null } = {}): Promise<Message[]> {
   const turn = await commitTurn(db, ref);
   if (!turn || !ref.sessionId) return [];
   const segments = await branchSegments(db, ref.sessionId, turn.branch, { branch: turn.branch, number: turn.number });
-  return db.message.findMany({ where: messageFilter(ref.sessionId, segments), orderBy: { seq: 'asc' } });
+  const filter = await messageFilter(db, ref.sessionId, segments);
+  const after = page.after ? decodeIntCursor(page.after, 'seq') : null;
+  return db.message.findMany({
+    where: after === null ? filter : { AND: [filter, { seq: { gt: after } }] },
+    orderBy: { seq: 'asc' },
+    ...(page.first != null ? { take: pageSize({ first: page.first }) } : {}),
+  });
 }
 
 export async function commitFile(ref: CommitRef, path: string) {

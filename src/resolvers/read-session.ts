@@ -73,7 +73,7 @@ export async function listBranchMessages(
   query: Omit<Prisma.MessageFindManyArgs, 'where' | 'orderBy' | 'take'> = {},
 ): Promise<Page<Message>> {
   const size = pageSize(args);
-  const filter = messageFilter(session.sessionId, await segmentsFor(db, session, args.branch));
+  const filter = await messageFilter(db, session.sessionId, await segmentsFor(db, session, args.branch));
   const after = args.after ? decodeIntCursor(args.after, 'seq') : null;
   const fetched = await db.message.findMany({
     ...query,

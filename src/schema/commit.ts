@@ -86,8 +86,10 @@ Commit.implement({
     }),
     messages: t.field({
       type: [Message],
-      description: 'The conversation as it stood at this commit, in order (session repos only).',
-      resolve: (c, _args, ctx) => commitMessages(ctx.deps.db, c),
+      description:
+        'The conversation as it stood at this commit, in order (session repos only). All of it, or with first, one page (after: the seq cursor of Session.messages edges).',
+      args: { first: t.arg.int(), after: t.arg.string() },
+      resolve: (c, args, ctx) => commitMessages(ctx.deps.db, c, args),
     }),
     files: t.field({
       type: [TreeEntry],

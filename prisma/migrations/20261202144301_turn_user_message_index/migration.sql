@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Turn_userMessageId_idx" ON "Turn"("userMessageId");
