@@ -469,6 +469,23 @@ export class SessionRepo {
     return { base, files: attachPatches(parseRawNumstat(raw.stdout), patch.stdout) };
   }
 
+  /**
+   * Packs the loose objects written since the last pack into one new pack
+   * (`repack -d`, no `-a`: the cost follows the new objects, not the repo).
+   * A turn leaves about nine small loose files; packed, the bucket trees of
+   * successive turns delta against each other.
+   */
+  async packLooseObjects(): Promise<void> {
+    await this.git(['repack', '-d', '-q', '--no-write-bitmap-index'], { timeoutMs: this.worktreeTimeoutMs });
+  }
+
+  /** Loose objects and their size in KiB (`count-objects -v`). */
+  async looseObjects(): Promise<{ count: number; sizeKiB: number }> {
+    const { stdout } = await this.git(['count-objects', '-v']);
+    const value = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(stdout)?.[1] ?? 0);
+    return { count: value('count'), sizeKiB: value('size') };
+  }
+
   /** `git fsck --full --strict`; `ok` is false when git reports any problem. */
   async fsck(): Promise<{ ok: boolean; output: string }> {
     const { stdout, stderr, exitCode } = await this.git(fsckArgv(), {

@@ -149,3 +149,22 @@ describe('session-git mirror', () => {
     expect(received[2]?.data?.turnCommitted.turn.mirrorState).toBe('COMMITTED');
   });
 });
+
+describe('session repo housekeeping', () => {
+  it('packs a session\'s loose objects after packEvery commits, and the repo stays whole', async () => {
+    const api = await startTestServer({}, { mirror: { packEvery: 5 } });
+    await api.ok(CreateSession, { input: { sessionId: 'p' } });
+    for (let n = 1; n <= 6; n++) {
+      await api.ok(RecordTurn, { input: { sessionId: 'p', user: { content: `q${n}` }, assistant: { content: `a${n}` } } });
+      await inSync(api, 'p');
+    }
+    const repo = (await inSync(api, 'p')).repoPath;
+    const counts = () => Object.fromEntries(git(repo, 'count-objects', '-v').trim().split('\n').map((l) => l.split(': ')).map(([k, v]) => [k, Number(v)]));
+    const packed = await eventually(async () => (counts()['in-pack']! > 0 ? counts() : undefined));
+    // Six turns of 2 messages: 6 commits, 12 message blobs + meta, trees; at most the last turn's objects are loose.
+    expect(packed.count).toBeLessThanOrEqual(9);
+    expect(git(repo, 'fsck', '--strict').trim()).toBe('');
+    expect(git(repo, 'rev-list', '--count', 'main').trim()).toBe('6');
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  });
+});
