@@ -7,7 +7,6 @@
  *  4. the timeline's first page (`SessionRepo.log`) against a raw `git log -n 50`.
  * Usage: npm run bench -- mirror [--quick]   (or npx tsx bench/mirror.ts [--quick])
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -20,7 +19,7 @@ import { SessionRepo } from '../src/git/session-repo.js';
 import { turnCommitMessage } from '../src/mirror/commit-message.js';
 import { messageFile, metaFile, type MessageRecord, type SessionRecord } from '../src/mirror/files.js';
 import { MIRROR_IDENTITY } from '../src/mirror/turn-plan.js';
-import { percentile, row, summary, timed } from './stats.js';
+import { bareGitEnv, command, fmt, percentile, row, summary, timed } from './stats.js';
 
 const quick = process.argv.includes('--quick');
 const TURNS = quick ? 40 : 200;
@@ -127,31 +126,10 @@ function* importCommits(count: number): Generator<FastImportCommit> {
 
 // --- the bare baseline: plain child_process, isolated env ---
 
-const BARE_ENV: NodeJS.ProcessEnv = {};
-for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') && v !== undefined) BARE_ENV[k] = v;
-BARE_ENV.GIT_CONFIG_NOSYSTEM = '1';
-BARE_ENV.GIT_CONFIG_GLOBAL = '/dev/null';
-BARE_ENV.LC_ALL = 'C';
+const BARE_ENV = bareGitEnv(true);
 
-function sh(
-  args: string[],
-  cwd: string,
-  opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv; stdinFd?: number } = {},
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const stdin = opts.stdinFd ?? (opts.input !== undefined ? 'pipe' : 'ignore');
-    const child = spawn('git', args, { cwd, env: opts.env ?? BARE_ENV, stdio: [stdin, 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout!.on('data', (c: Buffer) => out.push(c));
-    child.stderr!.on('data', (c: Buffer) => err.push(c));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else reject(new Error(`git ${args.join(' ')} exited ${code}: ${Buffer.concat(err).toString('utf8')}`));
-    });
-    if (opts.input !== undefined) child.stdin!.end(opts.input);
-  });
+function sh(args: string[], cwd: string, opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv; stdinFd?: number } = {}): Promise<string> {
+  return command('git', args, { cwd, env: opts.env ?? BARE_ENV, input: opts.input, stdinFd: opts.stdinFd });
 }
 
 function identityEnvFor(who: Identity): NodeJS.ProcessEnv {
@@ -233,7 +211,6 @@ async function duGit(gitDir: string): Promise<DirSize> {
 
 // --- helpers ---
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ratio = (a: number, b: number) => (a / b).toFixed(2);
 const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 const median = (xs: number[]) => percentile(xs, 50);

@@ -14,7 +14,7 @@
  * machine's speed hits all alike.
  * Usage: npm run bench -- project-commit [--quick]   (or npx tsx bench/project-commit.ts [--quick])
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -23,10 +23,10 @@ import { promisify } from 'node:util';
 import { ProjectRepo } from '../src/git/project-repo.js';
 import { onGitSpawn } from '../src/git/run.js';
 import { KeyedLocks } from '../src/locks.js';
-import { AGENT_EMAIL, agentName, projectCommitMessage } from '../src/projects/committer.js';
+import { AGENT_EMAIL, agentName, isTouched, projectCommitMessage } from '../src/projects/committer.js';
 import { claimedPaths, releaseClaim } from '../src/projects/claims.js';
 import { withProjectLock } from '../src/projects/project-lock.js';
-import { percentile, row, summary } from './stats.js';
+import { bareGitEnv, command, fmt, percentile, row, summary } from './stats.js';
 
 const quick = process.argv.includes('--quick');
 const TURNS = quick ? 10 : 30;
@@ -43,25 +43,11 @@ const execFileP = promisify(execFile);
 
 // --- the user's environment for the bare baseline (like userGitEnv: no inherited GIT_*, their global config applies) ---
 
-const BARE_ENV: NodeJS.ProcessEnv = {};
-for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') && v !== undefined) BARE_ENV[k] = v;
-BARE_ENV.LC_ALL = 'C';
-BARE_ENV.GIT_TERMINAL_PROMPT = '0';
+const BARE_ENV = bareGitEnv(false);
 
 /** Spawns git directly (no wrapper) and resolves with stdout. */
 function git(args: string[], cwd: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd, env: BARE_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else reject(new Error(`git ${args.join(' ')} exited ${code}: ${Buffer.concat(err).toString('utf8')}`));
-    });
-  });
+  return command('git', args, { cwd, env: BARE_ENV });
 }
 
 // --- the synthetic project: deterministic, so every copy gets byte-identical changes ---
@@ -108,13 +94,6 @@ async function applyChange(dir: string, change: Change): Promise<void> {
   await Promise.all(change.files.map((f) => writeFile(join(dir, f.path), f.content)));
 }
 
-/** Same rule as ProjectCommitter's (module-private) isTouched. */
-function isTouched(path: string, touched: string[]): boolean {
-  return touched.some((t) => {
-    const clean = t.replace(/^\.\//, '').replace(/\/+$/, '');
-    return path === clean || path.startsWith(`${clean}/`);
-  });
-}
 
 // --- instrumentation of our path: phase marks plus a mark at every git spawn ---
 
@@ -196,7 +175,6 @@ async function bare(dir: string, change: Change): Promise<Sample> {
 
 // --- setup ---
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const median = (xs: number[]) => percentile(xs, 50);
 
 const root = await realpath(await mkdtemp(join(tmpdir(), 'em-bench-project-')));

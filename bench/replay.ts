@@ -15,7 +15,6 @@
  * move them, e.g. to a tmpfs).
  * Usage: npm run bench -- replay [--quick]   (or npx tsx bench/replay.ts [--quick])
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -29,7 +28,7 @@ import { rebuildSession } from '../src/mirror/rebuild.js';
 import { openSessionRepo, sessionRepoPath } from '../src/mirror/session-repos.js';
 import { commitMessages } from '../src/resolvers/read-commits.js';
 import { startServer, type RunningServer } from '../src/server.js';
-import { percentile, row, summary, timed } from './stats.js';
+import { bareGitEnv, command, fmt, percentile, row, summary, timed } from './stats.js';
 
 const quick = process.argv.includes('--quick');
 const TURNS = quick ? 2_000 : 10_000;
@@ -58,31 +57,15 @@ const config: Config = {
 
 // --- helpers ---
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const median = (xs: number[]) => percentile(xs, 50);
 const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 const text = (n: number) => randomBytes(n).toString('base64').slice(0, n);
 
 /** The bare baseline's environment: no user or system git config, like the server's own runs. */
-const BARE_ENV: NodeJS.ProcessEnv = {};
-for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') && v !== undefined) BARE_ENV[k] = v;
-BARE_ENV.GIT_CONFIG_NOSYSTEM = '1';
-BARE_ENV.GIT_CONFIG_GLOBAL = '/dev/null';
-BARE_ENV.LC_ALL = 'C';
+const BARE_ENV = bareGitEnv(true);
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = BARE_ENV): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${Buffer.concat(err).toString('utf8')}`));
-    });
-  });
+  return command(cmd, args, { cwd, env });
 }
 const git = (args: string[], cwd: string) => run('git', args, cwd);
 

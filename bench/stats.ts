@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+
 /** Small helpers for the benchmark scripts: percentiles and a table row. */
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -17,4 +19,50 @@ export async function timed(fn: () => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint();
   await fn();
   return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** 12,345.6: numbers as the tables print them. */
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/**
+ * The environment of a bare baseline: no inherited GIT_* variables; with
+ * `isolated`, no user or system git config either (as the server runs git on
+ * its own repos), else the user's config applies (as on a project).
+ */
+export function bareGitEnv(isolated: boolean): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') && v !== undefined) env[k] = v;
+  env.LC_ALL = 'C';
+  env.GIT_TERMINAL_PROMPT = '0';
+  if (isolated) {
+    env.GIT_CONFIG_NOSYSTEM = '1';
+    env.GIT_CONFIG_GLOBAL = '/dev/null';
+  }
+  return env;
+}
+
+/**
+ * Runs a command directly (no wrapper of ours) and resolves with its stdout;
+ * rejects with its stderr on a non-zero exit.
+ * @param stdin text to write, a file descriptor to read from, or nothing.
+ */
+export function command(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string | Buffer; stdinFd?: number },
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stdin = opts.stdinFd ?? (opts.input !== undefined ? 'pipe' : 'ignore');
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: [stdin, 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout!.on('data', (c: Buffer) => out.push(c));
+    child.stderr!.on('data', (c: Buffer) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${Buffer.concat(err).toString('utf8')}`));
+    });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
+  });
 }

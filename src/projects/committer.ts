@@ -45,7 +45,7 @@ export function dirtyWarningText(turn: number, paths: string[]): string {
 }
 
 /** True when `path` is one of `touched` or lies under one of them (a folder). */
-function isTouched(path: string, touched: string[]): boolean {
+export function isTouched(path: string, touched: string[]): boolean {
   return touched.some((t) => {
     const clean = t.replace(/^\.\//, '').replace(/\/+$/, '');
     return path === clean || path.startsWith(`${clean}/`);
