@@ -52,12 +52,20 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     onViewChanged: (sessionId) => mirror.notify(sessionId),
   };
   const yoga = createYogaHandler(deps);
-  // Catch up before serving: repos missing or disagreeing are rebuilt, unmirrored turns queued.
-  const results = await reconcile({ db, config, logger, pubsub, sessionLocks });
-  const changed = results.filter((r) => r.outcome !== 'in-sync');
-  if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
-  await mirror.start();
   await projects.start();
+  // Catch up in the background, so a large data dir does not hold back /health: repos missing or
+  // disagreeing are rebuilt, unmirrored turns queued; the mirror starts committing once that is done
+  // (turns closed meanwhile wait in the outbox).
+  const catchUp = (async () => {
+    try {
+      const results = await reconcile({ db, config, logger, pubsub, sessionLocks });
+      const changed = results.filter((r) => r.outcome !== 'in-sync');
+      if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
+    } catch (error) {
+      logger.error({ err: error }, 'reconciling session repos failed; the mirror starts anyway');
+    }
+    await mirror.start();
+  })();
   let closed: Promise<void> | undefined;
   return {
     config,
@@ -67,6 +75,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     mirror,
     close: () => {
       closed ??= (async () => {
+        await catchUp;
         await Promise.all([mirror.stop(), projects.stop()]);
         await db.$disconnect();
       })();

@@ -56,6 +56,7 @@ async function backfill(argv: string[]): Promise<number> {
     // Queued turns are committed here too, in one stream per session, without a server.
     const { MirrorWorker } = await import('./mirror/worker.js');
     const worker = new MirrorWorker(deps, { bulkThreshold: 0 });
+    await worker.start();
     const queued = results.filter((r) => r.outcome === 'queued');
     const bar = progress('mirror');
     for (const [i, r] of queued.entries()) {

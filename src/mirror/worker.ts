@@ -50,6 +50,9 @@ export class MirrorWorker {
   /** Turn commits since the session's loose objects were last packed (estimated at first use). */
   private readonly unpacked = new Map<string, number>();
   private readonly packEvery: number;
+  /** Until start(), notifications are kept: reconcile runs first. */
+  private started = false;
+  private readonly early = new Set<string>();
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly bulkThreshold: number;
@@ -73,8 +76,11 @@ export class MirrorWorker {
     return this.drains.isStopped;
   }
 
-  /** Schedules every session that has pending jobs (after a restart or a crash). */
+  /** Schedules every session that has pending jobs (after a restart or a crash), and those notified before. */
   async start(): Promise<void> {
+    this.started = true;
+    for (const sessionId of this.early) this.notify(sessionId);
+    this.early.clear();
     const sessions = await this.deps.db.mirrorJob.findMany({
       where: { kind: 'SESSION' },
       select: { sessionId: true },
@@ -83,9 +89,13 @@ export class MirrorWorker {
     for (const { sessionId } of sessions) this.notify(sessionId);
   }
 
-  /** A turn of this session was closed (or is due again): mirror it soon. Never throws. */
+  /** A turn of this session was closed (or is due again): mirror it soon (once started). Never throws. */
   notify(sessionId: string): void {
     if (this.stopped) return;
+    if (!this.started) {
+      this.early.add(sessionId);
+      return;
+    }
     const timer = this.timers.get(sessionId);
     if (timer) {
       clearTimeout(timer);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Session } from '../generated/prisma/client.js';
 import { openSessionRepo } from '../mirror/session-repos.js';
 import type { Deps } from './deps.js';
-import type { CommitRef } from './read-commits.js';
+import { whileRepoMayBeRebuilt, type CommitRef } from './read-commits.js';
 
 export interface BranchView {
   name: string;
@@ -20,7 +20,7 @@ async function commitOf(deps: Pick<Deps, 'config'>, sessionId: string, sha: stri
   if (!sha) return null;
   const repo = openSessionRepo(deps.config, sessionId);
   if (!existsSync(join(repo.gitDir, 'HEAD'))) return null;
-  const info = await repo.commitInfo(sha);
+  const info = await whileRepoMayBeRebuilt(repo, () => repo.commitInfo(sha), null);
   return info ? { repo, sessionId, info } : null;
 }
 
@@ -32,14 +32,16 @@ export async function sessionHead(deps: Pick<Deps, 'config' | 'db'>, session: Se
   }
   const repo = openSessionRepo(deps.config, session.sessionId);
   if (!existsSync(join(repo.gitDir, 'HEAD'))) return null;
-  const tip = (await repo.branchTips()).get(session.currentBranch);
-  return commitOf(deps, session.sessionId, tip);
+  const tips = await whileRepoMayBeRebuilt(repo, () => repo.branchTips(), new Map<string, string>());
+  return commitOf(deps, session.sessionId, tips.get(session.currentBranch));
 }
 
 export async function sessionBranches(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<BranchView[]> {
   const branches = await deps.db.branch.findMany({ where: { sessionId: session.sessionId }, orderBy: { createdAt: 'asc' } });
   const repo = openSessionRepo(deps.config, session.sessionId);
-  const tips = existsSync(join(repo.gitDir, 'HEAD')) ? await repo.branchTips() : new Map<string, string>();
+  const tips = existsSync(join(repo.gitDir, 'HEAD'))
+    ? await whileRepoMayBeRebuilt(repo, () => repo.branchTips(), new Map<string, string>())
+    : new Map<string, string>();
   const forkTurns = await deps.db.turn.findMany({
     where: { id: { in: branches.map((b) => b.forkTurnId).filter((id): id is string => id !== null) } },
     select: { id: true, commitSha: true },

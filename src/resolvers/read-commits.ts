@@ -6,7 +6,7 @@
 import type { Message, Session, Turn } from '../generated/prisma/client.js';
 import type { Db } from '../db/index.js';
 import { BadUserInputError, NotFoundError } from '../errors.js';
-import { isShaPrefix, isValidBranchName, type CommitInfo, type SessionRepo } from '../git/index.js';
+import { GitError, isShaPrefix, isValidBranchName, type CommitInfo, type SessionRepo } from '../git/index.js';
 import { countTurnCommits } from '../mirror/reconcile.js';
 import { openSessionRepo } from '../mirror/session-repos.js';
 import type { Deps } from './deps.js';
@@ -26,6 +26,21 @@ function hasRepo(repo: SessionRepo): boolean {
   return existsSync(join(repo.gitDir, 'HEAD'));
 }
 
+/**
+ * Reads from a session repo that may be missing or being rebuilt at this
+ * moment (reconcile moves a broken one aside and writes it again): the
+ * database stays the truth, so a read that finds no repo gets `fallback`
+ * instead of an error.
+ */
+export async function whileRepoMayBeRebuilt<T>(repo: SessionRepo, read: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof GitError && !hasRepo(repo)) return fallback;
+    throw error;
+  }
+}
+
 /** @throws BadUserInputError unless `sha` is 7 to 40 (or 64) hex digits. */
 export function assertShaInput(sha: string): void {
   if (!isShaPrefix(sha)) {
@@ -38,10 +53,15 @@ export async function sessionCommit(deps: Pick<Deps, 'config'>, session: Session
   assertShaInput(sha);
   const repo = openSessionRepo(deps.config, session.sessionId);
   if (!hasRepo(repo)) return null;
-  const full = await repo.resolveCommit(sha);
-  if (!full) return null;
-  const info = await repo.commitInfo(full);
-  return info ? { repo, sessionId: session.sessionId, info } : null;
+  return whileRepoMayBeRebuilt(
+    repo,
+    async () => {
+      const full = await repo.resolveCommit(sha);
+      const info = full ? await repo.commitInfo(full) : null;
+      return info ? { repo, sessionId: session.sessionId, info } : null;
+    },
+    null,
+  );
 }
 
 export interface TimelineArgs extends PageArgs {
@@ -61,10 +81,17 @@ export async function timeline(deps: Pick<Deps, 'config' | 'db'>, session: Sessi
   }
   const empty = toPage<CommitRef>([], size, false, () => '', async () => 0);
   if (!hasRepo(repo)) return empty;
-  const tips = await repo.branchTips();
-  if (!args.all && !tips.has(branch)) return empty;
   const skip = args.after ? decodeIntCursor(args.after, 'commit') : 0;
-  const infos = await repo.log({ ref: args.all ? undefined : branch, all: Boolean(args.all), skip, limit: size + 1 });
+  const infos = await whileRepoMayBeRebuilt(
+    repo,
+    async () => {
+      const tips = await repo.branchTips();
+      if (!args.all && !tips.has(branch)) return [];
+      return repo.log({ ref: args.all ? undefined : branch, all: Boolean(args.all), skip, limit: size + 1 });
+    },
+    [],
+  );
+  if (infos.length === 0 && skip === 0) return empty;
   const refs = infos.map((info) => ({ repo, sessionId: session.sessionId, info }));
   let position = skip;
   const cursors = new Map(refs.map((ref) => [ref.info.sha, encodeCursor('commit', ++position)]));
@@ -136,7 +163,8 @@ export async function mirrorStatus(deps: Pick<Deps, 'config' | 'db'>, session: S
     db.mirrorJob.findMany({ where: { sessionId: session.sessionId, kind: 'SESSION' }, orderBy: { id: 'asc' } }),
     db.turn.findFirst({ where: { sessionId: session.sessionId, mirroredAt: { not: null } }, orderBy: { mirroredAt: 'desc' } }),
   ]);
-  const gitCommits = await countTurnCommits(openSessionRepo(deps.config, session.sessionId));
+  const repo = openSessionRepo(deps.config, session.sessionId);
+  const gitCommits = await whileRepoMayBeRebuilt(repo, () => countTurnCommits(repo), 0);
   const failing = jobs.find((job) => job.lastError !== null);
   return {
     dagTurns,
