@@ -7,6 +7,7 @@
  * Not safe for concurrent use on one repo: the caller holds the session's
  * in-process lock around every mutating call.
  */
+import { existsSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile as readFileFs, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import {
@@ -162,6 +163,11 @@ export class SessionRepo {
     this.worktreeTimeoutMs = options.worktreeTimeoutMs ?? 600_000;
   }
 
+  /** Whether the repo has been created (its `.git/HEAD` exists); no git is spawned. */
+  exists(): boolean {
+    return existsSync(join(this.gitDir, 'HEAD'));
+  }
+
   /**
    * Creates the repo (branch `main`, unborn) and writes `SESSION_REPO_CONFIG`.
    * Idempotent: on an existing repo only differing config keys are rewritten
@@ -169,12 +175,8 @@ export class SessionRepo {
    */
   async init(): Promise<void> {
     await mkdir(this.dir, { recursive: true });
-    const exists = await lstat(join(this.gitDir, 'HEAD')).then(
-      () => true,
-      () => false,
-    );
     // No GIT_DIR here: with GIT_WORK_TREE set, init would record core.worktree.
-    if (!exists) await runGit(initArgv(), { cwd: this.dir, env: gitEnv() });
+    if (!this.exists()) await runGit(initArgv(), { cwd: this.dir, env: gitEnv() });
     const current = parseConfigList((await this.git(configListArgv())).stdout);
     for (const [key, value] of SESSION_REPO_CONFIG) {
       if (current.get(key.toLowerCase()) !== value) await this.git(configSetArgv(key, value));

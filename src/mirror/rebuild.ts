@@ -3,8 +3,6 @@
  * backfill, a long outage caught up), and moving a repo's HEAD to where the
  * session is.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Db } from '../db/index.js';
 import { fastImport, fastImportMark, type FastImportCommit, type SessionRepo } from '../git/index.js';
 import type { MirrorWorkerDeps } from './worker.js';
@@ -78,7 +76,7 @@ export async function rebuildSession(
  * the viewed commit during replay, else on the current branch once it has a commit.
  */
 export async function syncHead(db: Db, repo: SessionRepo, sessionId: string): Promise<void> {
-  if (!existsSync(join(repo.gitDir, 'HEAD'))) return;
+  if (!repo.exists()) return;
   const session = await db.session.findUniqueOrThrow({ where: { sessionId }, select: { currentBranch: true, viewTurnId: true } });
   const head = await repo.headState();
   if (session.viewTurnId) {

@@ -4,8 +4,6 @@
  * repo is rebuilt, a repo that disagrees with the database is moved aside and
  * rebuilt. Runs at start-up and from `entity-memory backfill`.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Db } from '../db/index.js';
 import type { SessionRepo } from '../git/index.js';
 import { parseTurnTrailers } from './commit-message.js';
@@ -48,7 +46,7 @@ export async function reconcile(deps: Deps, options: ReconcileOptions = {}): Pro
 async function reconcileSession(deps: Deps, sessionId: string, rebuildAll: boolean): Promise<ReconcileResult> {
   const { db, config } = deps;
   const repo = openSessionRepo(config, sessionId);
-  const hasRepo = existsSync(join(repo.gitDir, 'HEAD'));
+  const hasRepo = repo.exists();
   const turns = await db.turn.findMany({
     where: { sessionId, open: false },
     select: { id: true, branch: true, number: true, commitSha: true },
@@ -137,7 +135,7 @@ export async function verify(deps: Pick<Deps, 'db' | 'config'>, onProgress?: (do
 }
 
 export async function countTurnCommits(repo: SessionRepo): Promise<number> {
-  if (!existsSync(join(repo.gitDir, 'HEAD'))) return 0;
+  if (!repo.exists()) return 0;
   const tips = await repo.branchTips();
   return tips.size === 0 ? 0 : repo.countCommits({ all: true });
 }

@@ -6,8 +6,6 @@ import type { Deps } from './deps.js';
 import { assertShaInput } from './read-commits.js';
 import { requireSession } from './read-session.js';
 import { moveRepoToView, publishTimeline } from './session-view.js';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 
 export interface CheckoutInput {
   sessionId: string;
@@ -28,7 +26,7 @@ export async function checkout(input: CheckoutInput, deps: Deps): Promise<Sessio
     const session = await requireSession(deps.db, input.sessionId);
     if (session.openTurnId) throw new ConflictError('A turn is open: end it (endTurn) before moving to another commit.');
     const repo = openSessionRepo(deps.config, session.sessionId);
-    const full = existsSync(join(repo.gitDir, 'HEAD')) ? await repo.resolveCommit(input.sha) : null;
+    const full = repo.exists() ? await repo.resolveCommit(input.sha) : null;
     const turn = full ? await deps.db.turn.findFirst({ where: { sessionId: session.sessionId, commitSha: full } }) : null;
     if (!full || !turn) {
       throw new NotFoundError(`Session ${session.sessionId} has no turn commit ${input.sha}.`, { field: 'sha' });

@@ -1,8 +1,6 @@
 /**
  * A session's branches and its head, as the database and the repo see them.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Session } from '../generated/prisma/client.js';
 import { openSessionRepo } from '../mirror/session-repos.js';
 import type { Deps } from './deps.js';
@@ -19,7 +17,7 @@ export interface BranchView {
 async function commitOf(deps: Pick<Deps, 'config'>, sessionId: string, sha: string | null | undefined): Promise<CommitRef | null> {
   if (!sha) return null;
   const repo = openSessionRepo(deps.config, sessionId);
-  if (!existsSync(join(repo.gitDir, 'HEAD'))) return null;
+  if (!repo.exists()) return null;
   const info = await whileRepoMayBeRebuilt(repo, () => repo.commitInfo(sha), null);
   return info ? { repo, sessionId, info } : null;
 }
@@ -31,7 +29,7 @@ export async function sessionHead(deps: Pick<Deps, 'config' | 'db'>, session: Se
     return commitOf(deps, session.sessionId, viewed?.commitSha);
   }
   const repo = openSessionRepo(deps.config, session.sessionId);
-  if (!existsSync(join(repo.gitDir, 'HEAD'))) return null;
+  if (!repo.exists()) return null;
   const tips = await whileRepoMayBeRebuilt(repo, () => repo.branchTips(), new Map<string, string>());
   return commitOf(deps, session.sessionId, tips.get(session.currentBranch));
 }
@@ -39,7 +37,7 @@ export async function sessionHead(deps: Pick<Deps, 'config' | 'db'>, session: Se
 export async function sessionBranches(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<BranchView[]> {
   const branches = await deps.db.branch.findMany({ where: { sessionId: session.sessionId }, orderBy: { createdAt: 'asc' } });
   const repo = openSessionRepo(deps.config, session.sessionId);
-  const tips = existsSync(join(repo.gitDir, 'HEAD'))
+  const tips = repo.exists()
     ? await whileRepoMayBeRebuilt(repo, () => repo.branchTips(), new Map<string, string>())
     : new Map<string, string>();
   const forkTurns = await deps.db.turn.findMany({

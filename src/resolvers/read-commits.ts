@@ -12,18 +12,12 @@ import { openSessionRepo } from '../mirror/session-repos.js';
 import type { Deps } from './deps.js';
 import { branchSegments, messageFilter } from './branch-path.js';
 import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from './page.js';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 
 /** A commit of a repo, with the repo to ask for more (and the session, for session repos). */
 export interface CommitRef {
   repo: SessionRepo;
   sessionId: string | null;
   info: CommitInfo;
-}
-
-function hasRepo(repo: SessionRepo): boolean {
-  return existsSync(join(repo.gitDir, 'HEAD'));
 }
 
 /**
@@ -36,7 +30,7 @@ export async function whileRepoMayBeRebuilt<T>(repo: SessionRepo, read: () => Pr
   try {
     return await read();
   } catch (error) {
-    if (error instanceof GitError && !hasRepo(repo)) return fallback;
+    if (error instanceof GitError && !repo.exists()) return fallback;
     throw error;
   }
 }
@@ -52,7 +46,7 @@ export function assertShaInput(sha: string): void {
 export async function sessionCommit(deps: Pick<Deps, 'config'>, session: Session, sha: string): Promise<CommitRef | null> {
   assertShaInput(sha);
   const repo = openSessionRepo(deps.config, session.sessionId);
-  if (!hasRepo(repo)) return null;
+  if (!repo.exists()) return null;
   return whileRepoMayBeRebuilt(
     repo,
     async () => {
@@ -80,7 +74,7 @@ export async function timeline(deps: Pick<Deps, 'config' | 'db'>, session: Sessi
     if (!known) throw new NotFoundError(`Session ${session.sessionId} has no branch ${JSON.stringify(branch)}.`, { branch });
   }
   const empty = toPage<CommitRef>([], size, false, () => '', async () => 0);
-  if (!hasRepo(repo)) return empty;
+  if (!repo.exists()) return empty;
   const skip = args.after ? decodeIntCursor(args.after, 'commit') : 0;
   const infos = await whileRepoMayBeRebuilt(
     repo,
