@@ -49,6 +49,20 @@ export function decodeIntCursor(cursor: string, kind: string): number {
   return Number(key);
 }
 
+/** The cursor of an item in a newest-first list ordered by (createdAt desc, id desc). */
+export function encodeNewestFirst(kind: string, createdAt: Date, id: string): string {
+  return encodeCursor(kind, `${createdAt.getTime()}|${id}`);
+}
+
+/** @throws BadUserInputError for a cursor that is not one of `encodeNewestFirst(kind, …)`. */
+export function decodeNewestFirst(cursor: string, kind: string): { createdAt: Date; id: string } {
+  const key = decodeCursor(cursor, kind);
+  const bar = key.indexOf('|');
+  const createdAt = new Date(Number(key.slice(0, bar)));
+  if (bar < 1 || Number.isNaN(createdAt.getTime())) throw new BadUserInputError('after is not a cursor of this list.', { field: 'after' });
+  return { createdAt, id: key.slice(bar + 1) };
+}
+
 /** @throws BadUserInputError for a negative or too large `first`, or backward paging. */
 export function pageSize(args: PageArgs): number {
   if (args.last != null || args.before != null) {

@@ -9,7 +9,7 @@ import { ProjectRepo } from '../git/index.js';
 import { assertValidId, newId } from '../ids.js';
 import { checkWorkdir } from '../projects/workdir.js';
 import { now, type Deps } from './deps.js';
-import { decodeCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from './page.js';
+import { decodeNewestFirst, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from './page.js';
 import { assertShortText } from './validate.js';
 
 export const PROJECT_STATUSES = ['ACTIVE', 'PAUSED', 'DONE'] as const;
@@ -172,15 +172,11 @@ export async function listProjects(deps: Pick<Deps, 'db'>, args: PageArgs & { st
   const base: Prisma.ProjectWhereInput = args.status ? { status: args.status } : {};
   let where = base;
   if (args.after) {
-    const key = decodeCursor(args.after, 'project');
-    const bar = key.indexOf('|');
-    const at = new Date(Number(key.slice(0, bar)));
-    if (bar < 1 || Number.isNaN(at.getTime())) throw new BadUserInputError('after is not a cursor of this list.', { field: 'after' });
-    const id = key.slice(bar + 1);
+    const { createdAt: at, id } = decodeNewestFirst(args.after, 'project');
     where = { AND: [base, { OR: [{ createdAt: { lt: at } }, { createdAt: at, projectId: { lt: id } }] }] };
   }
   const fetched = await deps.db.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { projectId: 'desc' }], take: size + 1 });
-  return toPage(fetched, size, Boolean(args.after), (p) => encodeCursor('project', `${p.createdAt.getTime()}|${p.projectId}`), () =>
+  return toPage(fetched, size, Boolean(args.after), (p) => encodeNewestFirst('project', p.createdAt, p.projectId), () =>
     deps.db.project.count({ where: base }),
   );
 }

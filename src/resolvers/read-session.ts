@@ -3,10 +3,10 @@
  */
 import type { Message, Prisma, Session, Turn } from '../generated/prisma/client.js';
 import type { Db } from '../db/index.js';
-import { BadUserInputError, NotFoundError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
 import { branchSegments, messageFilter, turnFilter, type Segment } from './branch-path.js';
-import { decodeCursor, decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from './page.js';
+import { decodeIntCursor, decodeNewestFirst, encodeCursor, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from './page.js';
 
 export async function getSession(
   db: Db,
@@ -34,8 +34,7 @@ export async function listSessions(
   const base: Prisma.SessionWhereInput = args.projectId != null ? { projectId: args.projectId } : {};
   let where = base;
   if (args.after) {
-    const [time, id] = splitKey(decodeCursor(args.after, 'session'));
-    const at = new Date(time);
+    const { createdAt: at, id } = decodeNewestFirst(args.after, 'session');
     where = { AND: [base, { OR: [{ createdAt: { lt: at } }, { createdAt: at, sessionId: { lt: id } }] }] };
   }
   const fetched = await db.session.findMany({
@@ -48,16 +47,9 @@ export async function listSessions(
     fetched,
     size,
     Boolean(args.after),
-    (s) => encodeCursor('session', `${s.createdAt.getTime()}|${s.sessionId}`),
+    (s) => encodeNewestFirst('session', s.createdAt, s.sessionId),
     () => db.session.count({ where: base }),
   );
-}
-
-function splitKey(key: string): [number, string] {
-  const bar = key.indexOf('|');
-  const time = Number(key.slice(0, bar));
-  if (bar < 1 || !Number.isFinite(time)) throw new BadUserInputError('after is not a cursor of this list.', { field: 'after' });
-  return [time, key.slice(bar + 1)];
 }
 
 /** The segments of `branch` (the session's current branch when null). */
