@@ -7,22 +7,14 @@ import { rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_MAX_CONTENT_BYTES } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startServer } from '../src/server.js';
-import { row, summary, timed } from './stats.js';
+import { benchConfig, row, summary, timed } from './stats.js';
 
 const turns = Number(process.argv[2] ?? 300);
 const warmup = 30;
 const dataDir = mkdtempSync(join(tmpdir(), 'em-bench-'));
-const config = {
-  dataDir,
-  port: 0,
-  host: '127.0.0.1',
-  allowedRoots: [dataDir],
-  maxContentBytes: DEFAULT_MAX_CONTENT_BYTES,
-  logLevel: 'silent',
-};
+const config = benchConfig(dataDir);
 const text = (n: number) => randomBytes(n).toString('base64').slice(0, n);
 
 const MUTATION = `mutation R($input: RecordTurnInput!) { recordTurn(input: $input) { number mirrorState } }`;

@@ -19,7 +19,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_MAX_CONTENT_BYTES, type Config } from '../src/config.js';
 import type { Prisma } from '../src/generated/prisma/client.js';
 import { onGitSpawn, PER_CALL_CONFIG } from '../src/git/run.js';
 import { newId } from '../src/ids.js';
@@ -28,7 +27,7 @@ import { rebuildSession } from '../src/mirror/rebuild.js';
 import { openSessionRepo, sessionRepoPath } from '../src/mirror/session-repos.js';
 import { commitMessages } from '../src/resolvers/read-commits.js';
 import { startServer, type RunningServer } from '../src/server.js';
-import { bareGitEnv, command, fmt, percentile, row, summary, timed } from './stats.js';
+import { bareGitEnv, benchConfig, command, fmt, percentile, row, summary, timed } from './stats.js';
 
 const quick = process.argv.includes('--quick');
 const TURNS = quick ? 2_000 : 10_000;
@@ -46,14 +45,7 @@ const started = Date.now();
 const root = await mkdtemp(join(tmpdir(), 'em-bench-replay-'));
 const dataDir = join(root, 'data');
 const copyDir = join(root, 'git-copy');
-const config: Config = {
-  dataDir,
-  port: 0,
-  host: '127.0.0.1',
-  allowedRoots: [dataDir],
-  maxContentBytes: DEFAULT_MAX_CONTENT_BYTES,
-  logLevel: 'silent',
-};
+const config = benchConfig(dataDir);
 
 // --- helpers ---
 

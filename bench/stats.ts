@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { DEFAULT_MAX_CONTENT_BYTES, type Config } from '../src/config.js';
 
 /** Small helpers for the benchmark scripts: percentiles and a table row. */
 export function percentile(samples: number[], p: number): number {
@@ -65,4 +66,9 @@ export function command(
     });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
   });
+}
+
+/** A quiet server configuration over `dataDir` on a free port, as the benchmarks start it. */
+export function benchConfig(dataDir: string): Config {
+  return { dataDir, port: 0, host: '127.0.0.1', allowedRoots: [dataDir], maxContentBytes: DEFAULT_MAX_CONTENT_BYTES, logLevel: 'silent' };
 }
