@@ -1,0 +1,107 @@
+import { chmodSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  buildCommit,
+  captureFileStates,
+  compareAndSwapRef,
+  entriesAt,
+  operationInProgress,
+  readHead,
+  sameAs,
+  syncIndexPaths,
+  type ProjectGitRun,
+} from '../../src/git/project-plumbing.js';
+import { GitRefConflictError } from '../../src/git/errors.js';
+import { runGit } from '../../src/git/run.js';
+import { git, tempDir } from './helpers.js';
+
+const WHO = { name: 'agent (m via OpenProgram)', email: 'agent@openprogram.invalid' };
+
+function repo(): { dir: string; run: ProjectGitRun } {
+  const dir = tempDir('em-plumbing-');
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'config', 'user.name', 'User');
+  git(dir, 'config', 'user.email', 'user@example.com');
+  writeFileSync(join(dir, 'a.txt'), 'a1\n');
+  writeFileSync(join(dir, 'b.txt'), 'b1\n');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'init');
+  const run: ProjectGitRun = (args, opts = {}) => runGit(args, { cwd: dir, input: opts.input, okExitCodes: opts.okExitCodes, env: { ...process.env, ...opts.env } });
+  return { dir, run };
+}
+
+describe('project plumbing', () => {
+  it('captures content at one moment and commits exactly that, whatever the tree holds later', async () => {
+    const { dir, run } = repo();
+    writeFileSync(join(dir, 'a.txt'), 'agent\n');
+    writeFileSync(join(dir, 'new.sh'), '#!/bin/sh\n');
+    chmodSync(join(dir, 'new.sh'), 0o755);
+    symlinkSync('a.txt', join(dir, 'link'));
+    unlinkSync(join(dir, 'b.txt'));
+    const states = await captureFileStates(run, dir, ['a.txt', 'b.txt', 'link', 'new.sh']);
+    expect(states.map((s) => [s.path, s.mode])).toEqual([
+      ['a.txt', '100644'],
+      ['b.txt', null],
+      ['link', '120000'],
+      ['new.sh', '100755'],
+    ]);
+    // The user edits after the capture: the commit must not carry it.
+    writeFileSync(join(dir, 'a.txt'), 'user later\n');
+    const head = await readHead(run);
+    expect(head.ref).toBe('refs/heads/main');
+    const built = await buildCommit(run, { parent: head.sha, states, message: 'turn 1\n', identity: WHO });
+    expect(built.unchanged).toBe(false);
+    await compareAndSwapRef(run, 'refs/heads/main', built.sha, head.sha, 'agent');
+    await syncIndexPaths(run, head.sha, states);
+    expect(git(dir, 'show', 'HEAD:a.txt')).toBe('agent');
+    expect(git(dir, 'ls-tree', '--name-only', 'HEAD')).toBe(['a.txt', 'link', 'new.sh'].join('\n'));
+    expect(git(dir, 'log', '-1', '--format=%an|%cn')).toBe(`${WHO.name}|${WHO.name}`);
+    // Only the user's later edit is left as a change; nothing staged.
+    expect(git(dir, 'status', '--porcelain')).toBe(' M a.txt');
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('user later\n');
+    expect(sameAs(states, await entriesAt(run, 'HEAD', states.map((s) => s.path)))).toBe(true);
+  });
+
+  it('refuses to move a branch that moved meanwhile', async () => {
+    const { dir, run } = repo();
+    const head = await readHead(run);
+    writeFileSync(join(dir, 'a.txt'), 'agent\n');
+    const states = await captureFileStates(run, dir, ['a.txt']);
+    const built = await buildCommit(run, { parent: head.sha, states, message: 'x\n', identity: WHO });
+    git(dir, 'commit', '-q', '--allow-empty', '-m', 'user moved on');
+    await expect(compareAndSwapRef(run, 'refs/heads/main', built.sha, head.sha, 'agent')).rejects.toBeInstanceOf(GitRefConflictError);
+  });
+
+  it('leaves an entry the user staged since alone', async () => {
+    const { dir, run } = repo();
+    const head = await readHead(run);
+    writeFileSync(join(dir, 'a.txt'), 'agent\n');
+    const states = await captureFileStates(run, dir, ['a.txt']);
+    writeFileSync(join(dir, 'a.txt'), 'user staged\n');
+    git(dir, 'add', 'a.txt');
+    const built = await buildCommit(run, { parent: head.sha, states, message: 'x\n', identity: WHO });
+    await compareAndSwapRef(run, 'refs/heads/main', built.sha, head.sha, 'agent');
+    await syncIndexPaths(run, head.sha, states);
+    expect(git(dir, 'show', ':a.txt')).toBe('user staged');
+  });
+
+  it('names the operation in progress, and sees none in a quiet repo', async () => {
+    const { dir, run } = repo();
+    expect(await operationInProgress(run, dir)).toBeNull();
+    git(dir, 'checkout', '-q', '-b', 'side');
+    writeFileSync(join(dir, 'a.txt'), 'side\n');
+    git(dir, 'commit', '-q', '-am', 'side');
+    git(dir, 'checkout', '-q', 'main');
+    writeFileSync(join(dir, 'b.txt'), 'main\n');
+    git(dir, 'commit', '-q', '-am', 'main');
+    git(dir, 'merge', '--no-commit', '--no-ff', '-q', 'side');
+    expect(await operationInProgress(run, dir)).toBe('a merge is in progress');
+    git(dir, 'merge', '--abort');
+    git(dir, 'bisect', 'start');
+    expect(await operationInProgress(run, dir)).toBe('a bisect is in progress');
+    git(dir, 'bisect', 'reset');
+    git(dir, 'checkout', '-q', '--detach');
+    expect((await readHead(run)).ref).toBeNull();
+  });
+});
