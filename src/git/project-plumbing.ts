@@ -11,9 +11,9 @@
  * concludes whatever operation the user has in progress (a merge's MERGE_HEAD,
  * a cherry-pick's author). `commit-tree` + `update-ref` do neither.
  */
-import { lstat, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, readlink, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { GitResult } from './run.js';
 
 /** Runs git in the repo with the user's environment (plus `env`). */
@@ -36,8 +36,15 @@ export const ZERO_OID = '0000000000000000000000000000000000000000';
  * store (`hash-object -w`, with the repo's attributes, as `git add` would) and
  * returns their states. A missing path is a deletion; a folder (a nested repo
  * or submodule) is left out, since it is no file the agent wrote.
+ * @param options.write false: only compute the object ids (nothing is written).
  */
-export async function captureFileStates(run: ProjectGitRun, top: string, paths: readonly string[]): Promise<FileState[]> {
+export async function captureFileStates(
+  run: ProjectGitRun,
+  top: string,
+  paths: readonly string[],
+  options: { write?: boolean } = {},
+): Promise<FileState[]> {
+  const w = options.write === false ? [] : ['-w'];
   const states: FileState[] = [];
   const regular: { path: string; mode: string }[] = [];
   for (const path of paths) {
@@ -50,7 +57,7 @@ export async function captureFileStates(run: ProjectGitRun, top: string, paths: 
     }
     if (info.isSymbolicLink()) {
       const target = await readlink(join(top, path));
-      const { stdout } = await run(['hash-object', '-w', '--no-filters', '--stdin'], { input: target });
+      const { stdout } = await run(['hash-object', ...w, '--no-filters', '--stdin'], { input: target });
       states.push({ path, mode: '120000', oid: stdout.trim() });
     } else if (info.isFile()) {
       regular.push({ path, mode: info.mode & 0o111 ? '100755' : '100644' });
@@ -59,13 +66,13 @@ export async function captureFileStates(run: ProjectGitRun, top: string, paths: 
   // --stdin-paths reads one path a line: paths holding a newline are hashed one by one.
   const batch = regular.filter((r) => !r.path.includes('\n'));
   if (batch.length > 0) {
-    const { stdout } = await run(['hash-object', '-w', '--stdin-paths'], { input: `${batch.map((r) => r.path).join('\n')}\n` });
+    const { stdout } = await run(['hash-object', ...w, '--stdin-paths'], { input: `${batch.map((r) => r.path).join('\n')}\n` });
     const oids = stdout.trim().split('\n');
     batch.forEach((r, i) => states.push({ path: r.path, mode: r.mode, oid: oids[i]! }));
   }
   for (const r of regular.filter((x) => x.path.includes('\n'))) {
     const content = await readFile(join(top, r.path));
-    const { stdout } = await run(['hash-object', '-w', '--stdin', `--path=${r.path}`], { input: content });
+    const { stdout } = await run(['hash-object', ...w, '--stdin', `--path=${r.path}`], { input: content });
     states.push({ path: r.path, mode: r.mode, oid: stdout.trim() });
   }
   return states.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -218,4 +225,33 @@ export async function syncIndexPaths(run: ProjectGitRun, oldHead: string | null,
     return was ? now === `${was.mode} ${was.oid}` : now === undefined;
   });
   if (update.length > 0) await run(['update-index', '-z', '--index-info'], { input: indexInfo(update) });
+}
+
+/** Reads a blob's bytes as a checkout would write them for `path` (the repo's eol attributes applied). */
+export type ProjectBlobReader = (oid: string, path: string) => Promise<Buffer>;
+
+/**
+ * Writes `states` into the working tree: content and executable bit, symlinks
+ * as links, deletions as removed files. Touches nothing but those paths (no
+ * folder is removed, none but the parents of a written file is created).
+ */
+export async function writeStates(top: string, states: readonly FileState[], readBlob: ProjectBlobReader): Promise<void> {
+  for (const state of states) {
+    const file = join(top, state.path);
+    const existing = await lstat(file).catch(() => null);
+    if (existing?.isDirectory()) throw new Error(`${state.path} is a folder now; it was a file`);
+    if (state.oid === null) {
+      if (existing) await unlink(file);
+      continue;
+    }
+    const content = await readBlob(state.oid, state.path);
+    if (existing && (existing.isSymbolicLink() || state.mode === '120000')) await unlink(file);
+    await mkdir(dirname(file), { recursive: true });
+    if (state.mode === '120000') {
+      await symlink(content.toString('utf8'), file);
+    } else {
+      await writeFile(file, content);
+      await chmod(file, state.mode === '100755' ? 0o755 : 0o644);
+    }
+  }
 }
