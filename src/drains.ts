@@ -3,6 +3,8 @@
  * most one drain per key at a time; a key notified while its drain runs is
  * drained once more right after, so no notification is lost.
  */
+import { outsideRequest } from './request-context.js';
+
 export class KeyedDrains {
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
@@ -27,7 +29,8 @@ export class KeyedDrains {
       this.again.add(key);
       return;
     }
-    const run = this.drain(key)
+    // A request that notifies must not lend the drain its budgets (or its id).
+    const run = outsideRequest(() => this.drain(key))
       .catch((error: unknown) => this.onError(error, key))
       .finally(() => {
         this.running.delete(key);

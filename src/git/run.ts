@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
+import { meterGitProcess } from '../request-context.js';
 import { classifyGitFailure, commandOf, GitError, GitNotFoundError, GitTimeoutError } from './errors.js';
 
 /** Default time a git run may take before it is killed: 30 000 ms. */
@@ -153,6 +154,10 @@ interface Process {
 function startProcess(args: readonly string[], opts: RunGitOptions, pipeStdin: boolean): Process {
   const argv = buildGitArgv(args);
   const [binary, ...rest] = argv as [string, ...string[]];
+  // Inside a request, every git process and every byte it prints is counted
+  // against that request's budget (throws when the processes are spent,
+  // before any observer hears of a process that never starts).
+  const meter = meterGitProcess();
   for (const listener of spawnListeners) {
     try {
       listener({ argv: [...argv], cwd: opts.cwd });
@@ -203,7 +208,14 @@ function startProcess(args: readonly string[], opts: RunGitOptions, pipeStdin: b
       if (timer) clearTimeout(timer);
       fn();
     };
-    child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out.push(chunk);
+      const overBudget = meter?.(chunk.length);
+      if (overBudget) {
+        child.kill('SIGKILL');
+        finish(() => reject(overBudget));
+      }
+    });
     child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (error: NodeJS.ErrnoException) => {
       finish(() => {
