@@ -14,6 +14,9 @@ import { startServer } from './server.js';
 
 const USAGE = `usage: entity-memory serve [--data-dir DIR] [--port N] [--host HOST] [--allowed-root PATH]...
                           [--max-content-bytes N] [--log-level LEVEL]
+                          [--allowed-origin URL]... [--public-url URL] [--token TOKEN]
+                          [--max-ws-connections N] [--max-ws-per-address N]
+                          [--max-subscriptions-per-connection N]
        entity-memory backfill [--data-dir DIR] [--session ID] [--rebuild]
        entity-memory verify [--data-dir DIR]`;
 
@@ -95,6 +98,15 @@ async function serve(argv: string[]): Promise<void> {
   const logger = createLogger(config.logLevel);
   const server = await startServer(config, logger);
   console.log(`entity-memory: GraphiQL at ${server.url}/graphql (data in ${config.dataDir})`);
+  const { auth } = server;
+  if (auth.source === 'file' || auth.source === 'generated') {
+    // Printed once for the person who started the server; the JSON log never carries the token.
+    console.log(
+      `entity-memory: listening beyond loopback, so every request needs the token (${auth.source === 'generated' ? 'new, ' : ''}kept in ${auth.file}); open ${server.browseUrl}/graphql#token=${auth.token}`,
+    );
+  } else if (auth.source === 'config') {
+    console.log('entity-memory: every request needs the token it was started with (Authorization: Bearer <token>)');
+  }
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

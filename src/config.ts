@@ -17,11 +17,37 @@ export interface Config {
   /** Largest message content accepted, in bytes of UTF-8. */
   maxContentBytes: number;
   logLevel: string;
+  /**
+   * Browser origins (scheme://host[:port], normalised) allowed besides the server's own; the
+   * origin of `publicUrl` is added by loadConfig. Default: none.
+   */
+  allowedOrigins?: string[];
+  /**
+   * Where users reach the server when that is not its bound address (a reverse proxy with TLS):
+   * its origin is allowed and its hostname is accepted in `Host`. Default: unset.
+   */
+  publicUrl?: string;
+  /**
+   * Bearer token required on every request but /health when set. Default: unset, and the server
+   * generates one into `<dataDir>/token` when it binds anything but loopback (src/http/token.ts).
+   */
+  token?: string;
+  /** Open WebSocket connections, all addresses together. Default DEFAULT_MAX_WS_CONNECTIONS. */
+  maxWsConnections?: number;
+  /** Open WebSocket connections from one remote address. Default DEFAULT_MAX_WS_PER_ADDRESS. */
+  maxWsPerAddress?: number;
+  /** Operations in flight on one graphql-ws connection. Default DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION. */
+  maxSubscriptionsPerConnection?: number;
 }
 
 export class ConfigError extends Error {}
 
 export const DEFAULT_MAX_CONTENT_BYTES = 10 * 1024 * 1024;
+/** Each open socket costs a file descriptor and a keep-alive timer; 1,000 is far from ulimit -n. */
+export const DEFAULT_MAX_WS_CONNECTIONS = 1000;
+/** One runaway client (or tab) cannot take every slot; behind a reverse proxy all clients share its address. */
+export const DEFAULT_MAX_WS_PER_ADDRESS = 200;
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 
 export const serveOptions = {
   'data-dir': { type: 'string' },
@@ -30,6 +56,12 @@ export const serveOptions = {
   'allowed-root': { type: 'string', multiple: true },
   'max-content-bytes': { type: 'string' },
   'log-level': { type: 'string' },
+  'allowed-origin': { type: 'string', multiple: true },
+  'public-url': { type: 'string' },
+  token: { type: 'string' },
+  'max-ws-connections': { type: 'string' },
+  'max-ws-per-address': { type: 'string' },
+  'max-subscriptions-per-connection': { type: 'string' },
 } as const;
 
 export function databaseFile(config: Pick<Config, 'dataDir'>): string {
@@ -50,6 +82,36 @@ function positiveInt(raw: string, what: string, max: number): number {
 function absolute(raw: string, what: string): string {
   if (raw.trim() === '') throw new ConfigError(`${what} must not be empty`);
   return isAbsolute(raw) ? resolve(raw) : resolve(process.cwd(), raw);
+}
+
+/**
+ * A browser origin from the command line: http or https, a host, an optional port, nothing else
+ * (a path would never match an `Origin` header, so it is a mistake worth telling).
+ */
+function origin(raw: string, what: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`${what} must be a URL such as http://localhost:5173, got ${JSON.stringify(raw)}`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+    throw new ConfigError(`${what} must be an http:// or https:// URL without credentials, got ${JSON.stringify(raw)}`);
+  }
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
+    throw new ConfigError(`${what} must be scheme://host[:port] with no path, got ${JSON.stringify(raw)}`);
+  }
+  return url.origin;
+}
+
+/** RFC 6750's b64token, at least 16 characters: it goes into headers and URL fragments unescaped. */
+export const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]{16,}=*$/;
+
+function token(raw: string, what: string): string {
+  if (!TOKEN_PATTERN.test(raw)) {
+    throw new ConfigError(`${what} must be at least 16 characters of A-Z a-z 0-9 - . _ ~ + /`);
+  }
+  return raw;
 }
 
 /**
@@ -79,7 +141,35 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`--log-level must be one of fatal, error, warn, info, debug, trace, silent`);
   }
-  return { dataDir, port, host, allowedRoots, maxContentBytes, logLevel };
+  const publicUrlRaw = values['public-url'] ?? (env.ENTITY_MEMORY_PUBLIC_URL || undefined);
+  const publicUrl = publicUrlRaw === undefined ? undefined : origin(publicUrlRaw, '--public-url');
+  const originsRaw =
+    values['allowed-origin'] ?? (env.ENTITY_MEMORY_ALLOWED_ORIGINS ? env.ENTITY_MEMORY_ALLOWED_ORIGINS.split(',').filter((o) => o.trim()) : []);
+  const allowedOrigins = [...new Set([...originsRaw.map((o) => origin(o, '--allowed-origin')), ...(publicUrl ? [publicUrl] : [])])];
+  // An empty variable is how shells unset things; an empty flag is a mistake.
+  const tokenRaw = values.token ?? (env.ENTITY_MEMORY_TOKEN || undefined);
+  const limit = (flag: string, variable: string, fallback: number) => {
+    const raw = (values as Record<string, string | undefined>)[flag] ?? (env[variable] || undefined);
+    return raw === undefined ? fallback : positiveInt(raw, `--${flag}`, 1_000_000);
+  };
+  return {
+    dataDir,
+    port,
+    host,
+    allowedRoots,
+    maxContentBytes,
+    logLevel,
+    allowedOrigins,
+    publicUrl,
+    token: tokenRaw === undefined ? undefined : token(tokenRaw, '--token'),
+    maxWsConnections: limit('max-ws-connections', 'ENTITY_MEMORY_MAX_WS_CONNECTIONS', DEFAULT_MAX_WS_CONNECTIONS),
+    maxWsPerAddress: limit('max-ws-per-address', 'ENTITY_MEMORY_MAX_WS_PER_ADDRESS', DEFAULT_MAX_WS_PER_ADDRESS),
+    maxSubscriptionsPerConnection: limit(
+      'max-subscriptions-per-connection',
+      'ENTITY_MEMORY_MAX_SUBSCRIPTIONS_PER_CONNECTION',
+      DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+    ),
+  };
 }
 
 function parse(argv: string[]) {

@@ -2,6 +2,10 @@
  * HTTP and WebSocket: `/graphql` (POST, GET, GraphiQL, and graphql-ws on the
  * same path) and `/health`. `start()` listens before the database is ready so
  * /health can say 503 while migrations run; `stop()` closes every socket.
+ *
+ * Every request but /health passes src/http/gate.ts first (Host, Origin, token, body type);
+ * the WebSocket upgrade passes Host and Origin before the handshake, then the connection caps
+ * (src/http/limits.ts), then the token in graphql-ws's `connection_init`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,9 +13,29 @@ import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { createApp, type App, type AppOptions } from './app.js';
-import type { Config } from './config.js';
+import { DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, type Config } from './config.js';
+import { checkBoundary, checkHttp, refuseUpgrade, sendRefusal } from './http/gate.js';
+import { ConnectionLimits, normaliseAddress, WS_CLOSE_FORBIDDEN, WS_CLOSE_TOO_MANY } from './http/limits.js';
+import { isLoopbackHost } from './http/origin.js';
+import { connectionParamsToken, resolveAuth, tokenMatches, type Auth } from './http/token.js';
 import type { Logger } from './logger.js';
 import { withRequest } from './request-context.js';
+
+/**
+ * A client that opens a socket and never says `connection_init` is closed (4408) after this
+ * long; graphql-ws's 3 s default is tight for a loaded machine, and the caps bound the cost.
+ */
+const CONNECTION_INIT_TIMEOUT_MS = 10_000;
+/** An over-cap socket that does not answer our close frame is cut off after this long. */
+const OVER_CAP_CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Largest graphql-ws frame: room for a turn's user and assistant message and two tool results
+ * at the content limit, with JSON escaping. A larger frame closes the socket (1009).
+ */
+export function wsMaxPayload(config: Pick<Config, 'maxContentBytes'>): number {
+  return 4 * config.maxContentBytes + 1024 * 1024;
+}
 
 /** graphql-ws hands these back to execute/subscribe; rootValue carries yoga's enveloped functions. */
 interface EnvelopedArgs extends ExecutionArgs {
@@ -21,23 +45,42 @@ interface EnvelopedArgs extends ExecutionArgs {
 export interface RunningServer {
   /** e.g. http://127.0.0.1:4000 */
   url: string;
+  /** Where a person should point a browser: `publicUrl`, or `url` with a wildcard bind as localhost. */
+  browseUrl: string;
   port: number;
+  /** The token in force and where it came from (`source: 'none'` when none is required). */
+  auth: Auth;
   app: App;
   stop(): Promise<void>;
 }
 
+/**
+ * Listens, then opens the database; resolves once both are done.
+ * @throws when the port cannot be bound, the token file cannot be read or written, or the
+ *   database cannot be opened (the port is released again).
+ */
 export async function startServer(config: Config, logger: Logger, options: AppOptions = {}): Promise<RunningServer> {
   let app: App | undefined;
+  const auth = resolveAuth(config);
+  const limits = new ConnectionLimits(config);
+  const maxOperations = config.maxSubscriptionsPerConnection ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION;
   const http = createServer((req, res) => handle(req, res));
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path === '/health') {
       const ready = app !== undefined;
       res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(JSON.stringify(ready ? { status: 'ok' } : { status: 'starting' }));
       return;
     }
+    const refusal = checkHttp(config, auth.token, req, path);
+    if (refusal) {
+      sendRefusal(res, refusal);
+      return;
+    }
+    // CORS answers differ by Origin; caches must not hand one origin's answer to another.
+    res.setHeader('vary', 'Origin');
     if (!app) {
       res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
       res.end(JSON.stringify({ errors: [{ message: 'The server is starting; try again in a moment.' }] }));
@@ -50,22 +93,68 @@ export async function startServer(config: Config, logger: Logger, options: AppOp
     });
   }
 
-  const wss = new WebSocketServer({ server: http, path: '/graphql' });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: wsMaxPayload(config) });
+  http.on('upgrade', (req: IncomingMessage, socket, head) => {
+    socket.on('error', () => {}); // a peer resetting mid-refusal is not our failure
+    if ((req.url ?? '/').split('?')[0] !== '/graphql') {
+      refuseUpgrade(socket, { status: 404, code: 'NOT_FOUND', message: 'graphql-ws is served at /graphql.' });
+      return;
+    }
+    const refusal = checkBoundary(config, req);
+    if (refusal) {
+      refuseUpgrade(socket, refusal);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const address = normaliseAddress(req.socket.remoteAddress);
+      const over = limits.admit(address);
+      if (over !== undefined) {
+        ws.close(WS_CLOSE_TOO_MANY, over);
+        const cutOff = setTimeout(() => ws.terminate(), OVER_CAP_CLOSE_GRACE_MS);
+        ws.once('close', () => clearTimeout(cutOff));
+        return;
+      }
+      ws.once('close', () => limits.release(address));
+      wss.emit('connection', ws, req);
+    });
+  });
   const wsServer = useServer(
     {
+      connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
+      onConnect: (ctx) => {
+        if (auth.token === undefined || tokenMatches(auth.token, connectionParamsToken(ctx.connectionParams))) return true;
+        // Closed here for a reason that says what to do; graphql-ws's own close after `false` is then a no-op.
+        ctx.extra.socket.close(WS_CLOSE_FORBIDDEN, 'Forbidden: send the server token as connectionParams { token }');
+        return false;
+      },
       execute: (args) => withRequest(null, () => (args as EnvelopedArgs).rootValue.execute(args)) as never,
       subscribe: (args) => withRequest(null, () => (args as EnvelopedArgs).rootValue.subscribe(args)) as never,
       onSubscribe: async (ctx, _id, params) => {
         if (!app) return [new GraphQLError('The server is starting; try again in a moment.')];
+        // The operation being subscribed is already counted in ctx.subscriptions.
+        if (Object.keys(ctx.subscriptions).length > maxOperations) {
+          return [
+            userError(
+              `This connection already runs ${maxOperations} operations, the most one connection may; complete one first or open another connection.`,
+              { limit: maxOperations },
+            ),
+          ];
+        }
         const { schema, execute, subscribe, contextFactory, parse, validate } = app.yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,
           params,
         });
-        const document = parse(params.query);
+        // A syntax error answers this operation's id; thrown, it would close the whole socket (4500).
+        let document: ReturnType<typeof parse>;
+        try {
+          document = parse(params.query);
+        } catch (error) {
+          return [error instanceof GraphQLError ? asUserError(error) : userError('The query could not be parsed.')];
+        }
         const errors = validate(schema, document);
-        if (errors.length > 0) return errors;
+        if (errors.length > 0) return errors.map(asUserError);
         return {
           schema,
           operationName: params.operationName,
@@ -88,6 +177,15 @@ export async function startServer(config: Config, logger: Logger, options: AppOp
   });
   const port = (http.address() as AddressInfo).port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const wildcard = config.host === '0.0.0.0' || config.host === '::';
+  const browseUrl = config.publicUrl ?? (wildcard ? `http://localhost:${port}` : url);
+  if (!isLoopbackHost(config.host)) {
+    // The token itself stays out of the JSON log; the command line prints the URL once.
+    logger.warn(
+      { host: config.host, port, tokenSource: auth.source, tokenFile: auth.file, url: `${browseUrl}/graphql#token=<token>` },
+      'listening beyond loopback: every request but /health needs the bearer token',
+    );
+  }
 
   try {
     app = await createApp(config, logger, options);
@@ -101,7 +199,9 @@ export async function startServer(config: Config, logger: Logger, options: AppOp
   let stopping: Promise<void> | undefined;
   return {
     url,
+    browseUrl,
     port,
+    auth,
     app: ready,
     stop: () => {
       stopping ??= (async () => {
@@ -112,6 +212,20 @@ export async function startServer(config: Config, logger: Logger, options: AppOp
       return stopping;
     },
   };
+}
+
+/** A client's mistake, coded as the contract's BAD_USER_INPUT. */
+function userError(message: string, extensions: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { ...extensions, code: 'BAD_USER_INPUT' } });
+}
+
+function asUserError(error: GraphQLError): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { ...error.extensions, code: 'BAD_USER_INPUT' },
+  });
 }
 
 async function closeHttp(http: Server, wss: WebSocketServer): Promise<void> {

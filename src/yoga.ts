@@ -3,10 +3,13 @@
  * never listens; src/server.ts owns sockets, tests call `yoga.fetch`.
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Context } from './context.js';
-import { AppError } from './errors.js';
+import { AppError, ForbiddenError } from './errors.js';
+import { renderGraphiQLWithToken } from './http/graphiql.js';
+import { originAllowed, type BoundaryConfig } from './http/origin.js';
 import type { Logger } from './logger.js';
 import { currentRequestId } from './request-context.js';
 import type { Deps } from './resolvers/deps.js';
@@ -81,6 +84,8 @@ export function createYogaHandler(deps: Deps): Yoga {
     schema,
     graphqlEndpoint: '/graphql',
     graphiql: { title: 'entity-memory', defaultQuery: DEFAULT_QUERY },
+    renderGraphiQL: renderGraphiQLWithToken,
+    cors: (request) => corsFor(deps.config, request),
     landingPage: false,
     logging: {
       debug: (...args) => deps.logger.debug(yogaLog(args), 'yoga'),
@@ -91,8 +96,53 @@ export function createYogaHandler(deps: Deps): Yoga {
     },
     maskedErrors: { maskError: maskError(deps.logger) },
     context: () => ({ deps, requestId: currentRequestId() ?? 'none' }),
-    plugins: [armor, useUserInputCodes()],
+    plugins: [armor, useUserInputCodes(), useCsrfRefusal()],
   });
+}
+
+/**
+ * A GET without a JSON content type must carry this header (any value). Browsers cannot add it
+ * across sites without a preflight, which the CORS policy below refuses, so a link or an
+ * <img> cannot run a query. POSTs are JSON-only (src/http/gate.ts) and always preflighted.
+ */
+export const CSRF_HEADER = 'x-graphql-yoga-csrf';
+
+/**
+ * yoga's CSRF prevention, with a refusal that says what to add, coded FORBIDDEN (the plugin's
+ * own error would be recoded BAD_USER_INPUT by maskError, like any pre-execution error).
+ */
+function useCsrfRefusal(): Plugin {
+  const csrf = useCSRFPrevention({ requestHeaders: [CSRF_HEADER] });
+  return {
+    onRequestParse(payload) {
+      try {
+        return csrf.onRequestParse?.(payload);
+      } catch {
+        throw new ForbiddenError(
+          `A GET request must carry the ${CSRF_HEADER} header (any value) or content-type: application/json, so that a web page cannot send it across sites; or use POST with JSON.`,
+          { http: { status: 403 } },
+        );
+      }
+    },
+  };
+}
+
+/**
+ * CORS headers only for an allowed origin (src/http/origin.ts), echoed exactly, without
+ * credentials (the token travels in a header, not a cookie). Any other origin, and requests
+ * without one, get no Access-Control-* header at all; server.ts has refused foreign origins
+ * before yoga runs, this keeps yoga.fetch honest too.
+ */
+function corsFor(config: BoundaryConfig, request: Request) {
+  const origin = request.headers.get('origin') ?? undefined;
+  if (origin === undefined || !originAllowed(config, origin, request.headers.get('host') ?? undefined)) return false;
+  return {
+    origin: [origin],
+    credentials: false,
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['accept', 'authorization', 'content-type', 'x-request-id', CSRF_HEADER],
+    maxAge: 600,
+  };
 }
 
 function yogaLog(args: unknown[]): Record<string, unknown> {

@@ -6,7 +6,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print, type ExecutionResult } from 'graphql';
 import type { Config } from '../../src/config.js';
 import { DEFAULT_MAX_CONTENT_BYTES } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import type { AppOptions } from '../../src/app.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { onCleanup } from './leftovers.js';
@@ -26,6 +26,8 @@ export interface TestServer {
   url: string;
   dataDir: string;
   server: RunningServer;
+  /** The token the client sends (the server's own unless the test chose another), if any. */
+  token: string | undefined;
   /** Sends one operation over HTTP POST. */
   request<T, V>(document: TypedDocumentNode<T, V>, variables?: V): Promise<Result<T>>;
   /** Like request, but fails the test on any error and returns data. */
@@ -47,18 +49,38 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}, options: AppOptions = {}): Promise<TestServer> {
+/** How the test client talks to the server (all optional). */
+export interface TestClientOptions {
+  /** Sent as `Authorization: Bearer`; default the server's token when it requires one. `null` sends none. */
+  token?: string | null;
+  /** Extra request headers, e.g. an `origin`. */
+  headers?: Record<string, string>;
+  /** The logger the server writes to; default a pino logger at `config.logLevel`. */
+  logger?: Logger;
+}
+
+export async function startTestServer(
+  overrides: Partial<Config> = {},
+  options: AppOptions = {},
+  clientOptions: TestClientOptions = {},
+): Promise<TestServer> {
   const config = testConfig(overrides);
-  const server = await startServer(config, createLogger(config.logLevel), {
+  const server = await startServer(config, clientOptions.logger ?? createLogger(config.logLevel), {
     mirror: { retryBaseMs: 50, retryMaxMs: 400, ...options.mirror },
   });
   onCleanup(() => server.stop());
   const endpoint = `${server.url}/graphql`;
+  const token = clientOptions.token === null ? undefined : (clientOptions.token ?? server.auth.token);
 
   async function post(query: string, variables: unknown): Promise<Result<never>> {
     const response = await fetch(endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...clientOptions.headers,
+      },
       body: JSON.stringify({ query, variables }),
     });
     return (await response.json()) as Result<never>;
@@ -68,6 +90,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     url: server.url,
     dataDir: config.dataDir,
     server,
+    token,
     request: (document, variables) => post(print(document), variables),
     ok: async (document, variables) => {
       const result = await client.request(document, variables);

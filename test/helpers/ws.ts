@@ -7,10 +7,30 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { onCleanup } from './leftovers.js';
 
-export function wsClient(httpUrl: string): Client {
+/** How a test socket presents itself (all optional). */
+export interface WsClientOptions {
+  /** graphql-ws `connectionParams`, e.g. `{ token }`. */
+  connectionParams?: Record<string, unknown>;
+  /** Headers on the upgrade request, e.g. `origin` or `host`. */
+  headers?: Record<string, string>;
+  /** Local address to connect from (any 127.x.y.z works on Linux), to look like another client. */
+  localAddress?: string;
+}
+
+function socketImpl(options: WsClientOptions): unknown {
+  if (!options.headers && !options.localAddress) return WebSocket;
+  return class extends WebSocket {
+    constructor(address: string | URL, protocols?: string | string[]) {
+      super(address, protocols, { headers: options.headers, localAddress: options.localAddress });
+    }
+  };
+}
+
+export function wsClient(httpUrl: string, options: WsClientOptions = {}): Client {
   const client = createClient({
     url: `${httpUrl.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
+    webSocketImpl: socketImpl(options),
+    connectionParams: options.connectionParams,
     retryAttempts: 0,
     lazy: false,
     // A server stopped on purpose (a restart test) closes the socket; that is not a failure to print.
@@ -18,6 +38,46 @@ export function wsClient(httpUrl: string): Client {
   });
   onCleanup(() => client.dispose());
   return client;
+}
+
+/** How a raw graphql-ws socket ended up: acknowledged, closed by the server, or refused at the upgrade. */
+export type RawOutcome =
+  | { kind: 'acked' }
+  | { kind: 'closed'; code: number; reason: string }
+  | { kind: 'refused'; status: number; body: string };
+
+/**
+ * A bare `ws` socket speaking graphql-transport-ws just far enough to be initialised: it sends
+ * `connection_init` on open. Cheaper than a graphql-ws client when a test needs thousands.
+ * `outcome` settles on the ack, a close or a refused upgrade; `closed` when the socket closes.
+ */
+export function rawWs(httpUrl: string, options: WsClientOptions = {}) {
+  const socket = new WebSocket(`${httpUrl.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', {
+    headers: options.headers,
+    localAddress: options.localAddress,
+  });
+  onCleanup(() => socket.terminate());
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  const outcome = new Promise<RawOutcome>((resolve, reject) => {
+    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: options.connectionParams ?? {} })));
+    socket.on('message', (data) => {
+      if ((JSON.parse(String(data)) as { type: string }).type === 'connection_ack') resolve({ kind: 'acked' });
+    });
+    socket.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => {
+        resolve({ kind: 'refused', status: res.statusCode ?? 0, body });
+        socket.terminate();
+      });
+    });
+    // Terminating a refused socket reports an error too; by then the outcome is settled and this is a no-op.
+    socket.on('error', reject);
+    void closed.then(({ code, reason }) => resolve({ kind: 'closed', code, reason }));
+  });
+  return { socket, outcome, closed };
 }
 
 /** Runs one query or mutation over the socket and returns its single result. */

@@ -1,0 +1,55 @@
+/**
+ * Caps on WebSocket connections, so idle sockets cannot use up the process's file descriptors
+ * (about 19,800 did, and then the HTTP port refused everyone). A socket over a cap is accepted
+ * and closed at once with WS_CLOSE_TOO_MANY and a reason saying which cap, so the HTTP port
+ * itself keeps answering and the client learns why.
+ */
+import { DEFAULT_MAX_WS_CONNECTIONS, DEFAULT_MAX_WS_PER_ADDRESS, type Config } from '../config.js';
+
+/** Close code for a connection over a cap (4xxx is the application range; 429 as in HTTP). */
+export const WS_CLOSE_TOO_MANY = 4429;
+/** graphql-ws's own code for a refused `connection_init` (here: missing or wrong token). */
+export const WS_CLOSE_FORBIDDEN = 4403;
+
+/** `::ffff:127.0.0.1` and `127.0.0.1` are one client. */
+export function normaliseAddress(address: string | undefined): string {
+  if (!address) return 'unknown';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+export class ConnectionLimits {
+  readonly maxTotal: number;
+  readonly maxPerAddress: number;
+  private total = 0;
+  private readonly perAddress = new Map<string, number>();
+
+  constructor(config: Pick<Config, 'maxWsConnections' | 'maxWsPerAddress'>) {
+    this.maxTotal = config.maxWsConnections ?? DEFAULT_MAX_WS_CONNECTIONS;
+    this.maxPerAddress = config.maxWsPerAddress ?? DEFAULT_MAX_WS_PER_ADDRESS;
+  }
+
+  /**
+   * Takes a slot for a connection from `address`.
+   * @returns undefined when admitted (call release once it closes), else the close reason.
+   */
+  admit(address: string): string | undefined {
+    if (this.total >= this.maxTotal) return `too many connections: the server takes ${this.maxTotal}`;
+    const mine = this.perAddress.get(address) ?? 0;
+    if (mine >= this.maxPerAddress) return `too many connections from ${address}: ${this.maxPerAddress} at most`;
+    this.total += 1;
+    this.perAddress.set(address, mine + 1);
+    return undefined;
+  }
+
+  release(address: string): void {
+    this.total -= 1;
+    const left = (this.perAddress.get(address) ?? 1) - 1;
+    if (left > 0) this.perAddress.set(address, left);
+    else this.perAddress.delete(address);
+  }
+
+  /** Connections holding a slot now. */
+  get open(): number {
+    return this.total;
+  }
+}
