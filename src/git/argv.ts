@@ -112,12 +112,18 @@ export function catFileBlobArgv(rev: string, path: string): string[] {
   return ['cat-file', 'blob', `${rev}:${path}`];
 }
 
+/**
+ * Diffs pass `--no-ext-diff --no-textconv` although `diff-tree` is plumbing and
+ * runs neither by default: a repo's `diff.external`, `diff.<driver>.command`
+ * and `diff.<driver>.textconv` name programs, and no per-call key turns them
+ * all off (see PER_CALL_CONFIG).
+ */
 export function diffRawNumstatArgv(base: string, sha: string): string[] {
-  return ['diff-tree', '-r', '-M', '--no-ext-diff', '--raw', '--numstat', '-z', base, sha];
+  return ['diff-tree', '-r', '-M', '--no-ext-diff', '--no-textconv', '--raw', '--numstat', '-z', base, sha];
 }
 
 export function diffPatchArgv(base: string, sha: string): string[] {
-  return ['diff-tree', '-r', '-M', '--no-ext-diff', '--no-color', '-p', base, sha];
+  return ['diff-tree', '-r', '-M', '--no-ext-diff', '--no-textconv', '--no-color', '-p', base, sha];
 }
 
 export function fsckArgv(): string[] {

@@ -43,6 +43,12 @@ export class GitObjectNotFoundError extends GitError {}
 export class GitRefConflictError extends GitError {}
 
 /**
+ * The folder is a bare repository, or lies inside a git directory: there is
+ * no working tree to commit from.
+ */
+export class GitNoWorkTreeError extends GitError {}
+
+/**
  * An argument was refused before git was spawned: an invalid branch name, sha,
  * path or identity. Nothing was changed.
  */

@@ -1,6 +1,6 @@
 /** The git layer: the only place git is spawned. */
 export * from './errors.js';
-export { gitEnv, gitBinary, runGit, runGitBuffer, startGit, onGitSpawn, DEFAULT_GIT_TIMEOUT_MS } from './run.js';
+export { gitEnv, gitBinary, hardenEnv, runGit, runGitBuffer, startGit, onGitSpawn, DEFAULT_GIT_TIMEOUT_MS, PER_CALL_CONFIG } from './run.js';
 export type { RunGitOptions, GitResult, GitSpawnEvent, StreamingGit } from './run.js';
 export {
   isValidBranchName,
@@ -16,6 +16,6 @@ export { assertRepoPath } from './commit-input.js';
 export { SessionRepo, SESSION_REPO_CONFIG } from './session-repo.js';
 export type { SessionRepoOptions, CommitTurnSpec, HeadState, LogOptions, CommitDiff, TrailerCommit, CommitInfo, FileDiff, TreeFile } from './session-repo.js';
 export { fastImport, fastImportMark } from './fast-import.js';
-export { ProjectRepo, parseStatus, userGitEnv } from './project-repo.js';
-export type { Committer, WorkingTreeState } from './project-repo.js';
+export { ProjectRepo, parseStatus, parseConfigEntries, userGitEnv } from './project-repo.js';
+export type { Committer, ConfigEntry, ProjectRepoOptions, RepoLocation, WorkingTreeState } from './project-repo.js';
 export type { FastImportCommit, FastImportOptions, FastImportResult } from './fast-import.js';

@@ -4,10 +4,10 @@
  * never delete a lock, never run their hooks or their signing, and touch only
  * the paths we commit.
  */
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GitError, GitLockedError } from './errors.js';
+import { GitError, GitLockedError, GitNoWorkTreeError } from './errors.js';
 import { runGit } from './run.js';
 
 /**
@@ -59,38 +59,102 @@ export function parseStatus(output: string): { branch: string | null; paths: str
 export interface RepoLocation {
   /** Real path of the top of the working tree. */
   top: string;
-  /** Absolute path of the git directory. */
+  /** Absolute path of the git directory (a `.git` file's `gitdir:` target). */
   gitDir: string;
+  /** Absolute path of the common git directory (objects, refs): the main repo's for a linked worktree. */
+  commonDir: string;
+}
+
+/** One effective config entry, as `git config --list --show-scope --show-origin`. */
+export interface ConfigEntry {
+  /** `system`, `global`, `local`, `worktree` or `command`. */
+  scope: string;
+  /** Where it is set: `file:<path>` (a relative path is inside the repo), `command line:` … */
+  origin: string;
+  /** Section and key lowercase, the subsection as written: `filter.LFS.clean`. */
+  key: string;
+  /** Null for a key written without `=` (boolean true). */
+  value: string | null;
+}
+
+/** Parses `git config --list --show-scope --show-origin -z`: `scope NUL origin NUL key [LF value] NUL`. */
+export function parseConfigEntries(output: string): ConfigEntry[] {
+  const fields = output.split('\0');
+  const entries: ConfigEntry[] = [];
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const item = fields[i + 2]!;
+    const newline = item.indexOf('\n');
+    entries.push({
+      scope: fields[i]!,
+      origin: fields[i + 1]!,
+      key: newline === -1 ? item : item.slice(0, newline),
+      value: newline === -1 ? null : item.slice(newline + 1),
+    });
+  }
+  return entries;
+}
+
+export interface ProjectRepoOptions {
+  /** How long to wait for another git's index lock (default 15 000 ms). */
+  lockWaitMs?: number;
+  /** Per git run (default 60 000 ms). */
+  timeoutMs?: number;
+  /** Settings added to every git run, e.g. neutralised filter drivers. Default none. */
+  config?: ReadonlyArray<readonly [string, string]>;
+  /**
+   * Folders git must not climb into while looking for the repo
+   * (`GIT_CEILING_DIRECTORIES`): a repo above them is never found. Default none.
+   */
+  ceilings?: readonly string[];
 }
 
 /**
- * Where each working directory's repo is, asked of git once per process
- * (a spawn saved on every look at the tree); forgotten when a git call fails.
+ * One working directory's repo. Nothing is cached between calls: where the
+ * repo is, and what its config says, can change at any time (a folder
+ * replaced by a symlink, a `.git` file rewritten), so callers locate it
+ * again on every use (src/projects/project-place.ts).
  */
-const locations = new Map<string, RepoLocation>();
-
 export class ProjectRepo {
   constructor(
     readonly dir: string,
-    private readonly options: { lockWaitMs?: number; timeoutMs?: number } = {},
+    private readonly options: ProjectRepoOptions = {},
   ) {}
 
   private git(args: string[], extra: { input?: string; env?: NodeJS.ProcessEnv } = {}) {
-    return runGit(args, { cwd: this.dir, env: userGitEnv(extra.env), input: extra.input, timeoutMs: this.options.timeoutMs ?? 60_000 });
+    const ceilings = this.options.ceilings?.length ? { GIT_CEILING_DIRECTORIES: this.options.ceilings.join(':') } : {};
+    return runGit(args, {
+      cwd: this.dir,
+      env: userGitEnv({ ...ceilings, ...extra.env }),
+      input: extra.input,
+      timeoutMs: this.options.timeoutMs ?? 60_000,
+      config: this.options.config,
+    });
   }
 
-  /** The repo containing `dir` (its top and git directory), or null when it is in none. */
+  /**
+   * The repo containing `dir` (its top and git directories), asked of git
+   * each time; null when it is in none.
+   * @throws GitNoWorkTreeError for a bare repo or a folder inside a git directory.
+   */
   async locate(): Promise<RepoLocation | null> {
-    const known = locations.get(this.dir);
-    if (known) return known;
     try {
-      const { stdout } = await this.git(['rev-parse', '--show-toplevel', '--absolute-git-dir']);
-      const [top = '', gitDir = ''] = stdout.trim().split('\n');
-      const location = { top: await realpath(top), gitDir };
-      locations.set(this.dir, location);
-      return location;
+      const { stdout } = await this.git(['rev-parse', '--absolute-git-dir', '--path-format=absolute', '--git-common-dir', '--show-toplevel']);
+      const [gitDir = '', commonDir = '', top = ''] = stdout.trim().split('\n');
+      return { top: await realpath(top), gitDir, commonDir };
     } catch (error) {
-      if (error instanceof GitError && /not a git repository/i.test(error.stderr)) return null;
+      if (!(error instanceof GitError)) throw error;
+      if (/not a git repository/i.test(error.stderr)) return null;
+      if (/must be run in a work tree/i.test(error.stderr)) {
+        const bare = (await this.git(['rev-parse', '--is-bare-repository']).catch(() => null))?.stdout.trim() === 'true';
+        throw new GitNoWorkTreeError(
+          bare
+            ? `${this.dir} is a bare git repository: it has no working tree to commit from; use a clone of it.`
+            : `${this.dir} lies inside a git directory, not in a working tree.`,
+          error.argv,
+          error.exitCode,
+          error.stderr,
+        );
+      }
       throw error;
     }
   }
@@ -100,28 +164,34 @@ export class ProjectRepo {
     return (await this.locate())?.top ?? null;
   }
 
+  /**
+   * The repo's effective config as git sees it in `dir` (system, global,
+   * local, worktree, and every included file), without the settings we pass
+   * per call. Reading config runs no program.
+   */
+  async configEntries(): Promise<ConfigEntry[]> {
+    const { stdout } = await this.git(['config', '--list', '--show-scope', '--show-origin', '--includes', '-z']);
+    return parseConfigEntries(stdout).filter((e) => e.scope !== 'command');
+  }
+
   /** `git init` (their default branch and templates apply). */
   async init(): Promise<void> {
-    locations.delete(this.dir);
     await this.git(['init', '-q']);
   }
 
   /**
    * Branch and dirty paths. Runs with GIT_OPTIONAL_LOCKS=0 so status never
-   * rewrites the user's index.
+   * rewrites the user's index, and without looking inside submodules (whose
+   * config is not ours to have read).
    */
   async state(): Promise<WorkingTreeState & { staged: string[] }> {
     if ((await this.locate()) === null) return { isRepo: false, branch: null, dirtyPaths: [], staged: [] };
-    try {
-      const { stdout } = await this.git(['status', '--porcelain=v1', '-z', '--branch', '--no-renames', '--untracked-files=all'], {
-        env: { GIT_OPTIONAL_LOCKS: '0' },
-      });
-      const { branch, paths, staged } = parseStatus(stdout);
-      return { isRepo: true, branch, dirtyPaths: paths, staged };
-    } catch (error) {
-      locations.delete(this.dir);
-      throw error;
-    }
+    const { stdout } = await this.git(
+      ['status', '--porcelain=v1', '-z', '--branch', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'],
+      { env: { GIT_OPTIONAL_LOCKS: '0' } },
+    );
+    const { branch, paths, staged } = parseStatus(stdout);
+    return { isRepo: true, branch, dirtyPaths: paths, staged };
   }
 
   /**
@@ -132,10 +202,13 @@ export class ProjectRepo {
    * staging, the staged paths are unstaged again.
    * @returns the new commit's sha.
    */
-  async commit(paths: string[] | null, message: string, who: Committer, options: { onlyPaths?: boolean } = {}): Promise<string> {
-    const dir = await mkdtemp(join(tmpdir(), 'em-commit-'));
-    const messageFile = join(dir, 'message');
-    await writeFile(messageFile, message);
+  async commit(paths: string[] | null, message: string, who: Committer, options: { onlyPaths?: boolean; gitDir?: string } = {}): Promise<string> {
+    // The message file lives in the repo's own git directory (as git's COMMIT_EDITMSG does), never in a
+    // shared temp folder: nothing of ours is written outside the project.
+    const gitDir = options.gitDir ?? (await this.locate())?.gitDir;
+    if (!gitDir) throw new GitError(`${this.dir} is not a git repository`);
+    const messageFile = join(gitDir, `entity-memory-message-${randomUUID()}`);
+    await writeFile(messageFile, message, { flag: 'wx' });
     const pathList = paths ? `${paths.join('\0')}\0` : undefined;
     const pathArgs = paths ? ['--pathspec-from-file=-', '--pathspec-file-nul'] : [];
     // `commit -- <paths>` builds a temporary index from HEAD (slow on big trees); it is only
@@ -165,7 +238,7 @@ export class ProjectRepo {
       }
       throw error;
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await rm(messageFile, { force: true });
     }
   }
 

@@ -15,19 +15,119 @@ import { classifyGitFailure, commandOf, GitError, GitNotFoundError, GitTimeoutEr
 export const DEFAULT_GIT_TIMEOUT_MS = 30_000;
 
 /**
- * Settings prefixed to every run as `-c`, so the same runner is safe on a
- * user's repo: their hooks and signing config must never run, hang or prompt.
- * Repo-level tuning of our own session repos lives in their config instead
- * (`SessionRepo.init`).
+ * Global options and settings prefixed to every run, in session repos and in
+ * users' projects alike, so that no config (the repo's `.git/config`, a file it
+ * includes, the user's global or system config) can make git start a program.
+ * Per-call `-c` beats every config file, `include.path` included. Why each:
+ * - `--no-pager`: `core.pager` / `pager.<cmd>` would run a program (only on a
+ *   terminal, which we never give git, but the option costs nothing);
+ * - `core.fsmonitor=false`: an fsmonitor hook runs on every index refresh:
+ *   status, diff, add, commit (measured: it ran at turn start, turn end,
+ *   session join and a `workingTree` read before this was set);
+ * - `core.hooksPath=/dev/null`: hooks (`.git/hooks/*` or a configured path) on
+ *   commit, checkout, gc …; commits also pass `--no-verify`;
+ * - `commit.gpgsign`, `tag.gpgsign=false`: `gpg.program` / `gpg.ssh.program`
+ *   would run on commit; commits also pass `--no-gpg-sign`;
+ * - `log.showSignature=false`: with it, `git log` runs `gpg.program` to verify
+ *   every signed commit it shows (Project.history, Turn.projectCommit);
+ * - `core.editor=:`, `sequence.editor=:`: `:` is git's "no editor"; we always
+ *   pass `-m`/`-F` and never rebase, so this only backs that up;
+ * - `credential.helper=` (an empty value empties the helper list),
+ *   `core.askPass=`, `core.sshCommand=`: programs run to fetch or push;
+ * - `protocol.allow=never`: no transport at all (we never fetch, push or
+ *   clone); a repo's `protocol.<name>.allow` would beat this key, so the
+ *   runner also sets `GIT_ALLOW_PROTOCOL` to an empty list (see `hardenEnv`),
+ *   which beats every `protocol.*` key and also rules out `remote.*` helpers,
+ *   `core.gitProxy`, `core.alternateRefsCommand` and `uploadpack.*`;
+ * - `gc.auto=0`, `maintenance.auto=false`: no background work of ours in a
+ *   user's repo after a commit (session repos pack on their own schedule);
+ * - `submodule.recurse=false`: never descend into submodules, whose config we
+ *   have not read (status also passes `--ignore-submodules=dirty`).
+ *
+ * What cannot be switched off here:
+ * - filter drivers, `filter.<name>.clean|smudge|process` with a `filter=<name>`
+ *   attribute: there is one key per driver name and no key that disables
+ *   them all. `git add`, `git status` (to compare a changed file with the
+ *   index) and checkout run them. `ProjectRepo` neutralises the drivers it
+ *   finds in a project's effective config per call (`RunGitOptions.config`),
+ *   and the agent's `git add` only runs where there are none or the user
+ *   trusted them (src/projects/repo-config.ts);
+ * - `diff.external`, `diff.<driver>.command`, `diff.<driver>.textconv`: an
+ *   empty `diff.external` makes `git diff` fail instead, so these are
+ *   disabled per command: we only run `diff-tree` (plumbing: no external diff
+ *   or textconv unless asked) and pass `--no-ext-diff --no-textconv`;
+ * - `merge.<driver>.driver`, `trailer.<token>.cmd`: per-name keys for
+ *   commands we never run (merge, `interpret-trailers`, `commit --trailer`).
  */
 export const PER_CALL_CONFIG: readonly string[] = [
-  '-c',
-  'core.hooksPath=/dev/null',
-  '-c',
-  'commit.gpgsign=false',
-  '-c',
-  'tag.gpgsign=false',
+  '--no-pager',
+  ...[
+    'core.fsmonitor=false',
+    'core.hooksPath=/dev/null',
+    'commit.gpgsign=false',
+    'tag.gpgsign=false',
+    'log.showSignature=false',
+    'core.pager=cat',
+    'core.editor=:',
+    'sequence.editor=:',
+    'credential.helper=',
+    'core.askPass=',
+    'core.sshCommand=',
+    'protocol.allow=never',
+    'gc.auto=0',
+    'maintenance.auto=false',
+    'submodule.recurse=false',
+  ].flatMap((setting) => ['-c', setting]),
 ];
+
+/**
+ * Environment variables that name a program git would run, or that inject
+ * config or a different git: removed from every environment the runner is
+ * given, whoever built it.
+ */
+const PROGRAM_ENV = [
+  'GIT_EXTERNAL_DIFF',
+  'GIT_PAGER',
+  'PAGER',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'VISUAL',
+  'EDITOR',
+  'GIT_SSH',
+  'GIT_SSH_COMMAND',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'GIT_PROXY_COMMAND',
+  'GIT_EXEC_PATH',
+  'GIT_TEMPLATE_DIR',
+  'GIT_CONFIG',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+];
+
+/**
+ * `env` made safe to hand to git: without `PROGRAM_ENV` and inherited
+ * `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, with no transport allowed
+ * (`GIT_ALLOW_PROTOCOL` set to an empty list), and with `config` passed as
+ * `GIT_CONFIG_COUNT` entries (any key name, unlike `-c`, which splits
+ * `filter.a=b.clean` at the first `=`).
+ */
+export function hardenEnv(env: NodeJS.ProcessEnv, config: ReadonlyArray<readonly [string, string]> = []): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined || PROGRAM_ENV.includes(key) || key.startsWith('GIT_CONFIG_KEY_') || key.startsWith('GIT_CONFIG_VALUE_')) continue;
+    out[key] = value;
+  }
+  out.GIT_ALLOW_PROTOCOL = '';
+  if (config.length > 0) {
+    out.GIT_CONFIG_COUNT = String(config.length);
+    config.forEach(([key, value], i) => {
+      out[`GIT_CONFIG_KEY_${i}`] = key;
+      out[`GIT_CONFIG_VALUE_${i}`] = value;
+    });
+  }
+  return out;
+}
 
 /**
  * The git binary: `$ENTITY_MEMORY_GIT_BINARY`, default `git`. Read at every
@@ -74,6 +174,11 @@ export interface RunGitOptions {
   timeoutMs?: number;
   /** Exit codes that count as success. Default `[0]`. */
   okExitCodes?: number[];
+  /**
+   * Extra settings for this run, after `PER_CALL_CONFIG` (as `GIT_CONFIG_COUNT`
+   * entries, so any key name works). Default none.
+   */
+  config?: ReadonlyArray<readonly [string, string]>;
 }
 
 export interface GitResult<Out> {
@@ -86,6 +191,8 @@ export interface GitResult<Out> {
 export interface GitSpawnEvent {
   argv: string[];
   cwd: string;
+  /** The environment git runs with (after `hardenEnv`). */
+  env: NodeJS.ProcessEnv;
 }
 
 const spawnListeners = new Set<(event: GitSpawnEvent) => void>();
@@ -158,9 +265,10 @@ function startProcess(args: readonly string[], opts: RunGitOptions, pipeStdin: b
   // against that request's budget (throws when the processes are spent,
   // before any observer hears of a process that never starts).
   const meter = meterGitProcess();
+  const env = hardenEnv(opts.env ?? gitEnv(), opts.config);
   for (const listener of spawnListeners) {
     try {
-      listener({ argv: [...argv], cwd: opts.cwd });
+      listener({ argv: [...argv], cwd: opts.cwd, env: { ...env } });
     } catch {
       // Observers must never break a git run.
     }
@@ -170,7 +278,7 @@ function startProcess(args: readonly string[], opts: RunGitOptions, pipeStdin: b
 
   const child = spawn(binary, rest, {
     cwd: opts.cwd,
-    env: opts.env ?? gitEnv(),
+    env,
     stdio: [pipeStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     windowsHide: true,
   });

@@ -10,32 +10,42 @@
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Config } from '../config.js';
 import { ProjectRepo } from '../git/index.js';
+import type { Logger } from '../logger.js';
+import { openProjectRepo } from './project-place.js';
 
 const MAX_AGE_MS = 60 * 60 * 1000;
 
-async function claimsDir(workdir: string): Promise<string> {
-  const location = await new ProjectRepo(workdir).locate();
-  if (!location) throw new Error(`${workdir} is not a git repository`);
+/**
+ * Where the claims live: a git directory already checked (`RepoPlace.location`),
+ * or a working directory whose repo is located unchecked (tests, benchmarks).
+ */
+export type ClaimsWhere = string | { gitDir: string };
+
+async function claimsDir(where: ClaimsWhere): Promise<string> {
+  if (typeof where !== 'string') return join(where.gitDir, 'entity-memory-claims');
+  const location = await new ProjectRepo(where).locate();
+  if (!location) throw new Error(`${where} is not a git repository`);
   return join(location.gitDir, 'entity-memory-claims');
 }
 
-export async function claimPaths(workdir: string, turnId: string, paths: string[]): Promise<void> {
+export async function claimPaths(where: ClaimsWhere, turnId: string, paths: string[]): Promise<void> {
   if (paths.length === 0) return;
-  const dir = await claimsDir(workdir);
+  const dir = await claimsDir(where);
   await mkdir(dir, { recursive: true });
   const temp = join(dir, `.${turnId}.tmp`);
   await writeFile(temp, JSON.stringify(paths));
   await rename(temp, join(dir, turnId));
 }
 
-export async function releaseClaim(workdir: string, turnId: string): Promise<void> {
-  await rm(join(await claimsDir(workdir), turnId), { force: true });
+export async function releaseClaim(where: ClaimsWhere, turnId: string): Promise<void> {
+  await rm(join(await claimsDir(where), turnId), { force: true });
 }
 
 /** Paths claimed by turns other than `exceptTurnId`. */
-export async function claimedPaths(workdir: string, exceptTurnId: string): Promise<Set<string>> {
-  const dir = await claimsDir(workdir);
+export async function claimedPaths(where: ClaimsWhere, exceptTurnId: string): Promise<Set<string>> {
+  const dir = await claimsDir(where);
   const names = await readdir(dir).catch(() => [] as string[]);
   const claimed = new Set<string>();
   for (const name of names) {
@@ -52,19 +62,26 @@ export async function claimedPaths(workdir: string, exceptTurnId: string): Promi
 }
 
 /**
- * Claims a just-closed turn's touchedPaths in its project, if it has both.
- * Never throws: a claim is a hint that keeps concurrent sessions apart.
+ * Claims a just-closed turn's touchedPaths in its project, if it has both,
+ * in the project's git directory once it is checked again (a refused folder
+ * gets no claim file). Never throws: a claim is a hint that keeps concurrent
+ * sessions apart.
  */
 export async function claimTurn(
-  db: { project: { findUnique(args: { where: { projectId: string } }): Promise<{ workdir: string } | null> } },
-  logger: { warn(obj: object, msg: string): void },
+  deps: {
+    db: { project: { findUnique(args: { where: { projectId: string } }): Promise<{ projectId: string; workdir: string; trustedConfig: string | null } | null> } };
+    logger: Pick<Logger, 'warn'>;
+    config: Pick<Config, 'allowedRoots' | 'dataDir'>;
+  },
   turn: { id: string; projectId: string | null; touchedPaths: string | null },
 ): Promise<void> {
   if (!turn.projectId || !turn.touchedPaths) return;
   try {
-    const project = await db.project.findUnique({ where: { projectId: turn.projectId } });
-    if (project) await claimPaths(project.workdir, turn.id, JSON.parse(turn.touchedPaths) as string[]);
+    const project = await deps.db.project.findUnique({ where: { projectId: turn.projectId } });
+    if (!project) return;
+    const place = await openProjectRepo(project, deps.config);
+    await claimPaths(place.location, turn.id, JSON.parse(turn.touchedPaths) as string[]);
   } catch (error) {
-    logger.warn({ err: error, turnId: turn.id }, 'could not claim the paths of a turn in its project');
+    deps.logger.warn({ err: error, turnId: turn.id }, 'could not claim the paths of a turn in its project');
   }
 }

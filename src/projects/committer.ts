@@ -6,11 +6,13 @@
  * - otherwise the turn's changes (exactly its touchedPaths when the runtime
  *   gave them, else every change) become one commit by the agent.
  * A failed commit is recorded as FAILED with the reason and not retried: a
- * later attempt could sweep up changes made after the turn.
+ * later attempt could sweep up changes made after the turn. So is a folder
+ * or repo refused now (src/projects/project-place.ts: nothing is written
+ * there, not even the lock file) and a repo whose config defines filter
+ * drivers the user has not trusted (src/projects/repo-config.ts: no `git add`).
  */
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { ProjectRepo } from '../git/index.js';
 import type { KeyedLocks } from '../locks.js';
 import type { Logger } from '../logger.js';
 import { excerpt } from '../mirror/commit-message.js';
@@ -18,6 +20,7 @@ import { KeyedDrains } from '../drains.js';
 import type { PubSub } from '../pubsub.js';
 import { claimedPaths, releaseClaim } from './claims.js';
 import { withProjectLock } from './project-lock.js';
+import { openProjectRepo } from './project-place.js';
 
 export interface ProjectCommitterDeps {
   db: Db;
@@ -112,41 +115,55 @@ export class ProjectCommitter {
       return;
     }
     const session = turn.session;
-    let outcome: { result: ProjectResult; sha: string | null; dirtyPaths: string[]; message: string | null };
     type Outcome = { result: ProjectResult; sha: string | null; dirtyPaths: string[]; message: string | null };
-    const attempt = (final: boolean) =>
-      withProjectLock(this.deps.projectLocks, project.workdir, async (): Promise<Outcome | null> => {
-        const repo = new ProjectRepo(project.workdir);
-        const top = await repo.topLevel();
-        if (top === null) await repo.init();
-        else if (top !== project.workdir) throw new Error(`${project.workdir} is inside the git repository ${top}`);
-        const touched = turn.touchedPaths ? (JSON.parse(turn.touchedPaths) as string[]) : null;
-        const now = await repo.state();
-        // The user's work: dirty as the turn began and still dirty (what was committed since is no one's
-        // pending work), less what other agent turns have claimed as theirs.
-        const claimed = await claimedPaths(project.workdir, turn.id);
-        const stillDirty = new Set(now.dirtyPaths);
-        const dirtyAtStart = (JSON.parse(turn.dirtyAtStart ?? '[]') as string[]).filter((p) => stillDirty.has(p) && !claimed.has(p));
-        if (dirtyAtStart.length > 0) {
-          // Another agent's edits look like the user's until its turn is recorded and claims them:
-          // give them a moment (outside the lock) before deciding they are the user's.
-          if (!final) return null;
-          return { result: 'SKIPPED_DIRTY' as const, sha: null, dirtyPaths: dirtyAtStart, message: dirtyWarningText(turn.number, dirtyAtStart) };
-        }
-        const paths = touched ? now.dirtyPaths.filter((p) => isTouched(p, touched)) : now.dirtyPaths;
-        if (paths.length === 0) {
-          return { result: 'NOTHING_TO_COMMIT' as const, sha: null, dirtyPaths: [], message: null };
-        }
-        const ours = new Set(paths);
-        // The paths status listed, even without touchedPaths: `add` then looks at those, not the whole tree.
-        const sha = await repo.commit(
-          paths,
-          projectCommitMessage(session.sessionId, turn.number, turn.userMessage.content),
-          { name: agentName(session.model), email: AGENT_EMAIL },
-          { onlyPaths: now.staged.some((p) => !ours.has(p)) },
-        );
-        return { result: 'COMMITTED' as const, sha, dirtyPaths: [], message: `Committed ${paths.length} ${paths.length === 1 ? 'path' : 'paths'}.` };
-      });
+    const claims: { at: { gitDir: string } | null } = { at: null };
+    const attempt = async (final: boolean): Promise<Outcome | null> => {
+      // Checked before the lock file is made in the git directory, and again under the lock, just before
+      // git runs: the folder, its repo and its config may all have changed while we waited.
+      const before = await openProjectRepo(project, this.deps.config, { init: true });
+      claims.at = before.location;
+      if (before.autoCommit === 'DISABLED_UNSAFE_CONFIG') return { result: 'FAILED', sha: null, dirtyPaths: [], message: before.autoCommitMessage };
+      return withProjectLock(
+        this.deps.projectLocks,
+        project.workdir,
+        async (): Promise<Outcome | null> => {
+          const place = await openProjectRepo(project, this.deps.config);
+          if (place.location.gitDir !== before.location.gitDir) {
+            throw new Error(`The git directory of ${project.workdir} moved from ${before.location.gitDir} to ${place.location.gitDir} during the commit; nothing was committed.`);
+          }
+          if (place.autoCommit === 'DISABLED_UNSAFE_CONFIG') return { result: 'FAILED', sha: null, dirtyPaths: [], message: place.autoCommitMessage };
+          const repo = place.repo;
+          const touched = turn.touchedPaths ? (JSON.parse(turn.touchedPaths) as string[]) : null;
+          const now = await repo.state();
+          // The user's work: dirty as the turn began and still dirty (what was committed since is no one's
+          // pending work), less what other agent turns have claimed as theirs.
+          const claimed = await claimedPaths(place.location, turn.id);
+          const stillDirty = new Set(now.dirtyPaths);
+          const dirtyAtStart = (JSON.parse(turn.dirtyAtStart ?? '[]') as string[]).filter((p) => stillDirty.has(p) && !claimed.has(p));
+          if (dirtyAtStart.length > 0) {
+            // Another agent's edits look like the user's until its turn is recorded and claims them:
+            // give them a moment (outside the lock) before deciding they are the user's.
+            if (!final) return null;
+            return { result: 'SKIPPED_DIRTY', sha: null, dirtyPaths: dirtyAtStart, message: dirtyWarningText(turn.number, dirtyAtStart) };
+          }
+          const paths = touched ? now.dirtyPaths.filter((p) => isTouched(p, touched)) : now.dirtyPaths;
+          if (paths.length === 0) {
+            return { result: 'NOTHING_TO_COMMIT', sha: null, dirtyPaths: [], message: null };
+          }
+          const ours = new Set(paths);
+          // The paths status listed, even without touchedPaths: `add` then looks at those, not the whole tree.
+          const sha = await repo.commit(
+            paths,
+            projectCommitMessage(session.sessionId, turn.number, turn.userMessage.content),
+            { name: agentName(session.model), email: AGENT_EMAIL },
+            { onlyPaths: now.staged.some((p) => !ours.has(p)), gitDir: place.location.gitDir },
+          );
+          return { result: 'COMMITTED', sha, dirtyPaths: [], message: `Committed ${paths.length} ${paths.length === 1 ? 'path' : 'paths'}.` };
+        },
+        { gitDir: before.location.gitDir },
+      );
+    };
+    let outcome: Outcome;
     try {
       let decided: Outcome | null = null;
       for (let i = 0; decided === null; i++) {
@@ -161,7 +178,8 @@ export class ProjectCommitter {
       logger.warn({ err: error, sessionId: session.sessionId, turn: turn.number, workdir: project.workdir }, 'project commit failed');
       outcome = { result: 'FAILED', sha: null, dirtyPaths: [], message: reason };
     }
-    await releaseClaim(project.workdir, turn.id).catch(() => undefined);
+    // Only in a git directory that was checked: a refused folder is never written to.
+    if (claims.at) await releaseClaim(claims.at, turn.id).catch(() => undefined);
     await db.$transaction([
       db.turn.update({
         where: { id: turn.id },

@@ -4,26 +4,27 @@
  * git directory (other server processes). proper-lockfile does the file lock
  * (atomic mkdir, staleness by mtime) rather than a hand-rolled one.
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { ProjectRepo } from '../git/index.js';
 import type { KeyedLocks } from '../locks.js';
 
-async function gitDirOf(workdir: string): Promise<string> {
-  const location = await new ProjectRepo(workdir).locate();
-  if (!location) throw new Error(`${workdir} is not a git repository`);
-  return location.gitDir;
-}
-
 /**
  * Runs `work` holding the working directory's locks.
- * @param waitMs how long to wait for another process's lock (default 60 s).
+ * @param options.waitMs how long to wait for another process's lock (default 60 s);
+ * @param options.gitDir where the lock file goes: a git directory already checked
+ * (`RepoPlace.location.gitDir`). Default: located now, unchecked (tests, benchmarks).
  */
-export async function withProjectLock<T>(locks: KeyedLocks, workdir: string, work: () => Promise<T>, waitMs = 60_000): Promise<T> {
+export async function withProjectLock<T>(
+  locks: KeyedLocks,
+  workdir: string,
+  work: () => Promise<T>,
+  options: { waitMs?: number; gitDir?: string } = {},
+): Promise<T> {
+  const waitMs = options.waitMs ?? 60_000;
   return locks.run(workdir, async () => {
-    const gitDir = await gitDirOf(workdir);
-    await mkdir(gitDir, { recursive: true });
+    const gitDir = options.gitDir ?? (await new ProjectRepo(workdir).locate())?.gitDir;
+    if (!gitDir) throw new Error(`${workdir} is not a git repository`);
     const target = join(gitDir, 'entity-memory-commit');
     const release = await lockfile.lock(target, {
       realpath: false,

@@ -1,20 +1,25 @@
+import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { ProjectRepo } from '../git/index.js';
 import type { Logger } from '../logger.js';
+import { openProjectRepo } from './project-place.js';
 
 /**
  * The dirty paths of a session's project working directory now, or null when
- * the session has no project or git cannot tell (the caller falls back to the
- * session's baseline). Never throws.
+ * the session has no project, the folder or its repo is refused now (nothing
+ * is run there), or git cannot tell; the caller then falls back to the
+ * session's baseline. Never throws.
  */
-export async function projectDirtyNow(db: Db, logger: Logger, sessionId: string): Promise<string[] | null> {
-  const session = await db.session.findUnique({ where: { sessionId }, select: { project: { select: { workdir: true } } } });
+export async function projectDirtyNow(deps: { db: Db; logger: Logger; config: Config }, sessionId: string): Promise<string[] | null> {
+  const session = await deps.db.session.findUnique({
+    where: { sessionId },
+    select: { project: { select: { projectId: true, workdir: true, trustedConfig: true } } },
+  });
   if (!session?.project) return null;
   try {
-    const state = await new ProjectRepo(session.project.workdir).state();
-    return state.isRepo ? state.dirtyPaths : [];
+    const place = await openProjectRepo(session.project, deps.config);
+    return (await place.repo.state()).dirtyPaths;
   } catch (error) {
-    logger.warn({ err: error, sessionId }, 'could not read the project working tree at the start of a turn');
+    deps.logger.warn({ err: error, sessionId }, 'could not read the project working tree');
     return null;
   }
 }

@@ -21,7 +21,7 @@ export async function appendMessage(input: AppendMessageInput, deps: Deps): Prom
   const draft = messageDraft(input.role, input, deps);
   return deps.sessionLocks.run(input.sessionId, async () => {
     // A USER message starts a turn: note what the user had uncommitted in the project now.
-    const dirty = input.role === 'USER' ? await projectDirtyNow(deps.db, deps.logger, input.sessionId) : null;
+    const dirty = input.role === 'USER' ? await projectDirtyNow(deps, input.sessionId) : null;
     const { message, branches } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, input.sessionId, now(deps));
       writer.projectDirtyAtStart = dirty;

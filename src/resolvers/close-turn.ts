@@ -19,7 +19,7 @@ export async function closeTurnWith(
 ): Promise<Turn> {
   const turn = await deps.sessionLocks.run(sessionId, async () => {
     // The agent's files are written by now; what else is dirty is where the next turn begins.
-    const dirtyAtClose = await projectDirtyNow(deps.db, deps.logger, sessionId);
+    const dirtyAtClose = await projectDirtyNow(deps, sessionId);
     const { closed, branches } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, sessionId, now(deps));
       writer.projectDirtyAtClose = dirtyAtClose;
@@ -29,7 +29,7 @@ export async function closeTurnWith(
       return { closed: turnClosed, branches: writer.createdBranches };
     });
     await publishNewBranches(deps, sessionId, branches);
-    await claimTurn(deps.db, deps.logger, closed);
+    await claimTurn(deps, closed);
     return closed;
   });
   deps.onTurnClosed?.(sessionId);

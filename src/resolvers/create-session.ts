@@ -27,7 +27,7 @@ export async function createSession(input: CreateSessionInput, deps: Deps): Prom
   const at = now(deps);
   // What the project's tree already has uncommitted is the user's, not this session's.
   const project = input.projectId != null ? await deps.db.project.findUnique({ where: { projectId: input.projectId } }) : null;
-  const baseline = project ? JSON.stringify(await workdirDirty(project.workdir)) : null;
+  const baseline = project ? JSON.stringify(await workdirDirty(project, deps)) : null;
   return deps.sessionLocks.run(sessionId, () =>
     deps.db.$transaction(async (tx) => {
       if (await tx.session.findUnique({ where: { sessionId }, select: { sessionId: true } })) {

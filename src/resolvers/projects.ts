@@ -4,10 +4,11 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Prisma, Project, Session } from '../generated/prisma/client.js';
-import { BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
+import { AppError, BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
 import { ProjectRepo } from '../git/index.js';
 import { assertValidId, newId } from '../ids.js';
-import { checkWorkdir } from '../projects/workdir.js';
+import { checkRepoPlace, openProjectRepo, type PlaceProject } from '../projects/project-place.js';
+import { checkScanRoot, realRoots } from '../projects/workdir.js';
 import { now, type Deps } from './deps.js';
 import { decodeNewestFirst, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from './page.js';
 import { assertShortText } from './validate.js';
@@ -31,20 +32,22 @@ export interface CreateProjectInput {
 /**
  * Creates a project over an existing directory inside the allowed roots;
  * `git init` when it is not a repo, an existing repo is used as it is.
- * @throws BadUserInputError or ForbiddenError for a workdir that may not be used, ConflictError when it is a project already.
+ * @throws BadUserInputError for a path that is no directory, a bare repo or a
+ * folder inside a repo; ForbiddenError for a folder that may not be used (see
+ * checkWorkdir) or a repo whose git directory is outside the allowed roots;
+ * ConflictError when it is a project already.
  */
 export async function createProject(input: CreateProjectInput, deps: Deps): Promise<Project> {
   assertName(input.name);
   assertShortText(input.description, 'description');
-  const workdir = await checkWorkdir(input.workdir, deps.config);
-  const repo = new ProjectRepo(workdir);
-  const top = await repo.topLevel();
-  if (top !== null && top !== workdir) {
-    throw new BadUserInputError(`${workdir} is inside the git repository ${top}; use ${top} as the workdir.`, { field: 'workdir' });
-  }
+  let checked = await checkRepoPlace(input.workdir, deps.config);
+  const workdir = checked.workdir;
   const existing = await deps.db.project.findUnique({ where: { workdir } });
   if (existing) throw new ConflictError(`${workdir} is already the project ${existing.projectId} (${existing.name}).`, { projectId: existing.projectId });
-  if (top === null) await repo.init();
+  if (checked.location === null) {
+    await new ProjectRepo(workdir, { ceilings: realRoots(deps.config) }).init();
+    checked = await checkRepoPlace(workdir, deps.config);
+  }
   return deps.db.project.create({
     data: {
       projectId: newId(),
@@ -62,19 +65,36 @@ export interface UpdateProjectInput {
   name?: string | null;
   description?: string | null;
   status?: ProjectStatus | null;
+  /**
+   * true: let the agent's commit run the filter drivers the repo's config
+   * defines now (pinned to them: a later change turns auto-commit off again);
+   * false: withdraw that.
+   */
+  trustRepoConfig?: boolean | null;
 }
 
+/**
+ * Changes a project's fields; `trustRepoConfig: true` reads the repo's config
+ * now and trusts exactly that.
+ * @throws NotFoundError for an unknown project; BadUserInputError or
+ * ForbiddenError when trust is asked for and the working directory cannot be
+ * used now (nothing is changed then).
+ */
 export async function updateProject(input: UpdateProjectInput, deps: Deps): Promise<Project> {
   assertValidId(input.projectId, 'projectId');
   assertName(input.name);
   assertShortText(input.description, 'description');
-  await requireProject(deps, input.projectId);
+  const project = await requireProject(deps, input.projectId);
+  let trustedConfig: { trustedConfig: string | null } | Record<string, never> = {};
+  if (input.trustRepoConfig === true) trustedConfig = { trustedConfig: (await openProjectRepo(project, deps.config)).verdict.fingerprint };
+  if (input.trustRepoConfig === false) trustedConfig = { trustedConfig: null };
   return deps.db.project.update({
     where: { projectId: input.projectId },
     data: {
       ...(input.name != null ? { name: input.name.trim() } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
       ...(input.status != null ? { status: input.status } : {}),
+      ...trustedConfig,
     },
   });
 }
@@ -86,10 +106,14 @@ export async function requireProject(deps: Pick<Deps, 'db'>, projectId: string):
   return project;
 }
 
-/** The dirty paths of a working directory now (what a session joining it starts from). */
-export async function workdirDirty(workdir: string): Promise<string[]> {
-  const state = await new ProjectRepo(workdir).state();
-  return state.dirtyPaths;
+/**
+ * The dirty paths of a project's working directory now (what a session
+ * joining it starts from), with the folder and repo checked again.
+ * @throws BadUserInputError or ForbiddenError when they cannot be used now.
+ */
+export async function workdirDirty(project: PlaceProject, deps: Pick<Deps, 'config'>): Promise<string[]> {
+  const place = await openProjectRepo(project, deps.config);
+  return (await place.repo.state()).dirtyPaths;
 }
 
 /**
@@ -107,7 +131,7 @@ export async function addSessionToProject(input: { sessionId: string; projectId:
       throw new ConflictError(`Session ${session.sessionId} already belongs to project ${session.projectId}.`, { projectId: session.projectId });
     }
     if (session.openTurnId) throw new ConflictError('A turn is open: end it (endTurn) before joining a project.');
-    const baseline = await workdirDirty(project.workdir);
+    const baseline = await workdirDirty(project, deps);
     return deps.db.session.update({
       where: { sessionId: session.sessionId },
       data: { projectId: project.projectId, projectJoinedAt: now(deps), projectDirtyBaseline: JSON.stringify(baseline) },
@@ -120,6 +144,10 @@ const SKIP_DIRS = new Set(['node_modules', '.git', 'vendor', 'target', 'dist', '
 /**
  * Finds git repos under `root` (to `maxDepth` levels, default 3, at most 10)
  * and adds those not yet known as projects. Running it twice adds nothing.
+ * Each repo found is checked as `createProject` checks a workdir (its folder
+ * and git directory inside the allowed roots, the top of its repo, not bare)
+ * and skipped otherwise. One whose config defines filter drivers is added,
+ * with auto-commit off until the user trusts it (`Project.autoCommit`).
  * @returns the projects added now.
  */
 export async function importProjects(input: { root: string; maxDepth?: number | null }, deps: Deps): Promise<Project[]> {
@@ -127,7 +155,7 @@ export async function importProjects(input: { root: string; maxDepth?: number | 
   if (!Number.isInteger(maxDepth) || maxDepth < 0 || maxDepth > 10) {
     throw new BadUserInputError(`maxDepth must be from 0 to 10, got ${maxDepth}.`, { field: 'maxDepth' });
   }
-  const root = await checkWorkdir(input.root, deps.config, 'root');
+  const root = await checkScanRoot(input.root, deps.config, 'root');
   const found: string[] = [];
   async function walk(dir: string, depth: number): Promise<void> {
     let entries;
@@ -152,9 +180,12 @@ export async function importProjects(input: { root: string; maxDepth?: number | 
   for (const dir of found) {
     let workdir: string;
     try {
-      workdir = await checkWorkdir(dir, deps.config);
-    } catch {
-      continue;
+      const checked = await checkRepoPlace(dir, deps.config);
+      if (!checked.location) continue;
+      workdir = checked.workdir;
+    } catch (error) {
+      if (error instanceof AppError) continue;
+      throw error;
     }
     if (await deps.db.project.findUnique({ where: { workdir } })) continue;
     added.push(

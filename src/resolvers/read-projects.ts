@@ -2,23 +2,43 @@
  * Reading a project: its repo's history, its working tree, and what a turn did there.
  */
 import type { Project, Turn } from '../generated/prisma/client.js';
-import { ProjectRepo, SessionRepo, type WorkingTreeState } from '../git/index.js';
+import { AppError } from '../errors.js';
+import { SessionRepo, type WorkingTreeState } from '../git/index.js';
+import { openProjectRepo } from '../projects/project-place.js';
+import type { AutoCommitState } from '../projects/repo-config.js';
 import type { Deps } from './deps.js';
 import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from './page.js';
 import type { CommitRef } from './read-commits.js';
 
-/** A reader over the user's repo (log, diff, files); nothing here writes to it. */
+/**
+ * A reader over the user's repo (log, diff, files); nothing here writes to
+ * it. Unchecked: for a commit just made there (subscriptions); readers of a
+ * project's repo at any other time use `checkedReader`.
+ */
 export function projectReader(project: Project): SessionRepo {
   return new SessionRepo(project.workdir);
 }
 
-/** Commits of the project's current branch, newest first (the agent's and the user's). */
-export async function projectHistory(project: Project, args: PageArgs): Promise<Page<CommitRef>> {
+/** A reader over the project's repo once its folder and git directory are checked again; null when refused. */
+async function checkedReader(project: Project, deps: Pick<Deps, 'config' | 'logger'>): Promise<SessionRepo | null> {
+  try {
+    return new SessionRepo((await openProjectRepo(project, deps.config)).workdir);
+  } catch (error) {
+    if (error instanceof AppError) return null;
+    throw error;
+  }
+}
+
+/**
+ * Commits of the project's current branch, newest first (the agent's and the
+ * user's). Empty when the folder or its repo cannot be used now
+ * (`Project.autoCommit` says why). Runs no status.
+ */
+export async function projectHistory(project: Project, args: PageArgs, deps: Pick<Deps, 'config' | 'logger'>): Promise<Page<CommitRef>> {
   const size = pageSize(args);
-  const state = await new ProjectRepo(project.workdir).state();
   const empty = toPage<CommitRef>([], size, false, () => '', async () => 0);
-  if (!state.isRepo) return empty;
-  const repo = projectReader(project);
+  const repo = await checkedReader(project, deps);
+  if (!repo) return empty;
   const head = await repo.headState();
   if (!head.sha) return empty;
   const skip = args.after ? decodeIntCursor(args.after, 'history') : 0;
@@ -28,9 +48,38 @@ export async function projectHistory(project: Project, args: PageArgs): Promise<
   return toPage(refs, size, skip > 0, (ref) => ref.cursor, () => repo.countCommits(head.sha!));
 }
 
-export async function workingTree(project: Project): Promise<WorkingTreeState & { clean: boolean }> {
-  const state = await new ProjectRepo(project.workdir).state();
+/**
+ * Branch and dirty paths now, with every filter driver the user has not
+ * trusted switched off. `isRepo: false` when the folder or its repo cannot be
+ * used now (nothing is run there; `Project.autoCommit` says why).
+ */
+export async function workingTree(project: Project, deps: Pick<Deps, 'config'>): Promise<WorkingTreeState & { clean: boolean }> {
+  let place;
+  try {
+    place = await openProjectRepo(project, deps.config);
+  } catch (error) {
+    if (error instanceof AppError) return { isRepo: false, branch: null, dirtyPaths: [], clean: false };
+    throw error;
+  }
+  const state = await place.repo.state();
   return { ...state, clean: state.isRepo && state.dirtyPaths.length === 0 };
+}
+
+export interface ProjectAutoCommit {
+  state: AutoCommitState;
+  unsafeKeys: string[];
+  message: string | null;
+}
+
+/** Whether the agent's edits are committed in this project now, and if not, why and how to change it. */
+export async function projectAutoCommit(project: Project, deps: Pick<Deps, 'config'>): Promise<ProjectAutoCommit> {
+  try {
+    const place = await openProjectRepo(project, deps.config);
+    return { state: place.autoCommit, unsafeKeys: place.verdict.unsafeKeys, message: place.autoCommitMessage };
+  } catch (error) {
+    if (error instanceof AppError) return { state: 'UNAVAILABLE', unsafeKeys: [], message: error.message };
+    throw error;
+  }
 }
 
 export interface ProjectCommitOutcome {
@@ -41,12 +90,12 @@ export interface ProjectCommitOutcome {
 }
 
 /** What the end of a turn did in its project (null without a project, or before it has run). */
-export async function turnProjectCommit(deps: Pick<Deps, 'db'>, turn: Turn): Promise<ProjectCommitOutcome | null> {
+export async function turnProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, turn: Turn): Promise<ProjectCommitOutcome | null> {
   if (!turn.projectId || !turn.projectResult) return null;
   const project = await deps.db.project.findUnique({ where: { projectId: turn.projectId } });
   let commit: CommitRef | null = null;
-  if (project && turn.projectCommitSha) {
-    const repo = projectReader(project);
+  const repo = project && turn.projectCommitSha ? await checkedReader(project, deps) : null;
+  if (repo && turn.projectCommitSha) {
     const info = await repo.commitInfo(turn.projectCommitSha).catch(() => null);
     commit = info ? { repo, sessionId: null, info } : null;
   }

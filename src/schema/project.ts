@@ -1,11 +1,18 @@
 import { assertValidId } from '../ids.js';
 import { addSessionToProject, createProject, importProjects, listProjects, updateProject } from '../resolvers/projects.js';
 import { listSessions } from '../resolvers/read-session.js';
-import { projectHistory, turnProjectCommit, workingTree, type ProjectCommitOutcome } from '../resolvers/read-projects.js';
+import {
+  projectAutoCommit,
+  projectHistory,
+  turnProjectCommit,
+  workingTree,
+  type ProjectAutoCommit,
+  type ProjectCommitOutcome,
+} from '../resolvers/read-projects.js';
 import { builder } from './builder.js';
 import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
-import { ProjectStatusEnum, type ProjectStatusValue } from './enums.js';
+import { ProjectAutoCommitStateEnum, ProjectStatusEnum, type ProjectStatusValue } from './enums.js';
 import { Session, SessionConnection } from './session.js';
 import { Turn } from './turn.js';
 
@@ -19,6 +26,20 @@ const WorkingTreeStatus = builder
       dirtyPaths: t.exposeStringList('dirtyPaths'),
     }),
   });
+
+const ProjectAutoCommitRef = builder.objectRef<ProjectAutoCommit>('ProjectAutoCommit').implement({
+  description: "Whether the agent's edits are committed in this project, read from the repo and its config on every request.",
+  fields: (t) => ({
+    state: t.field({ type: ProjectAutoCommitStateEnum, resolve: (a) => a.state }),
+    unsafeKeys: t.exposeStringList('unsafeKeys', {
+      description: 'Config keys that make git run a program and cannot be switched off per call (filter drivers: filter.<name>.clean, .smudge, .process).',
+    }),
+    message: t.exposeString('message', {
+      nullable: true,
+      description: 'Why auto-commit is off, with the keys, where they are set and how to opt in; null when ENABLED or TRUSTED.',
+    }),
+  }),
+});
 
 export const Project = builder.prismaNode('Project', {
   id: { field: 'projectId' },
@@ -37,11 +58,16 @@ export const Project = builder.prismaNode('Project', {
       {
         type: Commit,
         description: "Commits of the project repo, newest first (the agent's and the user's).",
-        resolve: (project, args) => projectHistory(project, args),
+        resolve: (project, args, ctx) => projectHistory(project, args, ctx.deps),
       },
       CommitConnection,
     ),
-    workingTree: t.field({ type: WorkingTreeStatus, resolve: (project) => workingTree(project) }),
+    workingTree: t.field({ type: WorkingTreeStatus, resolve: (project, _args, ctx) => workingTree(project, ctx.deps) }),
+    autoCommit: t.field({
+      type: ProjectAutoCommitRef,
+      description: "Whether the agent's edits are committed here; off for a repo whose config defines filter drivers until the user trusts it.",
+      resolve: (project, _args, ctx) => projectAutoCommit(project, ctx.deps),
+    }),
   }),
 });
 
@@ -119,6 +145,10 @@ const UpdateProjectInput = builder.inputType('UpdateProjectInput', {
     name: t.string(),
     description: t.string(),
     status: t.field({ type: ProjectStatusEnum }),
+    trustRepoConfig: t.boolean({
+      description:
+        "true: let the agent's commit run the filter drivers the repo's config defines now (Project.autoCommit.unsafeKeys); a later change to them turns auto-commit off again. false: withdraw the trust.",
+    }),
   }),
 });
 

@@ -120,7 +120,7 @@ export const Projects = graphql(`
 export const TurnOutcomes = graphql(`
   query TurnOutcomes($sessionId: String!) {
     session(sessionId: $sessionId) {
-      turns(first: 100) {
+      turns(first: 10) {
         edges {
           node {
             number

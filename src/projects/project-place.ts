@@ -1,0 +1,131 @@
+/**
+ * A project's working directory and repo, checked on every use: a folder can
+ * be replaced by a symlink, a `.git` file rewritten, or a filter driver added
+ * between two turns, so nothing here is remembered from one call to the next.
+ * Every git run in a project (status, add, commit, log) goes through a place
+ * opened here; refused places get no git run beyond locating the repo, and
+ * nothing of ours (lock file, claims, message file, commit) is written there.
+ */
+import { lstat, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { BadUserInputError, ForbiddenError } from '../errors.js';
+import { GitNoWorkTreeError, ProjectRepo, type RepoLocation } from '../git/index.js';
+import { autoCommitState, judgeRepoConfig, unsafeConfigMessage, type AutoCommitState, type RepoConfigVerdict } from './repo-config.js';
+import { checkWorkdir, insideRoots, realRoots } from './workdir.js';
+
+type PlaceConfig = Pick<Config, 'allowedRoots' | 'dataDir'>;
+
+/** The project fields a place needs. */
+export interface PlaceProject {
+  projectId: string;
+  workdir: string;
+  /** Fingerprint of the repo config the user trusted, or null. */
+  trustedConfig: string | null;
+}
+
+export interface RepoPlace {
+  /** The real path of the working directory. */
+  workdir: string;
+  /** The repo, with its location checked. */
+  location: RepoLocation;
+  /** Runs git there; with every filter driver neutralised unless auto-commit may run them. */
+  repo: ProjectRepo;
+  verdict: RepoConfigVerdict;
+  autoCommit: Exclude<AutoCommitState, 'UNAVAILABLE'>;
+  /** Why auto-commit is off and how to turn it on (DISABLED_UNSAFE_CONFIG), else null. */
+  autoCommitMessage: string | null;
+}
+
+/**
+ * Checks a folder and the repo around it: the folder as `checkWorkdir` does,
+ * the repo's top is the folder itself, and its git directories (a `.git`
+ * file's `gitdir:` target, a worktree's common directory) are real paths
+ * inside the allowed roots.
+ * @returns the repo's location, or null when the folder is in no repo (git
+ * is not allowed to look above the allowed roots for one).
+ * @throws BadUserInputError for a missing folder, a bare repo or a folder
+ * inside a repo; ForbiddenError for a refused folder or git directory.
+ */
+export async function checkRepoPlace(workdir: string, config: PlaceConfig): Promise<{ workdir: string; location: RepoLocation | null }> {
+  const real = await checkWorkdir(workdir, config);
+  const repo = new ProjectRepo(real, { ceilings: realRoots(config) });
+  let location: RepoLocation | null;
+  try {
+    location = await repo.locate();
+  } catch (error) {
+    if (error instanceof GitNoWorkTreeError) throw new BadUserInputError(error.message, { field: 'workdir' });
+    throw error;
+  }
+  if (!location) {
+    // A `.git` git cannot read (a `gitdir:` to nowhere): never `git init` over it.
+    if (await lstat(join(real, '.git')).then(() => true, () => false)) {
+      throw new BadUserInputError(`${join(real, '.git')} exists but git cannot read it as a repository; repair or remove it first.`, { field: 'workdir' });
+    }
+    return { workdir: real, location: null };
+  }
+  if (location.top !== real) {
+    throw new BadUserInputError(`${real} is inside the git repository ${location.top}; use ${location.top} as the workdir.`, { field: 'workdir' });
+  }
+  for (const [what, dir] of [
+    ['git directory', location.gitDir],
+    ['common git directory', location.commonDir],
+  ] as const) {
+    const realDir = await realpath(dir).catch(() => dir);
+    if (!insideRoots(realDir, config)) {
+      throw new ForbiddenError(
+        `The ${what} of ${real} is ${realDir}, outside the server's allowed roots (${realRoots(config).join(', ')}); ` +
+          'nothing is written there. Point its .git back inside the project, or use another folder.',
+        { field: 'workdir' },
+      );
+    }
+  }
+  return { workdir: real, location: { ...location, gitDir: await realpath(location.gitDir), commonDir: await realpath(location.commonDir) } };
+}
+
+/**
+ * Opens an existing project's repo for one use.
+ * @param options.init `git init` when the folder is in no repo (the end-of-turn commit). Default false: then
+ * a folder in no repo is refused.
+ * @throws BadUserInputError or ForbiddenError (see `checkRepoPlace`), and ForbiddenError when the folder now
+ * resolves somewhere other than the project's stored real path (replaced by a symlink).
+ */
+export async function openProjectRepo(project: PlaceProject, config: PlaceConfig, options: { init?: boolean } = {}): Promise<RepoPlace> {
+  let checked = await checkRepoPlace(project.workdir, config);
+  if (checked.workdir !== project.workdir) {
+    throw new ForbiddenError(
+      `The project's working directory ${project.workdir} now resolves to ${checked.workdir} (was it replaced by a symlink?); ` +
+        'nothing is read or written there. Restore the folder, or create a new project.',
+      { projectId: project.projectId },
+    );
+  }
+  if (!checked.location && options.init) {
+    await new ProjectRepo(checked.workdir, { ceilings: realRoots(config) }).init();
+    checked = await checkRepoPlace(project.workdir, config);
+  }
+  if (!checked.location) {
+    throw new BadUserInputError(`${checked.workdir} is not a git repository any more.`, { projectId: project.projectId });
+  }
+  return placeOf(project, checked.workdir, checked.location, config);
+}
+
+/** Reads the repo's effective config and picks how git may run there. */
+export async function placeOf(project: Pick<PlaceProject, 'projectId' | 'trustedConfig'>, workdir: string, location: RepoLocation, config: PlaceConfig): Promise<RepoPlace> {
+  const ceilings = realRoots(config);
+  const verdict = judgeRepoConfig(await new ProjectRepo(workdir, { ceilings }).configEntries());
+  const autoCommit = autoCommitState(verdict, project.trustedConfig);
+  return {
+    workdir,
+    location,
+    // Trusted or without drivers: git as the user runs it. Otherwise every driver found is switched off.
+    repo: new ProjectRepo(workdir, { ceilings, config: autoCommit === 'DISABLED_UNSAFE_CONFIG' ? verdict.neutralisers : [] }),
+    verdict,
+    autoCommit,
+    autoCommitMessage: autoCommit === 'DISABLED_UNSAFE_CONFIG' ? unsafeConfigMessage(project.projectId, verdict, project.trustedConfig) : null,
+  };
+}
+
+/** The message of an error that refused a place, for a turn's FAILED outcome or a log line. */
+export function refusalReason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
