@@ -50,6 +50,8 @@ export interface RunningServer {
   port: number;
   /** The token in force and where it came from (`source: 'none'` when none is required). */
   auth: Auth;
+  /** WebSocket connections holding a slot under the caps now (over-cap sockets being closed are not counted). */
+  openWebSockets(): number;
   app: App;
   stop(): Promise<void>;
 }
@@ -116,6 +118,10 @@ export async function startServer(config: Config, logger: Logger, options: AppOp
       }
       ws.once('close', () => limits.release(address));
       wss.emit('connection', ws, req);
+      // graphql-ws prints socket errors to the console with a stack; they are the peer's doing (a frame
+      // over maxPayload, a reset), and ws closes the socket itself (1009, 1006), so a debug line will do.
+      ws.removeAllListeners('error');
+      ws.on('error', (error) => logger.debug({ err: error, address }, 'WebSocket client error'));
     });
   });
   const wsServer = useServer(
@@ -202,6 +208,7 @@ export async function startServer(config: Config, logger: Logger, options: AppOp
     browseUrl,
     port,
     auth,
+    openWebSockets: () => limits.open,
     app: ready,
     stop: () => {
       stopping ??= (async () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { onCleanup } from '../helpers/leftovers.js';
@@ -75,8 +75,34 @@ describe('command line', () => {
     expect(await out2.exit).toBe(0);
   });
 
+  it('warns when bound beyond loopback and prints, once, a URL carrying the generated token', async () => {
+    const dataDir = tempDir();
+    const child = run(['serve', '--data-dir', dataDir, '--port', '0', '--host', '0.0.0.0'], { LOG_LEVEL: 'warn', ENTITY_MEMORY_TOKEN: '' });
+    const out = output(child);
+    const link = await waitFor(() => /open (http:\/\/localhost:\d+)\/graphql#token=(\S+)/.exec(out.stdout()) ?? undefined);
+    const [, base, token] = link;
+    expect(readFileSync(join(dataDir, 'token'), 'utf8').trim()).toBe(token);
+    expect(statSync(join(dataDir, 'token')).mode & 0o777).toBe(0o600);
+    const logLines = out.stdout().split('\n').filter((line) => line.startsWith('{'));
+    const warning = logLines.map((line) => JSON.parse(line) as { level: number; msg: string }).find((line) => line.level === 40);
+    expect(warning?.msg).toContain('beyond loopback');
+    expect(logLines.join('\n')).not.toContain(token!);
+    expect(out.stdout().split(token!).length - 1).toBe(1);
+
+    const query = JSON.stringify({ query: '{ sessions(first: 1) { totalCount } }' });
+    const headers = { 'content-type': 'application/json' };
+    expect((await fetch(`${base}/graphql`, { method: 'POST', headers, body: query })).status).toBe(401);
+    const ok = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${token}` }, body: query });
+    expect(await ok.json()).toEqual({ data: { sessions: { totalCount: 0 } } });
+    child.kill('SIGTERM');
+    expect(await out.exit).toBe(0);
+  });
+
   it.each([
     [['serve', '--bogus'], /Unknown option '--bogus'/],
+    [['serve', '--token', 'short'], /--token must be at least 16 characters/],
+    [['serve', '--allowed-origin', 'localhost:5173'], /--allowed-origin must be/],
+    [['serve', '--max-ws-per-address', '0'], /--max-ws-per-address must be a whole number/],
     [['serve', '--port', 'eighty'], /--port must be a whole number/],
     [['serve', '--port', '70000'], /--port must be a whole number/],
     [['serve', '--max-content-bytes', '-3'], /max-content-bytes/],
