@@ -214,17 +214,19 @@ export function isBinarySection(section: string): boolean {
   return /^Binary files .* differ$/m.test(section) || /^GIT binary patch$/m.test(section);
 }
 
+/** The patch of each file of a `diff-tree -p` output, in git's order; null for a binary file. */
+export function parsePatches(patch: string): (string | null)[] {
+  return splitPatch(patch).map((section) => (isBinarySection(section) ? null : section));
+}
+
 /**
  * Gives each file its patch section. Raw and patch output come from the same
  * diff queue, so the n-th section belongs to the n-th file.
  */
 export function attachPatches(files: FileDiff[], patch: string): FileDiff[] {
-  const sections = splitPatch(patch);
+  const sections = parsePatches(patch);
   if (sections.length !== files.length) {
     throw malformed('diff-tree', `${sections.length} patch sections for ${files.length} files`);
   }
-  return files.map((file, n) => {
-    const section = sections[n]!;
-    return { ...file, patch: isBinarySection(section) ? null : section };
-  });
+  return files.map((file, n) => ({ ...file, patch: sections[n]! }));
 }

@@ -47,7 +47,6 @@ import {
 import { GitArgumentError, GitError, GitObjectNotFoundError, GitRefConflictError } from './errors.js';
 import { fastImport } from './fast-import.js';
 import {
-  attachPatches,
   parseBranchTips,
   parseConfigList,
   parseLog,
@@ -55,6 +54,7 @@ import {
   parseRawNumstat,
   parseRevListParents,
   parseTrailerLog,
+  parsePatches,
   type CommitInfo,
   type FileDiff,
   type TreeFile,
@@ -457,18 +457,35 @@ export class SessionRepo {
 
   /**
    * What commit `sha` changed, against its first parent (or the empty tree
-   * for a root commit), renames detected. 3 spawns.
+   * for a root commit), renames detected. 3 spawns; `diffFiles` and
+   * `diffPatches` do the parts, one spawn each, when the parent is known.
    */
   async diff(sha: string): Promise<CommitDiff> {
     const rev = assertRev(sha);
     const { sha: commit, parents } = parseRevListParents((await this.git(revListParentsArgv(rev))).stdout);
     const base = parents[0] ?? null;
-    const from = base ?? (commit.length === 64 ? EMPTY_TREE_SHA256 : EMPTY_TREE_SHA1);
-    const [raw, patch] = await Promise.all([
-      this.git(diffRawNumstatArgv(from, commit)),
-      this.git(diffPatchArgv(from, commit)),
-    ]);
-    return { base, files: attachPatches(parseRawNumstat(raw.stdout), patch.stdout) };
+    const [files, patches] = await Promise.all([this.diffFiles(commit, base), this.diffPatches(commit, base)]);
+    if (patches.length !== files.length) throw new GitError(`diff of ${commit}: ${patches.length} patches for ${files.length} files`);
+    return { base, files: files.map((file, n) => ({ ...file, patch: patches[n]! })) };
+  }
+
+  /**
+   * The files commit `sha` changed against `base` (null: the empty tree), with
+   * their line counts and no patch. One spawn. Unknown rev: `GitObjectNotFoundError`.
+   */
+  async diffFiles(sha: string, base: string | null): Promise<FileDiff[]> {
+    const [from, to] = this.diffRange(sha, base);
+    return parseRawNumstat((await this.git(diffRawNumstatArgv(from, to))).stdout);
+  }
+
+  /**
+   * The unified diff of each file `diffFiles` lists for the same commits, in
+   * its order; null for a binary file. One spawn.
+   */
+  async diffPatches(sha: string, base: string | null): Promise<(string | null)[]> {
+    const [from, to] = this.diffRange(sha, base);
+    const { stdout } = await this.git(diffPatchArgv(from, to));
+    return parsePatches(stdout);
   }
 
   /**
@@ -521,6 +538,12 @@ export class SessionRepo {
       if (error instanceof GitObjectNotFoundError) return null;
       throw error;
     }
+  }
+
+  private diffRange(sha: string, base: string | null): [string, string] {
+    const to = assertRev(sha);
+    if (base === null) return [to.length === 64 ? EMPTY_TREE_SHA256 : EMPTY_TREE_SHA1, to];
+    return [assertRev(base), to];
   }
 
   /** Our repo, pinned: no discovery can ever reach an enclosing repo. */

@@ -10,11 +10,13 @@ export interface BranchView {
   name: string;
   kind: 'MAIN' | 'RETRY' | 'FORK';
   isCurrent: boolean;
-  head: CommitRef | null;
-  forkPoint: CommitRef | null;
+  /** The tip's commit; read from git only when asked for (one process). */
+  head(): Promise<CommitRef | null>;
+  /** The commit the branch grew from (null for main); read from git only when asked for. */
+  forkPoint(): Promise<CommitRef | null>;
 }
 
-async function commitOf(deps: Pick<Deps, 'config'>, sessionId: string, sha: string | null | undefined): Promise<CommitRef | null> {
+export async function commitOf(deps: Pick<Deps, 'config'>, sessionId: string, sha: string | null | undefined): Promise<CommitRef | null> {
   if (!sha) return null;
   const repo = openSessionRepo(deps.config, sessionId);
   if (!repo.exists()) return null;
@@ -45,13 +47,11 @@ export async function sessionBranches(deps: Pick<Deps, 'config' | 'db'>, session
     select: { id: true, commitSha: true },
   });
   const forkSha = new Map(forkTurns.map((t) => [t.id, t.commitSha]));
-  return Promise.all(
-    branches.map(async (branch) => ({
-      name: branch.name,
-      kind: branch.kind as BranchView['kind'],
-      isCurrent: branch.name === session.currentBranch,
-      head: await commitOf(deps, session.sessionId, tips.get(branch.name)),
-      forkPoint: branch.forkTurnId ? await commitOf(deps, session.sessionId, forkSha.get(branch.forkTurnId)) : null,
-    })),
-  );
+  return branches.map((branch) => ({
+    name: branch.name,
+    kind: branch.kind as BranchView['kind'],
+    isCurrent: branch.name === session.currentBranch,
+    head: () => commitOf(deps, session.sessionId, tips.get(branch.name)),
+    forkPoint: async () => (branch.forkTurnId ? commitOf(deps, session.sessionId, forkSha.get(branch.forkTurnId)) : null),
+  }));
 }

@@ -3,10 +3,11 @@
  * commit holds. Commits come from git; what they mean (turn, messages) from
  * the database.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Message, Session, Turn } from '../generated/prisma/client.js';
 import type { Db } from '../db/index.js';
 import { BadUserInputError, NotFoundError } from '../errors.js';
-import { GitError, isShaPrefix, isValidBranchName, type CommitInfo, type SessionRepo } from '../git/index.js';
+import { GitError, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type SessionRepo } from '../git/index.js';
 import { countTurnCommits } from '../mirror/reconcile.js';
 import { openSessionRepo } from '../mirror/session-repos.js';
 import type { Deps } from './deps.js';
@@ -106,39 +107,145 @@ export async function commitTurn(db: Db, ref: CommitRef): Promise<Turn | null> {
 }
 
 /**
- * The conversation as it stood at a session commit, in seq order; with
- * `first`, one page of it (after the seq cursor `after`, as Session.messages gives).
+ * The conversation as it stood at a session commit, in seq order: one page
+ * of it, `first` messages (50 when omitted, at most 500) after the seq cursor
+ * `after` (as Session.messages gives). Content is left out: it is loaded per
+ * message, within the request's text budget.
+ * @throws BadUserInputError for a bad `first` or `after`.
  */
-export async function commitMessages(db: Db, ref: CommitRef, page: { first?: number | null; after?: string | null } = {}): Promise<Message[]> {
+export async function commitMessages(db: Db, ref: CommitRef, page: PageArgs = {}): Promise<Page<Omit<Message, 'content'>>> {
+  const size = pageSize(page);
+  const after = page.after ? decodeIntCursor(page.after, 'seq') : null;
+  const empty = toPage<Omit<Message, 'content'>>([], size, after !== null, () => '', async () => 0);
   const turn = await commitTurn(db, ref);
-  if (!turn || !ref.sessionId) return [];
+  if (!turn || !ref.sessionId) return empty;
   const segments = await branchSegments(db, ref.sessionId, turn.branch, { branch: turn.branch, number: turn.number });
   const filter = await messageFilter(db, ref.sessionId, segments);
-  const after = page.after ? decodeIntCursor(page.after, 'seq') : null;
-  return db.message.findMany({
+  const fetched = await db.message.findMany({
     where: after === null ? filter : { AND: [filter, { seq: { gt: after } }] },
     orderBy: { seq: 'asc' },
-    ...(page.first != null ? { take: pageSize({ first: page.first }) } : {}),
+    omit: { content: true },
+    take: size + 1,
   });
+  return toPage(fetched, size, after !== null, (m) => encodeCursor('seq', m.seq), () => db.message.count({ where: filter }));
 }
 
+/** Largest patch text `FileChange.patch` gives: 256 KiB (whole lines). */
+export const PATCH_MAX_BYTES = 256 * 1024;
+
+/** Largest text `Blob.text` gives: 1 MiB. */
+export const BLOB_TEXT_MAX_BYTES = 1024 * 1024;
+
+/** A text cut to a size, and whether it was. */
+export interface CappedText {
+  text: string;
+  truncated: boolean;
+}
+
+/**
+ * `text` cut to at most `maxBytes` of UTF-8, never inside a character (and,
+ * with `wholeLines`, after the last newline that fits).
+ */
+export function capText(text: string, maxBytes: number, wholeLines = false): CappedText {
+  // A UTF-16 unit is at most 3 bytes of UTF-8, so short strings need no count.
+  if (text.length * 3 <= maxBytes || Buffer.byteLength(text, 'utf8') <= maxBytes) return { text, truncated: false };
+  return { text: capBytes(Buffer.from(text, 'utf8'), maxBytes, wholeLines), truncated: true };
+}
+
+function capBytes(bytes: Buffer, maxBytes: number, wholeLines: boolean): string {
+  // A streaming decode leaves an incomplete last character out.
+  let text = new TextDecoder('utf-8').decode(bytes.subarray(0, maxBytes), { stream: true });
+  if (wholeLines) {
+    const end = text.lastIndexOf('\n');
+    if (end >= 0) text = text.slice(0, end + 1);
+  }
+  return text;
+}
+
+/** One file of a commit's diff; its patch is read (once per commit) only when asked for. */
+export interface FileChangeView extends Omit<FileDiff, 'patch'> {
+  /** The patch capped at `PATCH_MAX_BYTES`; null for a binary file. */
+  patch(): Promise<CappedText | null>;
+}
+
+export interface DiffView {
+  /** The first parent, or null for a root commit. */
+  base(): Promise<CommitRef | null>;
+  files: FileChangeView[];
+}
+
+/**
+ * What a commit changed against its first parent (the empty tree for a root
+ * commit): one git process for the files, one more for all their patches
+ * when a patch is asked for, one for the base commit when it is.
+ */
+export async function commitDiff(ref: CommitRef): Promise<DiffView> {
+  const baseSha = ref.info.parents[0] ?? null;
+  const files = await ref.repo.diffFiles(ref.info.sha, baseSha);
+  let patches: Promise<(string | null)[]> | undefined;
+  const patchOf = async (n: number): Promise<CappedText | null> => {
+    patches ??= ref.repo.diffPatches(ref.info.sha, baseSha).then((all) => {
+      if (all.length !== files.length) throw new GitError(`diff of ${ref.info.sha}: ${all.length} patches for ${files.length} files`);
+      return all;
+    });
+    const patch = (await patches)[n];
+    return patch == null ? null : capText(patch, PATCH_MAX_BYTES, true);
+  };
+  let base: Promise<CommitRef | null> | undefined;
+  return {
+    base: () =>
+      (base ??= baseSha === null
+        ? Promise.resolve(null)
+        : ref.repo.commitInfo(baseSha).then((info) => (info ? { ...ref, info } : null))),
+    files: files.map(({ patch: _none, ...file }, n) => ({ ...file, patch: () => patchOf(n) })),
+  };
+}
+
+/**
+ * The rule for `Commit.file(path:)`, the git layer's: a path relative to the
+ * repository's root with `/` between folders.
+ * @returns why `path` breaks it, or null when it does not.
+ */
+export function badRepoPath(path: string): string | null {
+  if (path === '') return 'it is empty';
+  if (path.length > 4096) return 'it is longer than 4096 characters';
+  if (/[\0\r\n]/.test(path)) return 'it holds a control character';
+  if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return 'it is absolute';
+  if (path.includes('\\')) return 'it uses \\ (folders are separated by /)';
+  if (path.startsWith('"')) return 'it starts with a quote';
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.' || segment === '..') return 'it has an empty, . or .. segment';
+    if (segment.toLowerCase() === '.git') return "it is inside git's own .git folder";
+  }
+  return null;
+}
+
+/**
+ * One file of a commit, its text capped at `BLOB_TEXT_MAX_BYTES`; null when
+ * the commit has no file there (missing, or a folder).
+ * @throws BadUserInputError when `path` is not a path inside the repository.
+ */
 export async function commitFile(ref: CommitRef, path: string) {
-  if (path === '' || path.startsWith('/') || path.includes('\0') || path.split('/').includes('..') || path.length > 4096) {
-    throw new BadUserInputError(`path ${JSON.stringify(path.slice(0, 80))} is not a path inside the repository.`, { field: 'path' });
+  const bad = badRepoPath(path);
+  if (bad !== null) {
+    throw new BadUserInputError(
+      `path ${JSON.stringify(path.slice(0, 80))} is not a file path in the repository (${bad}): ` +
+        'give it relative to the repository root with / between folders, e.g. messages/000/000001-u-abc.json, ' +
+        'without ., .. or .git segments.',
+      { field: 'path' },
+    );
   }
   const bytes = await ref.repo.readFile(ref.info.sha, path);
   if (bytes === null) return null;
   const isBinary = bytes.includes(0) || !isUtf8(bytes);
-  return { path, size: bytes.length, isBinary, text: isBinary ? null : bytes.toString('utf8') };
-}
-
-function isUtf8(bytes: Buffer): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+  const truncated = !isBinary && bytes.length > BLOB_TEXT_MAX_BYTES;
+  return {
+    path,
+    size: bytes.length,
+    isBinary,
+    truncated,
+    text: isBinary ? null : truncated ? capBytes(bytes, BLOB_TEXT_MAX_BYTES, false) : bytes.toString('utf8'),
+  };
 }
 
 export interface MirrorStatus {

@@ -5,6 +5,7 @@ import type { Message, Prisma, Session, Turn } from '../generated/prisma/client.
 import type { Db } from '../db/index.js';
 import { NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
+import { spendTextBytes } from '../request-context.js';
 import { branchSegments, messageFilter, turnFilter, type Segment } from './branch-path.js';
 import { decodeIntCursor, decodeNewestFirst, encodeCursor, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from './page.js';
 
@@ -68,6 +69,8 @@ export async function listBranchMessages(
   const filter = await messageFilter(db, session.sessionId, await segmentsFor(db, session, args.branch));
   const after = args.after ? decodeIntCursor(args.after, 'seq') : null;
   const fetched = await db.message.findMany({
+    // Content is loaded per message, within the request's text budget.
+    ...(query.select ? {} : { omit: { content: true } }),
     ...query,
     where: after === null ? filter : { AND: [filter, { seq: { gt: after } }] },
     orderBy: { seq: 'asc' },
@@ -93,4 +96,83 @@ export async function listBranchTurns(
     take: size + 1,
   });
   return toPage(fetched, size, after !== null, (t) => encodeCursor('turn', t.number), () => db.turn.count({ where: filter }));
+}
+
+/** Ids per size and per text query: well under SQLite's limit on bound values. */
+const CONTENT_BATCH = 500;
+
+interface ContentWaiter {
+  resolve: (content: string) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Message content for one request. The messages whose content is asked for
+ * in the same tick are loaded together, in two queries: their sizes first,
+ * counted against the request's text budget in the order they were asked
+ * for, then the text of those that fit. So no request, however many messages
+ * of whatever size it selects, loads more text than its budget.
+ */
+export class MessageContentLoader {
+  private pending: Map<string, ContentWaiter[]> | null = null;
+
+  constructor(private readonly db: Db) {}
+
+  /**
+   * The content of message `id` (the internal key).
+   * @throws TextBudgetError when it does not fit the request's text budget;
+   *   NotFoundError when the message is gone.
+   */
+  load(id: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      if (this.pending === null) {
+        this.pending = new Map();
+        process.nextTick(() => void this.flush());
+      }
+      const waiters = this.pending.get(id);
+      if (waiters) waiters.push({ resolve, reject });
+      else this.pending.set(id, [{ resolve, reject }]);
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const pending = this.pending!;
+    this.pending = null;
+    const ids = [...pending.keys()];
+    try {
+      const sizes = new Map<string, number>();
+      for (let i = 0; i < ids.length; i += CONTENT_BATCH) {
+        const chunk = ids.slice(i, i + CONTENT_BATCH);
+        const rows = await this.db.$queryRawUnsafe<{ id: string; bytes: number | bigint }[]>(
+          `SELECT "id", octet_length("content") AS "bytes" FROM "Message" WHERE "id" IN (${chunk.map(() => '?').join(', ')})`,
+          ...chunk,
+        );
+        for (const row of rows) sizes.set(row.id, Number(row.bytes));
+      }
+      const fitting: string[] = [];
+      for (const id of ids) {
+        const bytes = sizes.get(id);
+        if (bytes === undefined) {
+          for (const w of pending.get(id)!) w.reject(new NotFoundError(`Message ${id} no longer exists.`, { id }));
+          continue;
+        }
+        try {
+          spendTextBytes(bytes);
+          fitting.push(id);
+        } catch (error) {
+          for (const w of pending.get(id)!) w.reject(error);
+        }
+      }
+      for (let i = 0; i < fitting.length; i += CONTENT_BATCH) {
+        const rows = await this.db.message.findMany({
+          where: { id: { in: fitting.slice(i, i + CONTENT_BATCH) } },
+          select: { id: true, content: true },
+        });
+        for (const row of rows) for (const w of pending.get(row.id)!) w.resolve(row.content);
+      }
+    } catch (error) {
+      // Settling twice is harmless: whoever was answered keeps that answer.
+      for (const waiters of pending.values()) for (const w of waiters) w.reject(error);
+    }
+  }
 }

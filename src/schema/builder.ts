@@ -2,11 +2,14 @@
  * The Pothos builder: configuration only. Types live in one file per domain.
  */
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { Context } from '../context.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
+import { costError, defaultFieldCost, FIRST_ARG_DESCRIPTION, MAX_COST } from './cost.js';
+import { decodeNodeId, isNodeType } from './node-id.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -20,7 +23,13 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
 }>({
   defaultFieldNullability: false,
-  plugins: [PrismaPlugin, RelayPlugin],
+  plugins: [PrismaPlugin, RelayPlugin, ComplexityPlugin],
+  // Checked when the first root field resolves, before any of them runs.
+  complexity: {
+    fieldComplexity: defaultFieldCost,
+    limit: { complexity: MAX_COST },
+    complexityError: costError,
+  },
   prisma: {
     client: (ctx) => ctx.deps.db,
     dmmf: getDatamodel(),
@@ -31,6 +40,19 @@ export const builder = new SchemaBuilder<{
     clientMutationId: 'omit',
     cursorType: 'String',
     nodesQueryOptions: false,
+    decodeGlobalID: decodeNodeId,
+    // Pothos would fail (INTERNAL) on a type it cannot load by id; such an id names no node.
+    nodeQueryOptions: {
+      resolve: (_root, args, _ctx, info, resolveNode) => (isNodeType(args.id.typename, info) ? resolveNode(args.id) : null),
+    },
+    firstArgOptions: { description: FIRST_ARG_DESCRIPTION },
+    // A connection's multiplier (first:) already counts its edges; the page info is part of its own cost.
+    edgesFieldOptions: { complexity: { field: 0, multiplier: 1 } },
+    pageInfoFieldOptions: { complexity: 0 },
+    hasNextPageFieldOptions: { complexity: 0 },
+    hasPreviousPageFieldOptions: { complexity: 0 },
+    startCursorFieldOptions: { complexity: 0 },
+    endCursorFieldOptions: { complexity: 0 },
   },
 });
 

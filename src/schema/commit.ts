@@ -1,7 +1,20 @@
-import { commitFile, commitMessages, commitParents, commitTurn, type CommitRef } from '../resolvers/read-commits.js';
+import {
+  BLOB_TEXT_MAX_BYTES,
+  commitDiff,
+  commitFile,
+  commitMessages,
+  commitParents,
+  commitTurn,
+  PATCH_MAX_BYTES,
+  type CommitRef,
+  type DiffView,
+  type FileChangeView,
+} from '../resolvers/read-commits.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../resolvers/page.js';
 import { builder } from './builder.js';
 import { pageTotalCount } from './connection.js';
-import { Message } from './message.js';
+import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST } from './cost.js';
+import { Message, MessageConnection } from './message.js';
 import { Turn } from './turn.js';
 
 interface Actor {
@@ -22,54 +35,66 @@ const TreeEntry = builder.objectRef<{ path: string; size: number }>('TreeEntry')
   fields: (t) => ({ path: t.exposeString('path'), size: t.exposeInt('size') }),
 });
 
-const Blob = builder.objectRef<{ path: string; size: number; text: string | null; isBinary: boolean }>('Blob').implement({
-  fields: (t) => ({
-    path: t.exposeString('path'),
-    size: t.exposeInt('size'),
-    text: t.exposeString('text', { nullable: true }),
-    isBinary: t.exposeBoolean('isBinary'),
-  }),
-});
+const Blob = builder
+  .objectRef<{ path: string; size: number; text: string | null; isBinary: boolean; truncated: boolean }>('Blob')
+  .implement({
+    fields: (t) => ({
+      path: t.exposeString('path'),
+      size: t.exposeInt('size', { description: 'Size in bytes of the whole file.' }),
+      text: t.exposeString('text', {
+        nullable: true,
+        description: `The file as UTF-8 text, its first ${BLOB_TEXT_MAX_BYTES} bytes at most (see truncated); null for a binary file.`,
+      }),
+      isBinary: t.exposeBoolean('isBinary'),
+      truncated: t.exposeBoolean('truncated', {
+        description: `True when text is only the first ${BLOB_TEXT_MAX_BYTES} bytes of the file (whole characters).`,
+      }),
+    }),
+  });
 
 const ChangeStatus = builder.enumType('ChangeStatus', { values: ['ADDED', 'MODIFIED', 'DELETED', 'RENAMED'] as const });
 
-interface Change {
-  path: string;
-  oldPath: string | null;
-  status: 'ADDED' | 'MODIFIED' | 'DELETED' | 'RENAMED';
-  additions: number;
-  deletions: number;
-  patch: string | null;
-}
+// Every patch of a commit comes from one git process, shared by its files
+// (a list counted 10 times): a tenth of a process each.
+const patchCost = Math.ceil(GIT_PROCESS_COST / 10);
 
-const FileChange = builder.objectRef<Change>('FileChange').implement({
+const FileChange = builder.objectRef<FileChangeView>('FileChange').implement({
   fields: (t) => ({
     path: t.exposeString('path'),
     oldPath: t.exposeString('oldPath', { nullable: true }),
     status: t.field({ type: ChangeStatus, resolve: (c) => c.status }),
     additions: t.exposeInt('additions'),
     deletions: t.exposeInt('deletions'),
-    patch: t.exposeString('patch', { nullable: true, description: 'Unified diff text; null for binary files.' }),
+    patch: t.string({
+      nullable: true,
+      description: `Unified diff text; null for binary files. At most ${PATCH_MAX_BYTES} bytes, cut after a whole line (see truncated).`,
+      complexity: patchCost,
+      resolve: async (c) => (await c.patch())?.text ?? null,
+    }),
+    truncated: t.boolean({
+      description: `True when patch was cut at ${PATCH_MAX_BYTES} bytes.`,
+      complexity: patchCost,
+      resolve: async (c) => (await c.patch())?.truncated ?? false,
+    }),
   }),
 });
 
-interface DiffShape {
-  base: CommitRef | null;
-  files: Change[];
-}
-
 export const Commit = builder.objectRef<CommitRef>('Commit');
 
-const Diff = builder.objectRef<DiffShape>('Diff').implement({
+const Diff = builder.objectRef<DiffView>('Diff').implement({
   fields: (t) => ({
-    base: t.field({ type: Commit, nullable: true, resolve: (d) => d.base }),
+    base: t.field({ type: Commit, nullable: true, complexity: GIT_PROCESS_COST, resolve: (d) => d.base() }),
     files: t.field({ type: [FileChange], resolve: (d) => d.files }),
     additions: t.int({ resolve: (d) => d.files.reduce((sum, f) => sum + f.additions, 0) }),
     deletions: t.int({ resolve: (d) => d.files.reduce((sum, f) => sum + f.deletions, 0) }),
   }),
 });
 
+// What Commit.messages costs: the turn, its branches and fork points, then the page.
+const commitMessagesCost = 4 * QUERY_COST;
+
 Commit.implement({
+  description: 'A commit of a session repo or a project repo. Fields marked git-backed start a git process each time they are resolved.',
   fields: (t) => ({
     sha: t.string({ resolve: (c) => c.info.sha }),
     shortSha: t.string({ resolve: (c) => c.info.sha.slice(0, 7) }),
@@ -77,39 +102,61 @@ Commit.implement({
     headline: t.string({ resolve: (c) => c.info.message.split('\n', 1)[0] ?? '' }),
     author: t.field({ type: GitActor, resolve: (c) => c.info.author }),
     committer: t.field({ type: GitActor, resolve: (c) => c.info.committer }),
-    parents: t.field({ type: [Commit], resolve: (c) => commitParents(c) }),
+    parentShas: t.stringList({
+      description: 'The parents\' shas, first parent first; unlike parents, no git process is started.',
+      resolve: (c) => c.info.parents,
+    }),
+    parents: t.field({
+      type: [Commit],
+      description: 'Git-backed: one git process per parent (parentShas needs none).',
+      // Charged for the usual single parent; the request's git budget catches merges of many.
+      complexity: listCost(GIT_PROCESS_COST, 2),
+      resolve: (c) => commitParents(c),
+    }),
     turn: t.field({
       type: Turn,
       nullable: true,
       description: 'The turn this commit records (session repos only).',
+      complexity: QUERY_COST,
       resolve: (c, _args, ctx) => commitTurn(ctx.deps.db, c),
     }),
     messages: t.field({
       type: [Message],
       description:
-        'The conversation as it stood at this commit, in order (session repos only). All of it, or with first, one page (after: the seq cursor of Session.messages edges).',
+        `The conversation as it stood at this commit, in order (session repos only): its first ${DEFAULT_PAGE_SIZE} messages unless first says (at most ${MAX_PAGE_SIZE}); ` +
+        'after: the seq cursor of Session.messages edges (or messagesConnection, which gives cursors). The cost counts the selection first: times.',
       args: { first: t.arg.int(), after: t.arg.string() },
-      resolve: (c, args, ctx) => commitMessages(ctx.deps.db, c, args),
+      complexity: connectionCost(commitMessagesCost),
+      resolve: async (c, args, ctx) => (await commitMessages(ctx.deps.db, c, args)).edges.map((edge) => edge.node),
     }),
+    messagesConnection: t.connection(
+      {
+        type: Message,
+        description: 'Commit.messages as a connection: the conversation as it stood at this commit, page by page (session repos only).',
+        complexity: connectionCost(commitMessagesCost + QUERY_COST),
+        resolve: (c, args, ctx) => commitMessages(ctx.deps.db, c, args),
+      },
+      MessageConnection,
+    ),
     files: t.field({
       type: [TreeEntry],
-      description: 'Files in the tree at this commit.',
+      description: 'Files in the tree at this commit. Git-backed.',
+      complexity: listCost(GIT_PROCESS_COST),
       resolve: (c) => c.repo.listFiles(c.info.sha),
     }),
     diff: t.field({
       type: Diff,
-      description: 'Changes against the first parent (against the empty tree for a root commit).',
-      resolve: async (c) => {
-        const diff = await c.repo.diff(c.info.sha);
-        const base = diff.base ? await c.repo.commitInfo(diff.base) : null;
-        return { base: base ? { ...c, info: base } : null, files: diff.files };
-      },
+      description: 'Changes against the first parent (against the empty tree for a root commit). Git-backed: one process, one more for patches.',
+      complexity: GIT_PROCESS_COST,
+      resolve: (c) => commitDiff(c),
     }),
     file: t.field({
       type: Blob,
       nullable: true,
-      description: 'Content of one file at this commit; null if absent.',
+      description:
+        'Content of one file at this commit; null if absent. Git-backed. path is relative to the repository root, with / between folders, and has no ., .. or .git segment.',
       args: { path: t.arg.string({ required: true }) },
+      complexity: GIT_PROCESS_COST,
       resolve: (c, args) => commitFile(c, args.path),
     }),
   }),

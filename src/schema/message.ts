@@ -1,19 +1,52 @@
 import { appendMessage } from '../resolvers/append-message.js';
 import { updateMessage } from '../resolvers/update-message.js';
 import { messagePath } from '../resolvers/paths.js';
+import { MessageContentLoader } from '../resolvers/read-session.js';
+import type { Context } from '../context.js';
 import { builder } from './builder.js';
 import { pageTotalCount } from './connection.js';
 import { RoleEnum, type RoleValue } from './enums.js';
 
+const contentLoaders = new WeakMap<Context, MessageContentLoader>();
+
+/** One content loader per request, so its batches and its text budget are that request's. */
+function contentLoader(ctx: Context): MessageContentLoader {
+  let loader = contentLoaders.get(ctx);
+  if (!loader) {
+    loader = new MessageContentLoader(ctx.deps.db);
+    contentLoaders.set(ctx, loader);
+  }
+  return loader;
+}
+
 export const Message = builder.prismaNode('Message', {
   description: 'One DAG node: a message of a session, the source of truth for everything in git.',
   id: { field: 'id' },
+  // Every column but the content, which is loaded on its own (see content).
+  select: {
+    id: true,
+    sessionId: true,
+    messageId: true,
+    seq: true,
+    role: true,
+    predecessorId: true,
+    callerId: true,
+    toolName: true,
+    toolCallId: true,
+    metadata: true,
+    createdAt: true,
+    turnId: true,
+  },
   fields: (t) => ({
     messageId: t.exposeString('messageId'),
     session: t.relation('session'),
     seq: t.exposeInt('seq', { description: 'Per-session sequence number, 1-based, never reused.' }),
     role: t.field({ type: RoleEnum, resolve: (m) => m.role as RoleValue }),
-    content: t.exposeString('content'),
+    content: t.string({
+      description:
+        'The full text. Counted, with patches and files, against the 16 MiB of text one request may read: page long lists with first:.',
+      resolve: (m, _args, ctx) => contentLoader(ctx).load(m.id),
+    }),
     predecessor: t.relation('predecessor', {
       nullable: true,
       description: 'The conversation parent (null for the first message).',

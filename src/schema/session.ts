@@ -10,6 +10,7 @@ import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
 import { Message, MessageConnection } from './message.js';
 import { Turn, TurnConnection } from './turn.js';
+import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST } from './cost.js';
 
 const MirrorStatus = builder.objectRef<MirrorStatusShape>('MirrorStatus').implement({
   fields: (t) => ({
@@ -29,12 +30,13 @@ const Branch = builder.objectRef<BranchView>('Branch').implement({
     name: t.exposeString('name'),
     kind: t.field({ type: BranchKind, resolve: (b) => b.kind }),
     isCurrent: t.exposeBoolean('isCurrent'),
-    head: t.field({ type: Commit, nullable: true, resolve: (b) => b.head }),
+    head: t.field({ type: Commit, nullable: true, complexity: GIT_PROCESS_COST, resolve: (b) => b.head() }),
     forkPoint: t.field({
       type: Commit,
       nullable: true,
       description: 'The commit this branch grew from (null for main).',
-      resolve: (b) => b.forkPoint,
+      complexity: GIT_PROCESS_COST,
+      resolve: (b) => b.forkPoint(),
     }),
   }),
 });
@@ -60,6 +62,8 @@ export const Session = builder.prismaNode('Session', {
         type: Commit,
         description: 'Commits newest first; of currentBranch unless branch is given, of every branch if all is true.',
         args: { branch: t.arg.string(), all: t.arg.boolean() },
+        // The branch, then git: the page and its count.
+        complexity: connectionCost(QUERY_COST + 2 * GIT_PROCESS_COST),
         resolve: (session, args, ctx) => timeline(ctx.deps, session, args),
       },
       CommitConnection,
@@ -68,26 +72,35 @@ export const Session = builder.prismaNode('Session', {
       type: Commit,
       nullable: true,
       args: { sha: t.arg.string({ required: true }) },
+      complexity: 2 * GIT_PROCESS_COST,
       resolve: (session, args, ctx) => sessionCommit(ctx.deps, session, args.sha),
     }),
-    mirror: t.field({ type: MirrorStatus, resolve: (session, _args, ctx) => mirrorStatus(ctx.deps, session) }),
+    mirror: t.field({ type: MirrorStatus, complexity: 3 * QUERY_COST + GIT_PROCESS_COST, resolve: (session, _args, ctx) => mirrorStatus(ctx.deps, session) }),
     head: t.field({
       type: Commit,
       nullable: true,
       description: 'The commit being viewed: the tip of currentBranch, or an older commit after checkout.',
+      complexity: 2 * GIT_PROCESS_COST,
       resolve: (session, _args, ctx) => sessionHead(ctx.deps, session),
     }),
     detached: t.boolean({
       description: 'True when head is an older commit (replay); the next user message forks from it.',
       resolve: (session) => session.viewTurnId !== null,
     }),
-    branches: t.field({ type: [Branch], resolve: (session, _args, ctx) => sessionBranches(ctx.deps, session) }),
+    branches: t.field({
+      type: [Branch],
+      description: 'Every branch, oldest first. Git-backed: one process, and one per head or forkPoint asked for.',
+      complexity: listCost(2 * QUERY_COST + GIT_PROCESS_COST),
+      resolve: (session, _args, ctx) => sessionBranches(ctx.deps, session),
+    }),
     messages: t.connection(
       {
         type: Message,
         description:
           'Messages on the path from the first message to the tip of branch (currentBranch by default), in seq order.',
         args: { branch: t.arg.string() },
+        // The branch path (branches, fork points), then the page and its count.
+        complexity: connectionCost(4 * QUERY_COST),
         resolve: (session, args, ctx) => listBranchMessages(ctx.deps.db, session, args),
       },
       MessageConnection,
@@ -97,6 +110,7 @@ export const Session = builder.prismaNode('Session', {
         type: Turn,
         description: 'Turns along branch (currentBranch by default), oldest first.',
         args: { branch: t.arg.string() },
+        complexity: connectionCost(4 * QUERY_COST),
         resolve: (session, args, ctx) => listBranchTurns(ctx.deps.db, session, args),
       },
       TurnConnection,

@@ -2,6 +2,7 @@
  * Live updates over graphql-ws. The pubsub carries ids; each event is loaded
  * from the database (and the repo) when it is sent.
  */
+import type { GraphQLResolveInfo } from 'graphql';
 import { filter, pipe } from 'graphql-yoga';
 import { assertValidId } from '../ids.js';
 import { sessionCommit } from '../resolvers/read-commits.js';
@@ -11,7 +12,9 @@ import { requireProject } from '../resolvers/projects.js';
 import { projectReader } from '../resolvers/read-projects.js';
 import { Project } from './project.js';
 import type { Context } from '../context.js';
+import { renewRequestBudgets } from '../request-context.js';
 import { builder } from './builder.js';
+import { assertSubscriptionCost, GIT_PROCESS_COST, QUERY_COST } from './cost.js';
 import { Commit } from './commit.js';
 import { Session } from './session.js';
 import { Turn } from './turn.js';
@@ -26,6 +29,7 @@ const TurnCommittedEventRef = builder.objectRef<TurnCommittedEvent>('TurnCommitt
     turn: t.field({ type: Turn, resolve: (e, _a, ctx) => ctx.deps.db.turn.findUniqueOrThrow({ where: { id: e.payload.turnId } }) }),
     commit: t.field({
       type: Commit,
+      complexity: QUERY_COST + 2 * GIT_PROCESS_COST,
       resolve: async (e, _a, ctx) => {
         const session = await requireSession(ctx.deps.db, e.payload.sessionId);
         const commit = await sessionCommit(ctx.deps, session, e.payload.sha);
@@ -67,6 +71,7 @@ const TimelineEvent = builder.objectRef<TimelinePayload>('TimelineEvent').implem
     commit: t.field({
       type: Commit,
       nullable: true,
+      complexity: QUERY_COST + 2 * GIT_PROCESS_COST,
       resolve: async (e, _a, ctx) => (e.sha ? sessionCommit(ctx.deps, await requireSession(ctx.deps.db, e.sessionId), e.sha) : null),
     }),
   }),
@@ -79,6 +84,7 @@ const ProjectCommittedEvent = builder.objectRef<ProjectCommittedPayload>('Projec
     turnNumber: t.exposeInt('turnNumber'),
     commit: t.field({
       type: Commit,
+      complexity: QUERY_COST + GIT_PROCESS_COST,
       resolve: async (e, _a, ctx) => {
         const repo = projectReader(await requireProject(ctx.deps, e.projectId));
         const info = await repo.commitInfo(e.sha);
@@ -112,37 +118,49 @@ function forProject<T extends { projectId: string }>(
   return projectId == null ? source : pipe(source, filter((event: T) => event.projectId === projectId));
 }
 
+/** Sets a subscription up once its cost is checked: the cost plugin checks root fields as they resolve, which is at each event. */
+function costChecked<T>(ctx: Context, info: GraphQLResolveInfo, subscribe: () => T): T {
+  assertSubscriptionCost(ctx, info);
+  return subscribe();
+}
+
+/** Answers an event on fresh budgets: the subscription's request lives as long as it does. */
+function onItsOwnBudgets<T>(resolve: () => T): T {
+  renewRequestBudgets();
+  return resolve();
+}
+
 builder.subscriptionFields((t) => ({
   projectCommitted: t.field({
     type: ProjectCommittedEvent,
     args: { projectId: t.arg.string() },
-    subscribe: (_root, args, ctx) => forProject<ProjectCommittedPayload>(ctx, 'projectCommitted', args.projectId),
-    resolve: (payload: ProjectCommittedPayload) => payload,
+    subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forProject<ProjectCommittedPayload>(ctx, 'projectCommitted', args.projectId)),
+    resolve: (payload: ProjectCommittedPayload) => onItsOwnBudgets(() => payload),
   }),
   dirtyTreeWarning: t.field({
     type: DirtyTreeWarning,
     args: { projectId: t.arg.string() },
-    subscribe: (_root, args, ctx) => forProject<DirtyTreeWarningPayload>(ctx, 'dirtyTreeWarning', args.projectId),
-    resolve: (payload: DirtyTreeWarningPayload) => payload,
+    subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forProject<DirtyTreeWarningPayload>(ctx, 'dirtyTreeWarning', args.projectId)),
+    resolve: (payload: DirtyTreeWarningPayload) => onItsOwnBudgets(() => payload),
   }),
   timeline: t.field({
     type: TimelineEvent,
     description: "Everything that changes what a session's timeline shows.",
     args: { sessionId: t.arg.string({ required: true }) },
-    subscribe: (_root, args, ctx) => forSession<TimelinePayload>(ctx, 'timeline', args.sessionId),
-    resolve: (payload: TimelinePayload) => payload,
+    subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forSession<TimelinePayload>(ctx, 'timeline', args.sessionId)),
+    resolve: (payload: TimelinePayload) => onItsOwnBudgets(() => payload),
   }),
   turnCommitted: t.field({
     type: TurnCommittedEventRef,
     description: 'Every session-git turn commit (of one session, or of all).',
     args: { sessionId: t.arg.string() },
-    subscribe: (_root, args, ctx) => forSession<TurnCommittedPayload>(ctx, 'turnCommitted', args.sessionId),
-    resolve: (payload: TurnCommittedPayload) => ({ payload }),
+    subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forSession<TurnCommittedPayload>(ctx, 'turnCommitted', args.sessionId)),
+    resolve: (payload: TurnCommittedPayload) => onItsOwnBudgets(() => ({ payload })),
   }),
   mirrorFailed: t.field({
     type: MirrorFailure,
     args: { sessionId: t.arg.string() },
-    subscribe: (_root, args, ctx) => forSession<MirrorFailedPayload>(ctx, 'mirrorFailed', args.sessionId),
-    resolve: (payload: MirrorFailedPayload) => payload,
+    subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forSession<MirrorFailedPayload>(ctx, 'mirrorFailed', args.sessionId)),
+    resolve: (payload: MirrorFailedPayload) => onItsOwnBudgets(() => payload),
   }),
 }));

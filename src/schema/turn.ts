@@ -4,11 +4,13 @@ import { retryTurn } from '../resolvers/retry-turn.js';
 import { sessionCommit } from '../resolvers/read-commits.js';
 import { builder } from './builder.js';
 import { Commit } from './commit.js';
+import { GIT_PROCESS_COST } from './cost.js';
 import { pageTotalCount } from './connection.js';
 import { MirrorStateEnum, type MirrorStateValue } from './enums.js';
 import { Message } from './message.js';
 
-const ownMessages = { orderBy: { seq: 'asc' } } as const;
+// Content is loaded per message, within the request's text budget (see Message.content).
+const ownMessages = { orderBy: { seq: 'asc' }, omit: { content: true } } as const;
 
 export const Turn = builder.prismaObject('Turn', {
   description: "A turn: one user message, the assistant's reply, and the tool results in between.",
@@ -32,7 +34,7 @@ export const Turn = builder.prismaObject('Turn', {
     messages: t.field({
       type: [Message],
       description: 'The user message, then everything recorded in the turn, in seq order.',
-      select: { userMessage: true, messages: ownMessages },
+      select: { userMessage: { omit: { content: true } }, messages: ownMessages },
       resolve: (turn) => [turn.userMessage, ...turn.messages.filter((m) => m.id !== turn.userMessage.id)],
     }),
     open: t.exposeBoolean('open'),
@@ -47,8 +49,9 @@ builder.prismaObjectField(Turn, 'commit', (t) =>
   t.field({
     type: Commit,
     nullable: true,
-    description: 'The session-git commit of this turn, once mirrored.',
+    description: 'The session-git commit of this turn, once mirrored. Git-backed.',
     select: { commitSha: true, session: true },
+    complexity: 2 * GIT_PROCESS_COST,
     resolve: async (turn, _args, ctx) =>
       turn.commitSha ? sessionCommit(ctx.deps, turn.session, turn.commitSha) : null,
   }),
