@@ -102,7 +102,7 @@ async function serve(argv: string[]): Promise<void> {
   if (auth.source === 'file' || auth.source === 'generated') {
     // Printed once for the person who started the server; the JSON log never carries the token.
     console.log(
-      `entity-memory: listening beyond loopback, so every request needs the token (${auth.source === 'generated' ? 'new, ' : ''}kept in ${auth.file}); open ${server.browseUrl}/graphql#token=${auth.token}`,
+      `entity-memory: reachable beyond loopback, so every request needs the token (${auth.source === 'generated' ? 'new, ' : ''}kept in ${auth.file}); open ${server.browseUrl}/graphql#token=${auth.token}`,
     );
   } else if (auth.source === 'config') {
     console.log('entity-memory: every request needs the token it was started with (Authorization: Bearer <token>)');

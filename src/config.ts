@@ -29,7 +29,9 @@ export interface Config {
   publicUrl?: string;
   /**
    * Bearer token required on every request but /health when set. Default: unset, and the server
-   * generates one into `<dataDir>/token` when it binds anything but loopback (src/http/token.ts).
+   * generates one into `<dataDir>/token` when it binds anything but loopback or has a
+   * `publicUrl` (src/http/token.ts). Prefer ENTITY_MEMORY_TOKEN to `--token`: other local users
+   * can read a process's arguments.
    */
   token?: string;
   /** Open WebSocket connections, all addresses together. Default DEFAULT_MAX_WS_CONNECTIONS. */

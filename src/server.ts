@@ -16,8 +16,7 @@ import { createApp, type App, type AppOptions } from './app.js';
 import { DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, type Config } from './config.js';
 import { checkBoundary, checkHttp, refuseUpgrade, sendRefusal } from './http/gate.js';
 import { ConnectionLimits, normaliseAddress, WS_CLOSE_FORBIDDEN, WS_CLOSE_TOO_MANY } from './http/limits.js';
-import { isLoopbackHost } from './http/origin.js';
-import { connectionParamsToken, resolveAuth, tokenMatches, type Auth } from './http/token.js';
+import { connectionParamsToken, exposedBeyondLoopback, resolveAuth, tokenMatches, type Auth } from './http/token.js';
 import type { Logger } from './logger.js';
 import { withRequest } from './request-context.js';
 
@@ -185,11 +184,11 @@ export async function startServer(config: Config, logger: Logger, options: AppOp
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const wildcard = config.host === '0.0.0.0' || config.host === '::';
   const browseUrl = config.publicUrl ?? (wildcard ? `http://localhost:${port}` : url);
-  if (!isLoopbackHost(config.host)) {
+  if (exposedBeyondLoopback(config)) {
     // The token itself stays out of the JSON log; the command line prints the URL once.
     logger.warn(
-      { host: config.host, port, tokenSource: auth.source, tokenFile: auth.file, url: `${browseUrl}/graphql#token=<token>` },
-      'listening beyond loopback: every request but /health needs the bearer token',
+      { host: config.host, port, publicUrl: config.publicUrl, tokenSource: auth.source, tokenFile: auth.file, url: `${browseUrl}/graphql#token=<token>` },
+      'reachable beyond loopback (bind address or --public-url): every request but /health needs the bearer token',
     );
   }
 

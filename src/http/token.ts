@@ -1,10 +1,10 @@
 /**
  * The bearer token: where it comes from, and how a request's copy is compared with it.
  *
- * Loopback is not a boundary between the users of one machine, and anything else is the LAN,
- * so off loopback a token is always required: the configured one, else the one kept in
- * `<dataDir>/token` (mode 0600, created on first use). On loopback it is required only when
- * configured, so `npm start` keeps working as it always has.
+ * Loopback is not a boundary between the users of one machine, and anything else is the LAN
+ * (or, behind a proxy at --public-url, the internet), so there a token is always required: the
+ * configured one, else the one kept in `<dataDir>/token` (mode 0600, created on first use). On
+ * plain loopback it is required only when configured, so `npm start` works as it always has.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, writeFileSync, type Stats } from 'node:fs';
@@ -28,15 +28,25 @@ export function tokenFile(config: Pick<Config, 'dataDir'>): string {
 }
 
 /**
- * Decides the token for a server about to listen. Reads `<dataDir>/token` when it holds a
+ * Whether the server is meant to be reached from beyond this machine's loopback: it binds
+ * another address, or it sits behind a reverse proxy at `publicUrl` (the proxy connects over
+ * loopback, but the people it forwards are anywhere).
+ */
+export function exposedBeyondLoopback(config: Pick<Config, 'host' | 'publicUrl'>): boolean {
+  return !isLoopbackHost(config.host) || config.publicUrl !== undefined;
+}
+
+/**
+ * Decides the token for a server about to listen: the configured one; none on loopback without
+ * a public URL; otherwise the one in the token file. Reads `<dataDir>/token` when it holds a
  * usable token (tightening its mode to 0600 if it was looser), else writes a new one: 32
  * random bytes, base64url. Creates the data dir (0700) when needed.
  * @throws when the token file is not a regular file (a symlink is refused: another user could
  *   point it anywhere) or cannot be written.
  */
-export function resolveAuth(config: Pick<Config, 'dataDir' | 'host' | 'token'>): Auth {
+export function resolveAuth(config: Pick<Config, 'dataDir' | 'host' | 'publicUrl' | 'token'>): Auth {
   if (config.token !== undefined) return { token: config.token, source: 'config', file: undefined };
-  if (isLoopbackHost(config.host)) return { token: undefined, source: 'none', file: undefined };
+  if (!exposedBeyondLoopback(config)) return { token: undefined, source: 'none', file: undefined };
   const file = tokenFile(config);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   let stat: Stats | undefined;

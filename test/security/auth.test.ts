@@ -138,6 +138,15 @@ describe('binding beyond loopback', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
+  it('also requires one with a --public-url on loopback: a reverse proxy brings the world in over loopback', async () => {
+    const api = await startTestServer({ publicUrl: 'https://mem.example' }, {}, { token: null });
+    expect(api.server.auth.source).toBe('generated');
+    expect(api.server.browseUrl).toBe('https://mem.example');
+    const response = await send(`${api.url}/graphql`, { method: 'POST', headers: { ...json, host: 'mem.example' }, body: createSessionBody('proxied') });
+    expect(response.status).toBe(401);
+    expect((await writtenState(api)).sessions).toBe(0);
+  });
+
   it('uses a configured token instead of generating one, and replaces a token file holding junk', async () => {
     const withToken = await startTestServer(testConfig({ host: '0.0.0.0', token: TOKEN }), {}, { token: null });
     expect(withToken.server.auth).toEqual({ token: TOKEN, source: 'config', file: undefined });

@@ -67,6 +67,8 @@ describe('Origin', () => {
 
   it('serves an --allowed-origin and the --public-url origin, with a preflight that names exactly that origin', async () => {
     const api = await startTestServer({ allowedOrigins: ['http://app.example:5173'], publicUrl: 'https://mem.example' });
+    // A public URL means a token (generated here), which an allowed page sends like any client.
+    const json = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${api.token}` };
     for (const origin of ['http://app.example:5173', 'https://mem.example']) {
       const preflight = await send(`${api.url}/graphql`, {
         method: 'OPTIONS',
@@ -184,6 +186,7 @@ describe('Host (DNS rebinding)', () => {
 
   it('answers to the --public-url and --allowed-origin names', async () => {
     const api = await startTestServer({ publicUrl: 'https://mem.example', allowedOrigins: ['http://ui.example:8080'] });
+    const json = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${api.token}` };
     for (const host of ['mem.example', 'ui.example:8080']) {
       const ok = await send(`${api.url}/graphql`, { method: 'POST', headers: { ...json, host }, body: JSON.stringify({ query: SESSIONS_QUERY }) });
       expect(ok.status, host).toBe(200);

@@ -4,7 +4,7 @@
  * cannot take every slot; one connection cannot run unbounded operations; a bad document is
  * answered on its own id and the connection stays open.
  */
-import { print, type GraphQLError } from 'graphql';
+import { print, type GraphQLFormattedError } from 'graphql';
 import type { Client } from 'graphql-ws';
 import { describe, expect, it } from 'vitest';
 import { CreateSession, RecordTurn, SessionView } from '../api/operations.js';
@@ -36,7 +36,7 @@ async function openMany(url: string, count: number, batch = 200) {
 
 /** The first thing an operation gets: its errors, or its first result. */
 function firstAnswer(client: Client, query: string, variables?: Record<string, unknown>) {
-  return new Promise<{ errors?: readonly GraphQLError[]; data?: unknown }>((resolve) => {
+  return new Promise<{ errors?: readonly GraphQLFormattedError[]; data?: unknown }>((resolve) => {
     const unsubscribe = client.subscribe(
       { query, variables },
       {
@@ -44,7 +44,7 @@ function firstAnswer(client: Client, query: string, variables?: Record<string, u
           resolve({ data: value.data, errors: value.errors });
           unsubscribe();
         },
-        error: (error) => resolve({ errors: error as readonly GraphQLError[] }),
+        error: (error) => resolve({ errors: error as readonly GraphQLFormattedError[] }),
         complete: () => {},
       },
     );
