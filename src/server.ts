@@ -108,8 +108,12 @@ export async function startServer(config: Config, logger: Logger, options: AppOp
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const address = normaliseAddress(req.socket.remoteAddress);
+      // Socket errors are the peer's doing (a frame over maxPayload, a reset) and ws closes the socket
+      // itself (1009, 1006); graphql-ws would print each with a stack to the console, a debug line will do.
+      const onError = (error: Error) => logger.debug({ err: error, address }, 'WebSocket client error');
       const over = limits.admit(address);
       if (over !== undefined) {
+        ws.on('error', onError);
         ws.close(WS_CLOSE_TOO_MANY, over);
         const cutOff = setTimeout(() => ws.terminate(), OVER_CAP_CLOSE_GRACE_MS);
         ws.once('close', () => clearTimeout(cutOff));
@@ -117,10 +121,8 @@ export async function startServer(config: Config, logger: Logger, options: AppOp
       }
       ws.once('close', () => limits.release(address));
       wss.emit('connection', ws, req);
-      // graphql-ws prints socket errors to the console with a stack; they are the peer's doing (a frame
-      // over maxPayload, a reset), and ws closes the socket itself (1009, 1006), so a debug line will do.
       ws.removeAllListeners('error');
-      ws.on('error', (error) => logger.debug({ err: error, address }, 'WebSocket client error'));
+      ws.on('error', onError);
     });
   });
   const wsServer = useServer(

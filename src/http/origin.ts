@@ -54,13 +54,18 @@ function parseOrigin(header: string): URL | undefined {
   }
 }
 
-/** Host names (not IP literals) this server answers to, lower case. */
+const namesByConfig = new WeakMap<BoundaryConfig, Set<string>>();
+
+/** Host names (not IP literals) this server answers to, lower case; computed once per config. */
 function knownNames(config: BoundaryConfig): Set<string> {
+  const known = namesByConfig.get(config);
+  if (known) return known;
   const names = new Set(['localhost']);
   if (isIP(bare(config.host)) === 0) names.add(config.host.toLowerCase());
   for (const origin of [...(config.allowedOrigins ?? []), ...(config.publicUrl ? [config.publicUrl] : [])]) {
     names.add(new URL(origin).hostname.toLowerCase());
   }
+  namesByConfig.set(config, names);
   return names;
 }
 
