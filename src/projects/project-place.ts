@@ -91,13 +91,18 @@ export async function checkRepoPlace(workdir: string, config: PlaceConfig): Prom
  * resolves somewhere other than the project's stored real path (replaced by a symlink).
  */
 export async function openProjectRepo(project: PlaceProject, config: PlaceConfig, options: { init?: boolean } = {}): Promise<RepoPlace> {
-  let checked = await checkRepoPlace(project.workdir, config);
-  if (checked.workdir !== project.workdir) {
+  // The stored workdir is a real path: anything else now means a symlink was put in its way.
+  const real = await realpath(project.workdir).catch(() => project.workdir);
+  if (real !== project.workdir) {
     throw new ForbiddenError(
-      `The project's working directory ${project.workdir} now resolves to ${checked.workdir} (was it replaced by a symlink?); ` +
+      `The project's working directory ${project.workdir} now resolves to ${real} (was it replaced by a symlink?); ` +
         'nothing is read or written there. Restore the folder, or create a new project.',
       { projectId: project.projectId },
     );
+  }
+  let checked = await checkRepoPlace(project.workdir, config);
+  if (checked.workdir !== project.workdir) {
+    throw new ForbiddenError(`The project's working directory ${project.workdir} now resolves to ${checked.workdir}.`, { projectId: project.projectId });
   }
   if (!checked.location && options.init) {
     await new ProjectRepo(checked.workdir, { ceilings: realRoots(config) }).init();

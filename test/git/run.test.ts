@@ -9,7 +9,7 @@ import {
   GitObjectNotFoundError,
   GitTimeoutError,
 } from '../../src/git/errors.js';
-import { gitEnv, runGit, runGitBuffer, startGit } from '../../src/git/run.js';
+import { gitEnv, hardenEnv, onGitSpawn, PER_CALL_CONFIG, runGit, runGitBuffer, startGit } from '../../src/git/run.js';
 import { SessionRepo } from '../../src/git/session-repo.js';
 import { ALICE, git, tempDir } from './helpers.js';
 
@@ -126,5 +126,55 @@ describe('runGit', () => {
     const content = '0123456789'.repeat(100_000);
     const expected = createHash('sha1').update(`blob ${content.length}\0${content}`).digest('hex');
     expect(stdout.trim()).toBe(expected);
+  });
+});
+
+describe('per-call config and environment', () => {
+  it('override what the repo config and its includes say, for every run', async () => {
+    const dir = tempDir();
+    git(dir, 'init', '-q');
+    writeFileSync(join(dir, '.git', 'hostile.inc'), '[core]\n\tfsmonitor = /bin/false\n\thooksPath = hooks\n[log]\n\tshowSignature = true\n[protocol]\n\tallow = always\n');
+    git(dir, 'config', 'include.path', 'hostile.inc');
+    git(dir, 'config', 'credential.helper', 'store');
+    const effective = async (key: string) => (await runGit(['config', '--get-all', key], { cwd: dir })).stdout.split('\n').slice(0, -1).at(-1);
+    expect(await effective('core.fsmonitor')).toBe('false');
+    expect(await effective('core.hooksPath')).toBe('/dev/null');
+    expect(await effective('log.showSignature')).toBe('false');
+    expect(await effective('protocol.allow')).toBe('never');
+    expect(await effective('credential.helper')).toBe('');
+    expect(await effective('gc.auto')).toBe('0');
+    expect(PER_CALL_CONFIG[0]).toBe('--no-pager');
+  });
+
+  it('allow no transport, even where the repo allows one by name', async () => {
+    const dir = tempDir();
+    const other = tempDir();
+    git(dir, 'init', '-q');
+    git(other, 'init', '-q');
+    git(dir, 'config', 'protocol.file.allow', 'always');
+    const error = await runGit(['ls-remote', `file://${other}`], { cwd: dir }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitError);
+    expect((error as GitError).stderr).toContain("transport 'file' not allowed");
+  });
+
+  it('drop program-running variables from any environment handed to git, and pass extra settings of any name', async () => {
+    const env = hardenEnv(
+      { PATH: '/bin', GIT_EXTERNAL_DIFF: 'x', GIT_PAGER: 'x', GIT_SSH_COMMAND: 'x', GIT_ASKPASS: 'x', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'x', GIT_DIR: '/d' },
+      [['filter.a=b.clean', '']],
+    );
+    expect(env).toEqual({ PATH: '/bin', GIT_DIR: '/d', GIT_ALLOW_PROTOCOL: '', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'filter.a=b.clean', GIT_CONFIG_VALUE_0: '' });
+
+    const dir = tempDir();
+    git(dir, 'init', '-q');
+    git(dir, 'config', 'filter.a=b.clean', '/bin/false');
+    const events: string[] = [];
+    const off = onGitSpawn((e) => events.push(e.env.GIT_ALLOW_PROTOCOL ?? 'unset'));
+    try {
+      const { stdout } = await runGit(['config', '--get-all', 'filter.a=b.clean'], { cwd: dir, config: [['filter.a=b.clean', '']], env: { ...gitEnv(), GIT_EXTERNAL_DIFF: '/bin/false' } });
+      expect(stdout.split('\n').at(-2)).toBe('');
+    } finally {
+      off();
+    }
+    expect(events).toEqual(['']);
   });
 });
