@@ -27,7 +27,7 @@ async function spawnsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; comma
 function subcommand(argv: string[]): string {
   for (let i = 1; i < argv.length; i++) {
     if (argv[i] === '-c') i++;
-    else return argv[i]!;
+    else if (!argv[i]!.startsWith('-')) return argv[i]!;
   }
   return '';
 }
