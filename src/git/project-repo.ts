@@ -186,6 +186,11 @@ export class ProjectRepo {
    */
   async state(): Promise<WorkingTreeState & { staged: string[] }> {
     if ((await this.locate()) === null) return { isRepo: false, branch: null, dirtyPaths: [], staged: [] };
+    return this.status();
+  }
+
+  /** `state()` for a folder already located as the top of a repo: one git process. */
+  async status(): Promise<WorkingTreeState & { staged: string[] }> {
     const { stdout } = await this.git(
       ['status', '--porcelain=v1', '-z', '--branch', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'],
       { env: { GIT_OPTIONAL_LOCKS: '0' } },

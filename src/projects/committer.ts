@@ -134,7 +134,7 @@ export class ProjectCommitter {
           if (place.autoCommit === 'DISABLED_UNSAFE_CONFIG') return { result: 'FAILED', sha: null, dirtyPaths: [], message: place.autoCommitMessage };
           const repo = place.repo;
           const touched = turn.touchedPaths ? (JSON.parse(turn.touchedPaths) as string[]) : null;
-          const now = await repo.state();
+          const now = await repo.status();
           // The user's work: dirty as the turn began and still dirty (what was committed since is no one's
           // pending work), less what other agent turns have claimed as theirs.
           const claimed = await claimedPaths(place.location, turn.id);

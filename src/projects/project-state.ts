@@ -17,7 +17,7 @@ export async function projectDirtyNow(deps: { db: Db; logger: Logger; config: Co
   if (!session?.project) return null;
   try {
     const place = await openProjectRepo(session.project, deps.config);
-    return (await place.repo.state()).dirtyPaths;
+    return (await place.repo.status()).dirtyPaths;
   } catch (error) {
     deps.logger.warn({ err: error, sessionId }, 'could not read the project working tree');
     return null;

@@ -8,6 +8,7 @@ import { AppError, BadUserInputError, ConflictError, NotFoundError } from '../er
 import { ProjectRepo } from '../git/index.js';
 import { assertValidId, newId } from '../ids.js';
 import { checkRepoPlace, openProjectRepo, type PlaceProject } from '../projects/project-place.js';
+import { outsideRequest } from '../request-context.js';
 import { checkScanRoot, realRoots } from '../projects/workdir.js';
 import { now, type Deps } from './deps.js';
 import { decodeNewestFirst, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from './page.js';
@@ -113,7 +114,7 @@ export async function requireProject(deps: Pick<Deps, 'db'>, projectId: string):
  */
 export async function workdirDirty(project: PlaceProject, deps: Pick<Deps, 'config'>): Promise<string[]> {
   const place = await openProjectRepo(project, deps.config);
-  return (await place.repo.state()).dirtyPaths;
+  return (await place.repo.status()).dirtyPaths;
 }
 
 /**
@@ -180,7 +181,9 @@ export async function importProjects(input: { root: string; maxDepth?: number | 
   for (const dir of found) {
     let workdir: string;
     try {
-      const checked = await checkRepoPlace(dir, deps.config);
+      // One git process per repo found, however many: the walk is bounded by maxDepth, not by
+      // the request's budget of git processes (src/request-context.ts), which would stop half-way.
+      const checked = await outsideRequest(() => checkRepoPlace(dir, deps.config));
       if (!checked.location) continue;
       workdir = checked.workdir;
     } catch (error) {

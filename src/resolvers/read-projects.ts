@@ -61,7 +61,7 @@ export async function workingTree(project: Project, deps: Pick<Deps, 'config'>):
     if (error instanceof AppError) return { isRepo: false, branch: null, dirtyPaths: [], clean: false };
     throw error;
   }
-  const state = await place.repo.state();
+  const state = await place.repo.status();
   return { ...state, clean: state.isRepo && state.dirtyPaths.length === 0 };
 }
 
@@ -84,24 +84,29 @@ export async function projectAutoCommit(project: Project, deps: Pick<Deps, 'conf
 
 export interface ProjectCommitOutcome {
   result: 'COMMITTED' | 'NOTHING_TO_COMMIT' | 'SKIPPED_DIRTY' | 'FAILED';
-  commit: CommitRef | null;
+  /** The agent's commit, read from the project's repo once it is checked again; null without one, or when refused. */
+  commit: () => Promise<CommitRef | null>;
   dirtyPaths: string[];
   message: string | null;
 }
 
-/** What the end of a turn did in its project (null without a project, or before it has run). */
-export async function turnProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, turn: Turn): Promise<ProjectCommitOutcome | null> {
+/**
+ * What the end of a turn did in its project (null without a project, or
+ * before it has run). Reads no git until `commit` is asked for.
+ */
+export function turnProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, turn: Turn): ProjectCommitOutcome | null {
   if (!turn.projectId || !turn.projectResult) return null;
-  const project = await deps.db.project.findUnique({ where: { projectId: turn.projectId } });
-  let commit: CommitRef | null = null;
-  const repo = project && turn.projectCommitSha ? await checkedReader(project, deps) : null;
-  if (repo && turn.projectCommitSha) {
-    const info = await repo.commitInfo(turn.projectCommitSha).catch(() => null);
-    commit = info ? { repo, sessionId: null, info } : null;
-  }
+  const projectId = turn.projectId;
+  const sha = turn.projectCommitSha;
   return {
     result: turn.projectResult as ProjectCommitOutcome['result'],
-    commit,
+    commit: async () => {
+      if (!sha) return null;
+      const project = await deps.db.project.findUnique({ where: { projectId } });
+      const repo = project ? await checkedReader(project, deps) : null;
+      const info = repo ? await repo.commitInfo(sha).catch(() => null) : null;
+      return repo && info ? { repo, sessionId: null, info } : null;
+    },
     dirtyPaths: turn.projectDirtyPaths ? (JSON.parse(turn.projectDirtyPaths) as string[]) : [],
     message: turn.projectMessage,
   };

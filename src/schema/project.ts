@@ -12,6 +12,7 @@ import {
 import { builder } from './builder.js';
 import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
+import { connectionCost, GIT_PROCESS_COST } from './cost.js';
 import { ProjectAutoCommitStateEnum, ProjectStatusEnum, type ProjectStatusValue } from './enums.js';
 import { Session, SessionConnection } from './session.js';
 import { Turn } from './turn.js';
@@ -58,14 +59,23 @@ export const Project = builder.prismaNode('Project', {
       {
         type: Commit,
         description: "Commits of the project repo, newest first (the agent's and the user's).",
+        // Checking the folder and reading its config (2 processes), the page, its count and HEAD.
+        complexity: connectionCost(5 * GIT_PROCESS_COST),
         resolve: (project, args, ctx) => projectHistory(project, args, ctx.deps),
       },
       CommitConnection,
     ),
-    workingTree: t.field({ type: WorkingTreeStatus, resolve: (project, _args, ctx) => workingTree(project, ctx.deps) }),
+    workingTree: t.field({
+      type: WorkingTreeStatus,
+      description: 'Git-backed: the folder is checked and its config read (2 git processes), then git status.',
+      complexity: 3 * GIT_PROCESS_COST,
+      resolve: (project, _args, ctx) => workingTree(project, ctx.deps),
+    }),
     autoCommit: t.field({
       type: ProjectAutoCommitRef,
-      description: "Whether the agent's edits are committed here; off for a repo whose config defines filter drivers until the user trusts it.",
+      description:
+        "Whether the agent's edits are committed here; off for a repo whose config defines filter drivers until the user trusts it. Git-backed: 2 git processes.",
+      complexity: 2 * GIT_PROCESS_COST,
       resolve: (project, _args, ctx) => projectAutoCommit(project, ctx.deps),
     }),
   }),
@@ -92,7 +102,13 @@ const ProjectCommitResult = builder.enumType('ProjectCommitResult', {
 const ProjectCommitOutcomeRef = builder.objectRef<ProjectCommitOutcome>('ProjectCommitOutcome').implement({
   fields: (t) => ({
     result: t.field({ type: ProjectCommitResult, resolve: (o) => o.result }),
-    commit: t.field({ type: Commit, nullable: true, resolve: (o) => o.commit }),
+    commit: t.field({
+      type: Commit,
+      nullable: true,
+      description: "The agent's commit. Git-backed: the project's folder is checked again (2 git processes) and the commit read.",
+      complexity: 3 * GIT_PROCESS_COST,
+      resolve: (o) => o.commit(),
+    }),
     dirtyPaths: t.exposeStringList('dirtyPaths'),
     message: t.exposeString('message', { nullable: true }),
   }),
@@ -103,6 +119,8 @@ builder.prismaObjectField(Turn, 'projectCommit', (t) =>
     type: ProjectCommitOutcomeRef,
     nullable: true,
     description: "What happened in the bound project's repo at the end of this turn (null if the session has no project).",
+    // Read from the turn's row; only its commit field reaches git.
+    complexity: 1,
     resolve: (turn, _args, ctx) => turnProjectCommit(ctx.deps, turn),
   }),
 );
