@@ -6,7 +6,7 @@
  * nothing may be written to HOME or TMPDIR.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppendMessage, CreateSession, EndTurn, RecordTurn } from '../api/operations.js';
@@ -310,9 +310,12 @@ describe('git never runs a program from config', () => {
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('agent s\n');
     // No lock file and no message file were made; the turn's claim is released.
     expect(listing(join(dir, '.git')).filter((p) => p.startsWith('entity-memory'))).toEqual(['entity-memory-claims']);
-    // Reads run status with every driver switched off: the changed files show, no filter runs.
+    // Reads run status with every driver switched off: the changed files show, no filter runs. b.md keeps its
+    // size and gets a new mtime, so status must read it and compare (where git would run its clean filter).
+    writeFileSync(join(dir, 'b.md'), '# B\n');
+    utimesSync(join(dir, 'b.md'), new Date(Date.now() + 5_000), new Date(Date.now() + 5_000));
     const view = await api.ok(SecProject, { projectId });
-    expect(view.project?.workingTree.dirtyPaths).toEqual(['a.txt', 'c.txt']);
+    expect(view.project?.workingTree.dirtyPaths).toEqual(['a.txt', 'b.md', 'c.txt']);
     expect(view.project?.history.edges.map((e) => e.node.headline)).toEqual(['signed', 'second', 'initial']);
     expect(marks(sb)).toEqual([]);
     expect(snapshot(sb)).toEqual(before);
