@@ -75,8 +75,11 @@ function useUserInputCodes(): Plugin {
 export function createYogaHandler(deps: Deps): Yoga {
   const armor = EnvelopArmorPlugin({
     maxDepth: { n: 15 },
-    maxAliases: { n: 30 },
-    costLimit: { maxCost: 100_000 },
+    maxAliases: { n: 15 },
+    maxDirectives: { n: 10 },
+    maxTokens: { n: 1000 },
+    // The cost is counted by @pothos/plugin-complexity (src/schema/cost.ts), which reads first:.
+    costLimit: { enabled: false },
     // Suggestions ("did you mean …") help people writing queries; the schema is public anyway.
     blockFieldSuggestion: { enabled: false },
   });

@@ -27,6 +27,7 @@ import {
   revListCountArgv,
   revListParentsArgv,
   symbolicRefArgv,
+  LOG_FORMAT,
   TRAILER_LOG_FORMAT,
   updateIndexAddArgv,
   updateRefArgv,
@@ -44,7 +45,7 @@ import {
   type Identity,
   type RepoFile,
 } from './commit-input.js';
-import { GitArgumentError, GitError, GitObjectNotFoundError, GitRefConflictError } from './errors.js';
+import { GitArgumentError, GitError, GitObjectNotFoundError, GitRefConflictError, GitTimeoutError } from './errors.js';
 import { fastImport } from './fast-import.js';
 import {
   parseBranchTips,
@@ -61,6 +62,7 @@ import {
 } from './parse.js';
 import { assertBranchName, assertFullSha, assertRev, assertSha, EMPTY_TREE_SHA1, isFullSha, isShaPrefix, zeroSha } from './refs.js';
 import { DEFAULT_GIT_TIMEOUT_MS, gitEnv, runGit, runGitBuffer, type GitResult } from './run.js';
+import { paced } from './spawn-pace.js';
 
 export type { CommitInfo, FileDiff, TreeFile } from './parse.js';
 
@@ -391,10 +393,70 @@ export class SessionRepo {
     }
   }
 
-  /** One commit, or null when `sha` is not a sha (prefix) or names no commit. One spawn. */
+  /**
+   * One commit, or null when `sha` is not a sha (prefix) or names no commit.
+   * Full shas asked for in the same tick, of the same repo, share one git
+   * process (`log --no-walk --stdin`): a page of turns' commits, a parent
+   * of each commit of a timeline, every branch's head. A prefix takes one
+   * process of its own.
+   */
   async commitInfo(sha: string): Promise<CommitInfo | null> {
+    if (!isFullSha(sha)) return this.oneCommitInfo(sha);
+    const key = sha.toLowerCase();
+    return new Promise((resolve, reject) => {
+      let batch = pendingInfos.get(this.gitDir);
+      if (!batch) {
+        const created = { repo: this, waiters: new Map<string, InfoWaiter[]>() };
+        batch = created;
+        pendingInfos.set(this.gitDir, created);
+        process.nextTick(() => {
+          pendingInfos.delete(this.gitDir);
+          void created.repo.loadInfos(created.waiters);
+        });
+      }
+      const waiters = batch.waiters.get(key);
+      if (waiters) waiters.push({ resolve, reject });
+      else batch.waiters.set(key, [{ resolve, reject }]);
+    });
+  }
+
+  private async oneCommitInfo(sha: string): Promise<CommitInfo | null> {
     const stdout = await this.logOneCommit(sha, undefined);
     return stdout === null ? null : (parseLog(stdout)[0] ?? null);
+  }
+
+  /** Answers a batch of `commitInfo` calls; one unknown sha sends the batch back to one process per sha. */
+  private async loadInfos(waiters: Map<string, InfoWaiter[]>): Promise<void> {
+    const settle = (sha: string, outcome: { info: CommitInfo | null } | { error: unknown }) => {
+      for (const w of waiters.get(sha) ?? []) 'info' in outcome ? w.resolve(outcome.info) : w.reject(outcome.error);
+    };
+    const shas = [...waiters.keys()];
+    let found: Map<string, CommitInfo> | null = null;
+    if (shas.length > 1) {
+      try {
+        const { stdout } = await this.git(['log', '--no-walk=unsorted', '-z', `--format=${LOG_FORMAT}`, '--no-color', '--no-decorate', '--stdin'], {
+          input: `${shas.join('\n')}\n`,
+        });
+        found = new Map(parseLog(stdout).map((info) => [info.sha, info]));
+      } catch (error) {
+        if (!(error instanceof GitError) || error instanceof GitTimeoutError) {
+          for (const sha of shas) settle(sha, { error });
+          return;
+        }
+      }
+    }
+    if (found && shas.every((sha) => found.has(sha))) {
+      for (const sha of shas) settle(sha, { info: found.get(sha)! });
+      return;
+    }
+    await Promise.all(
+      shas.map((sha) =>
+        this.oneCommitInfo(sha).then(
+          (info) => settle(sha, { info }),
+          (error: unknown) => settle(sha, { error }),
+        ),
+      ),
+    );
   }
 
   /** Number of commits reachable from `target` (a sha or branch, `HEAD`), or from every branch. Unborn HEAD: 0. */
@@ -446,7 +508,8 @@ export class SessionRepo {
     const rev = assertRev(sha);
     assertRepoPath(path);
     try {
-      return (await runGitBuffer(catFileBlobArgv(rev, path), { cwd: this.dir, env: this.env(), timeoutMs: this.timeoutMs })).stdout;
+      return (await paced(() => runGitBuffer(catFileBlobArgv(rev, path), { cwd: this.dir, env: this.env(), timeoutMs: this.timeoutMs })))
+        .stdout;
     } catch (error) {
       if (error instanceof GitError && /does not exist in '|exists on disk, but not in '|: bad file$/m.test(error.stderr)) {
         return null;
@@ -555,13 +618,15 @@ export class SessionRepo {
     args: string[],
     opts: { input?: string | Uint8Array; env?: NodeJS.ProcessEnv; okExitCodes?: number[]; timeoutMs?: number } = {},
   ): Promise<GitResult<string>> {
-    return runGit(args, {
-      cwd: this.dir,
-      env: this.env(opts.env),
-      input: opts.input,
-      okExitCodes: opts.okExitCodes,
-      timeoutMs: opts.timeoutMs ?? this.timeoutMs,
-    });
+    return paced(() =>
+      runGit(args, {
+        cwd: this.dir,
+        env: this.env(opts.env),
+        input: opts.input,
+        okExitCodes: opts.okExitCodes,
+        timeoutMs: opts.timeoutMs ?? this.timeoutMs,
+      }),
+    );
   }
 
   private async writeWorkingFiles(files: readonly RepoFile[]): Promise<void> {
@@ -618,6 +683,14 @@ export class SessionRepo {
     return exitCode === 0 ? stdout.trim() : null;
   }
 }
+
+interface InfoWaiter {
+  resolve: (info: CommitInfo | null) => void;
+  reject: (error: unknown) => void;
+}
+
+/** `commitInfo` calls waiting for the end of the tick, per git dir. */
+const pendingInfos = new Map<string, { repo: SessionRepo; waiters: Map<string, InfoWaiter[]> }>();
 
 function assertCount(n: unknown, what: string): number {
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {

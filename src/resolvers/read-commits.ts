@@ -4,10 +4,10 @@
  * the database.
  */
 import { isUtf8 } from 'node:buffer';
-import type { Message, Session, Turn } from '../generated/prisma/client.js';
+import type { Message, Prisma, Session, Turn } from '../generated/prisma/client.js';
 import type { Db } from '../db/index.js';
 import { BadUserInputError, NotFoundError } from '../errors.js';
-import { GitError, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type SessionRepo } from '../git/index.js';
+import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type SessionRepo } from '../git/index.js';
 import { countTurnCommits } from '../mirror/reconcile.js';
 import { openSessionRepo } from '../mirror/session-repos.js';
 import type { Deps } from './deps.js';
@@ -43,7 +43,7 @@ export function assertShaInput(sha: string): void {
   }
 }
 
-/** A commit of the session repo by full or abbreviated sha; null when the repo has none such. */
+/** A commit of the session repo by full or abbreviated sha; null when the repo has none such. One or two git processes (see `SessionRepo.commitInfo`). */
 export async function sessionCommit(deps: Pick<Deps, 'config'>, session: Session, sha: string): Promise<CommitRef | null> {
   assertShaInput(sha);
   const repo = openSessionRepo(deps.config, session.sessionId);
@@ -51,7 +51,8 @@ export async function sessionCommit(deps: Pick<Deps, 'config'>, session: Session
   return whileRepoMayBeRebuilt(
     repo,
     async () => {
-      const full = await repo.resolveCommit(sha);
+      // A full sha (a turn's commit) needs no resolving, and is read with the others asked for in the same tick.
+      const full = isFullSha(sha) ? sha : await repo.resolveCommit(sha);
       const info = full ? await repo.commitInfo(full) : null;
       return info ? { repo, sessionId: session.sessionId, info } : null;
     },
@@ -109,11 +110,17 @@ export async function commitTurn(db: Db, ref: CommitRef): Promise<Turn | null> {
 /**
  * The conversation as it stood at a session commit, in seq order: one page
  * of it, `first` messages (50 when omitted, at most 500) after the seq cursor
- * `after` (as Session.messages gives). Content is left out: it is loaded per
+ * `after` (as Session.messages gives), selected as `query` says (Pothos'
+ * plan of the GraphQL selection). Content is never in it: it is loaded per
  * message, within the request's text budget.
  * @throws BadUserInputError for a bad `first` or `after`.
  */
-export async function commitMessages(db: Db, ref: CommitRef, page: PageArgs = {}): Promise<Page<Omit<Message, 'content'>>> {
+export async function commitMessages(
+  db: Db,
+  ref: CommitRef,
+  page: PageArgs = {},
+  query: Omit<Prisma.MessageFindManyArgs, 'where' | 'orderBy' | 'take'> = {},
+): Promise<Page<Omit<Message, 'content'>>> {
   const size = pageSize(page);
   const after = page.after ? decodeIntCursor(page.after, 'seq') : null;
   const empty = toPage<Omit<Message, 'content'>>([], size, after !== null, () => '', async () => 0);
@@ -123,8 +130,9 @@ export async function commitMessages(db: Db, ref: CommitRef, page: PageArgs = {}
   const filter = await messageFilter(db, ref.sessionId, segments);
   const fetched = await db.message.findMany({
     where: after === null ? filter : { AND: [filter, { seq: { gt: after } }] },
+    ...(query.select ? {} : { omit: { content: true } }),
+    ...query,
     orderBy: { seq: 'asc' },
-    omit: { content: true },
     take: size + 1,
   });
   return toPage(fetched, size, after !== null, (m) => encodeCursor('seq', m.seq), () => db.message.count({ where: filter }));

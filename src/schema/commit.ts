@@ -1,3 +1,4 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import {
   BLOB_TEXT_MAX_BYTES,
   commitDiff,
@@ -13,7 +14,7 @@ import {
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../resolvers/page.js';
 import { builder } from './builder.js';
 import { pageTotalCount } from './connection.js';
-import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST } from './cost.js';
+import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST, SHARED_GIT_COST } from './cost.js';
 import { Message, MessageConnection } from './message.js';
 import { Turn } from './turn.js';
 
@@ -54,9 +55,8 @@ const Blob = builder
 
 const ChangeStatus = builder.enumType('ChangeStatus', { values: ['ADDED', 'MODIFIED', 'DELETED', 'RENAMED'] as const });
 
-// Every patch of a commit comes from one git process, shared by its files
-// (a list counted 10 times): a tenth of a process each.
-const patchCost = Math.ceil(GIT_PROCESS_COST / 10);
+// Every patch of a commit comes from one git process, shared by its files.
+const patchCost = SHARED_GIT_COST;
 
 const FileChange = builder.objectRef<FileChangeView>('FileChange').implement({
   fields: (t) => ({
@@ -83,7 +83,7 @@ export const Commit = builder.objectRef<CommitRef>('Commit');
 
 const Diff = builder.objectRef<DiffView>('Diff').implement({
   fields: (t) => ({
-    base: t.field({ type: Commit, nullable: true, complexity: GIT_PROCESS_COST, resolve: (d) => d.base() }),
+    base: t.field({ type: Commit, nullable: true, complexity: SHARED_GIT_COST, resolve: (d) => d.base() }),
     files: t.field({ type: [FileChange], resolve: (d) => d.files }),
     additions: t.int({ resolve: (d) => d.files.reduce((sum, f) => sum + f.additions, 0) }),
     deletions: t.int({ resolve: (d) => d.files.reduce((sum, f) => sum + f.deletions, 0) }),
@@ -108,9 +108,8 @@ Commit.implement({
     }),
     parents: t.field({
       type: [Commit],
-      description: 'Git-backed: one git process per parent (parentShas needs none).',
-      // Charged for the usual single parent; the request's git budget catches merges of many.
-      complexity: listCost(GIT_PROCESS_COST, 2),
+      description: 'Git-backed: the parents of the commits asked for together are read by one git process (parentShas needs none).',
+      complexity: listCost(SHARED_GIT_COST, 2),
       resolve: (c) => commitParents(c),
     }),
     turn: t.field({
@@ -127,14 +126,16 @@ Commit.implement({
         'after: the seq cursor of Session.messages edges (or messagesConnection, which gives cursors). The cost counts the selection first: times.',
       args: { first: t.arg.int(), after: t.arg.string() },
       complexity: connectionCost(commitMessagesCost),
-      resolve: async (c, args, ctx) => (await commitMessages(ctx.deps.db, c, args)).edges.map((edge) => edge.node),
+      resolve: async (c, args, ctx, info) =>
+        (await commitMessages(ctx.deps.db, c, args, queryFromInfo({ context: ctx, info }))).edges.map((edge) => edge.node),
     }),
     messagesConnection: t.connection(
       {
         type: Message,
         description: 'Commit.messages as a connection: the conversation as it stood at this commit, page by page (session repos only).',
         complexity: connectionCost(commitMessagesCost + QUERY_COST),
-        resolve: (c, args, ctx) => commitMessages(ctx.deps.db, c, args),
+        resolve: (c, args, ctx, info) =>
+          commitMessages(ctx.deps.db, c, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] })),
       },
       MessageConnection,
     ),

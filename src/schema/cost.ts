@@ -23,6 +23,13 @@ export const MAX_COST = 10_000;
  */
 export const GIT_PROCESS_COST = 150;
 
+/**
+ * Cost of a commit read with others asked for in the same tick, which share
+ * one git process (a page of turns' commits, every branch's head, each
+ * commit's patches): a tenth of a process, 15.
+ */
+export const SHARED_GIT_COST = GIT_PROCESS_COST / 10;
+
 /** Cost of each SQL query a field runs of its own (Prisma relations loaded with their parent cost 1): 5. */
 export const QUERY_COST = 5;
 

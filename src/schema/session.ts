@@ -1,3 +1,4 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import { createSession } from '../resolvers/create-session.js';
 import { getSession, listBranchMessages, listBranchTurns, listSessions } from '../resolvers/read-session.js';
 import { mirrorStatus, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../resolvers/read-commits.js';
@@ -10,7 +11,7 @@ import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
 import { Message, MessageConnection } from './message.js';
 import { Turn, TurnConnection } from './turn.js';
-import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST } from './cost.js';
+import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST, SHARED_GIT_COST } from './cost.js';
 
 const MirrorStatus = builder.objectRef<MirrorStatusShape>('MirrorStatus').implement({
   fields: (t) => ({
@@ -30,12 +31,12 @@ const Branch = builder.objectRef<BranchView>('Branch').implement({
     name: t.exposeString('name'),
     kind: t.field({ type: BranchKind, resolve: (b) => b.kind }),
     isCurrent: t.exposeBoolean('isCurrent'),
-    head: t.field({ type: Commit, nullable: true, complexity: GIT_PROCESS_COST, resolve: (b) => b.head() }),
+    head: t.field({ type: Commit, nullable: true, complexity: SHARED_GIT_COST, resolve: (b) => b.head() }),
     forkPoint: t.field({
       type: Commit,
       nullable: true,
       description: 'The commit this branch grew from (null for main).',
-      complexity: GIT_PROCESS_COST,
+      complexity: SHARED_GIT_COST,
       resolve: (b) => b.forkPoint(),
     }),
   }),
@@ -62,8 +63,8 @@ export const Session = builder.prismaNode('Session', {
         type: Commit,
         description: 'Commits newest first; of currentBranch unless branch is given, of every branch if all is true.',
         args: { branch: t.arg.string(), all: t.arg.boolean() },
-        // The branch, then git: the page and its count.
-        complexity: connectionCost(QUERY_COST + 2 * GIT_PROCESS_COST),
+        // The branch, then git: the branch tips, the page, and its count.
+        complexity: connectionCost(QUERY_COST + 3 * GIT_PROCESS_COST),
         resolve: (session, args, ctx) => timeline(ctx.deps, session, args),
       },
       CommitConnection,
@@ -75,7 +76,7 @@ export const Session = builder.prismaNode('Session', {
       complexity: 2 * GIT_PROCESS_COST,
       resolve: (session, args, ctx) => sessionCommit(ctx.deps, session, args.sha),
     }),
-    mirror: t.field({ type: MirrorStatus, complexity: 3 * QUERY_COST + GIT_PROCESS_COST, resolve: (session, _args, ctx) => mirrorStatus(ctx.deps, session) }),
+    mirror: t.field({ type: MirrorStatus, complexity: 3 * QUERY_COST + 2 * GIT_PROCESS_COST, resolve: (session, _args, ctx) => mirrorStatus(ctx.deps, session) }),
     head: t.field({
       type: Commit,
       nullable: true,
@@ -89,7 +90,7 @@ export const Session = builder.prismaNode('Session', {
     }),
     branches: t.field({
       type: [Branch],
-      description: 'Every branch, oldest first. Git-backed: one process, and one per head or forkPoint asked for.',
+      description: 'Every branch, oldest first. Git-backed: one process for the tips, one more for the heads and fork points asked for.',
       complexity: listCost(2 * QUERY_COST + GIT_PROCESS_COST),
       resolve: (session, _args, ctx) => sessionBranches(ctx.deps, session),
     }),
@@ -101,7 +102,8 @@ export const Session = builder.prismaNode('Session', {
         args: { branch: t.arg.string() },
         // The branch path (branches, fork points), then the page and its count.
         complexity: connectionCost(4 * QUERY_COST),
-        resolve: (session, args, ctx) => listBranchMessages(ctx.deps.db, session, args),
+        resolve: (session, args, ctx, info) =>
+          listBranchMessages(ctx.deps.db, session, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] })),
       },
       MessageConnection,
     ),
@@ -111,7 +113,8 @@ export const Session = builder.prismaNode('Session', {
         description: 'Turns along branch (currentBranch by default), oldest first.',
         args: { branch: t.arg.string() },
         complexity: connectionCost(4 * QUERY_COST),
-        resolve: (session, args, ctx) => listBranchTurns(ctx.deps.db, session, args),
+        resolve: (session, args, ctx, info) =>
+          listBranchTurns(ctx.deps.db, session, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] })),
       },
       TurnConnection,
     ),

@@ -4,13 +4,12 @@ import { retryTurn } from '../resolvers/retry-turn.js';
 import { sessionCommit } from '../resolvers/read-commits.js';
 import { builder } from './builder.js';
 import { Commit } from './commit.js';
-import { GIT_PROCESS_COST } from './cost.js';
+import { SHARED_GIT_COST } from './cost.js';
 import { pageTotalCount } from './connection.js';
 import { MirrorStateEnum, type MirrorStateValue } from './enums.js';
 import { Message } from './message.js';
 
-// Content is loaded per message, within the request's text budget (see Message.content).
-const ownMessages = { orderBy: { seq: 'asc' }, omit: { content: true } } as const;
+const bySeq = { orderBy: { seq: 'asc' } } as const;
 
 export const Turn = builder.prismaObject('Turn', {
   description: "A turn: one user message, the assistant's reply, and the tool results in between.",
@@ -23,18 +22,19 @@ export const Turn = builder.prismaObject('Turn', {
       type: Message,
       nullable: true,
       description: "The turn's reply: its latest assistant message.",
-      select: { messages: ownMessages },
+      // The selection Pothos plans for the messages, so they load with the turn (and never their content).
+      select: (_args, _ctx, nested) => ({ messages: nested(bySeq) }),
       resolve: (turn) => turn.messages.filter((m) => m.role === 'ASSISTANT').at(-1) ?? null,
     }),
     toolResults: t.field({
       type: [Message],
-      select: { messages: ownMessages },
+      select: (_args, _ctx, nested) => ({ messages: nested(bySeq) }),
       resolve: (turn) => turn.messages.filter((m) => m.role === 'TOOL'),
     }),
     messages: t.field({
       type: [Message],
       description: 'The user message, then everything recorded in the turn, in seq order.',
-      select: { userMessage: { omit: { content: true } }, messages: ownMessages },
+      select: (_args, _ctx, nested) => ({ userMessage: nested(true), messages: nested(bySeq) }),
       resolve: (turn) => [turn.userMessage, ...turn.messages.filter((m) => m.id !== turn.userMessage.id)],
     }),
     open: t.exposeBoolean('open'),
@@ -49,9 +49,9 @@ builder.prismaObjectField(Turn, 'commit', (t) =>
   t.field({
     type: Commit,
     nullable: true,
-    description: 'The session-git commit of this turn, once mirrored. Git-backed.',
+    description: 'The session-git commit of this turn, once mirrored. Git-backed: the commits of the turns asked for together are read by one git process.',
     select: { commitSha: true, session: true },
-    complexity: 2 * GIT_PROCESS_COST,
+    complexity: SHARED_GIT_COST,
     resolve: async (turn, _args, ctx) =>
       turn.commitSha ? sessionCommit(ctx.deps, turn.session, turn.commitSha) : null,
   }),
