@@ -9,7 +9,7 @@ import type { Context } from '../context.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { costError, defaultFieldCost, FIRST_ARG_DESCRIPTION, MAX_COST } from './cost.js';
-import { decodeNodeId, isNodeType } from './node-id.js';
+import { decodeNodeId, loadNode } from './node-id.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -41,10 +41,8 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     nodesQueryOptions: false,
     decodeGlobalID: decodeNodeId,
-    // Pothos would fail (INTERNAL) on a type it cannot load by id; such an id names no node.
-    nodeQueryOptions: {
-      resolve: (_root, args, _ctx, info, resolveNode) => (isNodeType(args.id.typename, info) ? resolveNode(args.id) : null),
-    },
+    // Pothos fails (INTERNAL) on a type it cannot load by id and on a missing record; such ids name no node.
+    nodeQueryOptions: { resolve: (_root, args, _ctx, info, resolveNode) => loadNode(args.id, info, resolveNode) },
     firstArgOptions: { description: FIRST_ARG_DESCRIPTION },
     // A connection's multiplier (first:) already counts its edges; the page info is part of its own cost.
     edgesFieldOptions: { complexity: { field: 0, multiplier: 1 } },

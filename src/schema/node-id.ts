@@ -5,6 +5,7 @@
  */
 import { isObjectType, type GraphQLResolveInfo } from 'graphql';
 import { BadUserInputError } from '../errors.js';
+import { Prisma } from '../generated/prisma/client.js';
 
 const TYPENAME = /^[A-Za-z_]\w{0,127}$/;
 
@@ -30,4 +31,23 @@ export function decodeNodeId(globalID: string): { typename: string; id: string }
 export function isNodeType(typename: string, info: GraphQLResolveInfo): boolean {
   const type = info.schema.getType(typename);
   return isObjectType(type) && type.getInterfaces().some((i) => i.name === 'Node');
+}
+
+/**
+ * The node an id names, or null when it names none: a type that is not a
+ * node, or a record that does not exist (Pothos' Prisma nodes load with
+ * `findUniqueOrThrow`).
+ */
+export async function loadNode(
+  id: { typename: string; id: string },
+  info: GraphQLResolveInfo,
+  load: (id: { typename: string; id: string }) => unknown,
+): Promise<unknown> {
+  if (!isNodeType(id.typename, info)) return null;
+  try {
+    return await load(id);
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return null;
+    throw error;
+  }
 }
