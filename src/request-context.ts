@@ -3,7 +3,9 @@
  * request's budgets. HTTP requests and WebSocket operations run inside
  * `withRequest`, so code deep in a resolver (or the git runner, or the error
  * masker, which sees no context) can find them. Background work (the mirror
- * worker, the project committer) runs `outsideRequest` and has no budget.
+ * worker, the project committer) runs `outsideRequest` and has no budget;
+ * so do the events of a subscription, which are answered where they were
+ * published (their cost was checked when the subscription was set up).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
@@ -47,17 +49,6 @@ export function outsideRequest<T>(work: () => T): T {
 
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
-}
-
-/**
- * Gives the running request fresh budgets: each event of a subscription is
- * a request of its own, though the subscription has one request id.
- */
-export function renewRequestBudgets(): void {
-  const store = storage.getStore();
-  if (!store) return;
-  store.gitProcesses = 0;
-  store.textBytes = 0;
 }
 
 /** The error a request gets when it would need more git processes than `REQUEST_GIT_PROCESSES`. */

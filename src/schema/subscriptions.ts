@@ -12,7 +12,6 @@ import { requireProject } from '../resolvers/projects.js';
 import { projectReader } from '../resolvers/read-projects.js';
 import { Project } from './project.js';
 import type { Context } from '../context.js';
-import { renewRequestBudgets } from '../request-context.js';
 import { builder } from './builder.js';
 import { assertSubscriptionCost, GIT_PROCESS_COST, QUERY_COST } from './cost.js';
 import { Commit } from './commit.js';
@@ -124,43 +123,37 @@ function costChecked<T>(ctx: Context, info: GraphQLResolveInfo, subscribe: () =>
   return subscribe();
 }
 
-/** Answers an event on fresh budgets: the subscription's request lives as long as it does. */
-function onItsOwnBudgets<T>(resolve: () => T): T {
-  renewRequestBudgets();
-  return resolve();
-}
-
 builder.subscriptionFields((t) => ({
   projectCommitted: t.field({
     type: ProjectCommittedEvent,
     args: { projectId: t.arg.string() },
     subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forProject<ProjectCommittedPayload>(ctx, 'projectCommitted', args.projectId)),
-    resolve: (payload: ProjectCommittedPayload) => onItsOwnBudgets(() => payload),
+    resolve: (payload: ProjectCommittedPayload) => payload,
   }),
   dirtyTreeWarning: t.field({
     type: DirtyTreeWarning,
     args: { projectId: t.arg.string() },
     subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forProject<DirtyTreeWarningPayload>(ctx, 'dirtyTreeWarning', args.projectId)),
-    resolve: (payload: DirtyTreeWarningPayload) => onItsOwnBudgets(() => payload),
+    resolve: (payload: DirtyTreeWarningPayload) => payload,
   }),
   timeline: t.field({
     type: TimelineEvent,
     description: "Everything that changes what a session's timeline shows.",
     args: { sessionId: t.arg.string({ required: true }) },
     subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forSession<TimelinePayload>(ctx, 'timeline', args.sessionId)),
-    resolve: (payload: TimelinePayload) => onItsOwnBudgets(() => payload),
+    resolve: (payload: TimelinePayload) => payload,
   }),
   turnCommitted: t.field({
     type: TurnCommittedEventRef,
     description: 'Every session-git turn commit (of one session, or of all).',
     args: { sessionId: t.arg.string() },
     subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forSession<TurnCommittedPayload>(ctx, 'turnCommitted', args.sessionId)),
-    resolve: (payload: TurnCommittedPayload) => onItsOwnBudgets(() => ({ payload })),
+    resolve: (payload: TurnCommittedPayload) => ({ payload }),
   }),
   mirrorFailed: t.field({
     type: MirrorFailure,
     args: { sessionId: t.arg.string() },
     subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forSession<MirrorFailedPayload>(ctx, 'mirrorFailed', args.sessionId)),
-    resolve: (payload: MirrorFailedPayload) => onItsOwnBudgets(() => payload),
+    resolve: (payload: MirrorFailedPayload) => payload,
   }),
 }));
