@@ -158,14 +158,21 @@ export interface BuiltCommit {
 
 /**
  * Writes a commit whose tree is `parent`'s tree with `states` applied, through
- * a temporary index outside the repo; the user's index is not read or written.
+ * a temporary index; the user's index is not read or written.
  * Nothing moves any ref: the caller decides where the commit goes.
  */
 export async function buildCommit(
   run: ProjectGitRun,
-  opts: { parent: string | null; states: readonly FileState[]; message: string; identity: { name: string; email: string } },
+  opts: {
+    parent: string | null;
+    states: readonly FileState[];
+    message: string;
+    identity: { name: string; email: string };
+    /** Where the temporary index goes: the repo's git directory (nothing of ours outside the project). Default: the system's temp folder. */
+    scratchDir?: string;
+  },
 ): Promise<BuiltCommit> {
-  const dir = await mkdtemp(join(tmpdir(), 'em-index-'));
+  const dir = await mkdtemp(join(opts.scratchDir ?? tmpdir(), opts.scratchDir ? 'entity-memory-index-' : 'em-index-'));
   const env = { GIT_INDEX_FILE: join(dir, 'index') };
   try {
     await run(opts.parent ? ['read-tree', '--end-of-options', opts.parent] : ['read-tree', '--empty'], { env });

@@ -9,6 +9,7 @@ import { realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GitError, GitLockedError, GitNoWorkTreeError } from './errors.js';
 import { runGit } from './run.js';
+import type { ProjectGitRun } from './project-plumbing.js';
 
 /**
  * The user's environment without inherited GIT_* variables (a GIT_DIR from a
@@ -120,16 +121,24 @@ export class ProjectRepo {
     private readonly options: ProjectRepoOptions = {},
   ) {}
 
-  private git(args: string[], extra: { input?: string; env?: NodeJS.ProcessEnv } = {}) {
+  private git(args: string[], extra: { input?: string | Uint8Array; env?: NodeJS.ProcessEnv; okExitCodes?: number[] } = {}) {
     const ceilings = this.options.ceilings?.length ? { GIT_CEILING_DIRECTORIES: this.options.ceilings.join(':') } : {};
     return runGit(args, {
       cwd: this.dir,
       env: userGitEnv({ ...ceilings, ...extra.env }),
       input: extra.input,
+      okExitCodes: extra.okExitCodes,
       timeoutMs: this.options.timeoutMs ?? 60_000,
       config: this.options.config,
     });
   }
+
+  /**
+   * Runs one git command in the repo with this repo's settings (the same
+   * per-call config, neutralised drivers and ceilings as every other call):
+   * the plumbing of src/git/project-plumbing.ts goes through here.
+   */
+  readonly run: ProjectGitRun = (args, opts = {}) => this.git(args, opts);
 
   /**
    * The repo containing `dir` (its top and git directories), asked of git
