@@ -256,6 +256,71 @@ export class ProjectRepo {
     }
   }
 
+  /**
+   * The identity git would read from config in this folder (`user.name` and
+   * `user.email`, every scope and include, the last value of each winning),
+   * or null unless both are set and non-empty. Read-only: one `git config`.
+   */
+  async configuredIdentity(): Promise<Committer | null> {
+    const { stdout, exitCode } = await this.git(['config', '-z', '--get-regexp', '^user\\.(name|email)$'], { okExitCodes: [0, 1] });
+    if (exitCode !== 0) return null;
+    let name = '';
+    let email = '';
+    for (const item of stdout.split('\0')) {
+      const newline = item.indexOf('\n');
+      if (newline === -1) continue;
+      const key = item.slice(0, newline);
+      const value = item.slice(newline + 1).trim();
+      if (key === 'user.name') name = value;
+      if (key === 'user.email') email = value;
+    }
+    return name !== '' && email !== '' ? { name, email } : null;
+  }
+
+  /**
+   * Null when HEAD has a commit; while it is unborn (no commit yet on its
+   * branch), whether the working tree or index holds any non-ignored file
+   * and whether anything is staged. One status, with GIT_OPTIONAL_LOCKS=0.
+   */
+  async unbornHead(): Promise<{ hasFiles: boolean; staged: boolean } | null> {
+    const { stdout } = await this.git(
+      ['status', '--porcelain=v1', '-z', '--branch', '--no-renames', '--untracked-files=normal', '--ignore-submodules=dirty'],
+      { env: { GIT_OPTIONAL_LOCKS: '0' } },
+    );
+    const entries = stdout.split('\0').filter((e) => e !== '');
+    if (!entries[0]?.startsWith('## No commits yet on ')) return null;
+    const files = entries.slice(1);
+    return { hasFiles: files.length > 0, staged: files.some((e) => !' ?!'.includes(e[0]!)) };
+  }
+
+  /**
+   * The first commit of a repo `init()` has just made: every non-ignored file
+   * (`git add -A`, so .gitignore and the user's excludes hold), as `who`
+   * (author and committer), hooks and signing off. Makes none, touching
+   * nothing, when HEAD already has a commit, no file is there, or something
+   * is staged already (the index is not one we made). If the commit fails
+   * after staging, the index is emptied again, as `init()` left it.
+   * @returns the new commit's sha, or null when none was made.
+   */
+  async initialCommit(message: string, who: Committer): Promise<string | null> {
+    const unborn = await this.unbornHead();
+    if (!unborn || !unborn.hasFiles || unborn.staged) return null;
+    const identity = {
+      GIT_AUTHOR_NAME: who.name,
+      GIT_AUTHOR_EMAIL: who.email,
+      GIT_COMMITTER_NAME: who.name,
+      GIT_COMMITTER_EMAIL: who.email,
+    };
+    try {
+      await this.whileLocked(() => this.git(['add', '-A']));
+      await this.whileLocked(() => this.git(['commit', '--quiet', '--no-verify', '--no-gpg-sign', '-m', message], { env: identity }));
+    } catch (error) {
+      await this.git(['read-tree', '--empty']).catch(() => undefined);
+      throw error;
+    }
+    return (await this.git(['rev-parse', 'HEAD'])).stdout.trim();
+  }
+
   private async whileLocked<T>(run: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + (this.options.lockWaitMs ?? 15_000);
     for (let attempt = 1; ; attempt++) {

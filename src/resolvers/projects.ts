@@ -1,13 +1,15 @@
 /**
  * Projects: creating, changing, importing, and binding sessions to them.
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Prisma, Project, Session } from '../generated/prisma/client.js';
 import { AppError, BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
-import { ProjectRepo } from '../git/index.js';
+import { GitError, ProjectRepo, type RepoLocation } from '../git/index.js';
 import { assertValidId, newId } from '../ids.js';
-import { checkRepoPlace, openProjectRepo, type PlaceProject } from '../projects/project-place.js';
+import { INITIAL_COMMIT_MESSAGE, initialCommitUnsafeMessage, SETUP_IDENTITY } from '../projects/initial-commit.js';
+import { checkRepoPlace, openProjectRepo, placeOf, type PlaceProject } from '../projects/project-place.js';
+import { judgeRepoConfig } from '../projects/repo-config.js';
 import { outsideRequest } from '../request-context.js';
 import { checkScanRoot, realRoots } from '../projects/workdir.js';
 import { now, type Deps } from './deps.js';
@@ -28,13 +30,23 @@ export interface CreateProjectInput {
   workdir: string;
   description?: string | null;
   status?: ProjectStatus | null;
+  /**
+   * When `git init` runs and the folder has files: true makes one first commit
+   * of its non-ignored files (see `initialCommitInto`). Default false: no
+   * commit, and `Project.needsInitialCommit` says one is missing. Ignored for
+   * a folder that is a repo already.
+   */
+  initialCommit?: boolean | null;
 }
 
 /**
  * Creates a project over an existing directory inside the allowed roots;
- * `git init` when it is not a repo, an existing repo is used as it is.
+ * `git init` when it is not a repo (then, with `initialCommit`, a first
+ * commit of its files), an existing repo is used as it is.
  * @throws BadUserInputError for a path that is no directory, a bare repo or a
- * folder inside a repo; ForbiddenError for a folder that may not be used (see
+ * folder inside a repo, and for `initialCommit` where git config defines filter
+ * drivers or the first commit fails (nothing is created then: the repo just
+ * made is removed); ForbiddenError for a folder that may not be used (see
  * checkWorkdir) or a repo whose git directory is outside the allowed roots;
  * ConflictError when it is a project already.
  */
@@ -46,8 +58,15 @@ export async function createProject(input: CreateProjectInput, deps: Deps): Prom
   const existing = await deps.db.project.findUnique({ where: { workdir } });
   if (existing) throw new ConflictError(`${workdir} is already the project ${existing.projectId} (${existing.name}).`, { projectId: existing.projectId });
   if (checked.location === null) {
-    await new ProjectRepo(workdir, { ceilings: realRoots(deps.config) }).init();
+    const repo = new ProjectRepo(workdir, { ceilings: realRoots(deps.config) });
+    // Nothing to commit in an empty folder, so nothing to refuse there.
+    const commitFirst = input.initialCommit === true && (await readdir(workdir)).length > 0;
+    // Judged before init, so a refusal leaves the folder as it was: a fresh repo has no
+    // config of its own yet, but the global and system configs apply to it.
+    if (commitFirst) assertNoFilterDrivers(workdir, judgeRepoConfig(await repo.configEntries()));
+    await repo.init();
     checked = await checkRepoPlace(workdir, deps.config);
+    if (commitFirst && checked.location) await initialCommitInto(workdir, checked.location, deps);
   }
   return deps.db.project.create({
     data: {
@@ -59,6 +78,42 @@ export async function createProject(input: CreateProjectInput, deps: Deps): Prom
       createdAt: now(deps),
     },
   });
+}
+
+function assertNoFilterDrivers(workdir: string, verdict: ReturnType<typeof judgeRepoConfig>): void {
+  if (verdict.unsafeKeys.length > 0) {
+    throw new BadUserInputError(initialCommitUnsafeMessage(workdir, verdict), { field: 'initialCommit', unsafeKeys: verdict.unsafeKeys });
+  }
+}
+
+/**
+ * The first commit of a repo `createProject` has just made: every non-ignored
+ * file, authored and committed by the user's git identity in that folder
+ * (`user.name`, `user.email`), else `SETUP_IDENTITY`. The config is judged
+ * again as at every use (an `init.templateDir` can bring a config with filter
+ * drivers). On any refusal or failure the repo is removed again, so the
+ * folder is left as it was found.
+ */
+async function initialCommitInto(workdir: string, location: RepoLocation, deps: Deps): Promise<void> {
+  try {
+    const place = await placeOf({ projectId: '', trustedConfig: null }, workdir, location, deps.config);
+    assertNoFilterDrivers(workdir, place.verdict);
+    const who = (await place.repo.configuredIdentity()) ?? SETUP_IDENTITY;
+    await place.repo.initialCommit(INITIAL_COMMIT_MESSAGE, who);
+  } catch (error) {
+    // Ours to remove: the folder had no `.git` at all (checkRepoPlace refuses an unreadable
+    // one), so the one there now is what init() just made.
+    if (location.gitDir === join(workdir, '.git')) await rm(location.gitDir, { recursive: true, force: true });
+    if (error instanceof AppError) throw error;
+    if (error instanceof GitError) {
+      throw new BadUserInputError(
+        `The first commit in ${workdir} could not be made (git: ${error.stderr || error.message}); nothing was created. ` +
+          'Fix that and try again, or create the project without initialCommit.',
+        { field: 'initialCommit' },
+      );
+    }
+    throw error;
+  }
 }
 
 export interface UpdateProjectInput {

@@ -111,3 +111,21 @@ export function turnProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, 
     message: turn.projectMessage,
   };
 }
+
+/**
+ * Whether the project's repo still needs its first commit: HEAD is unborn and
+ * a non-ignored file is there, so every file counts as the user's uncommitted
+ * change and the agent's edits are never committed (`initialCommitHint`).
+ * False when the folder or its repo cannot be used now (`Project.autoCommit`
+ * says why). The folder is checked again, then one status.
+ */
+export async function projectNeedsInitialCommit(project: Project, deps: Pick<Deps, 'config'>): Promise<boolean> {
+  let place;
+  try {
+    place = await openProjectRepo(project, deps.config);
+  } catch (error) {
+    if (error instanceof AppError) return false;
+    throw error;
+  }
+  return (await place.repo.unbornHead())?.hasFiles ?? false;
+}

@@ -4,6 +4,7 @@ import { listSessions } from '../resolvers/read-session.js';
 import {
   projectAutoCommit,
   projectHistory,
+  projectNeedsInitialCommit,
   turnProjectCommit,
   workingTree,
   type ProjectAutoCommit,
@@ -78,6 +79,12 @@ export const Project = builder.prismaNode('Project', {
       complexity: 2 * GIT_PROCESS_COST,
       resolve: (project, _args, ctx) => projectAutoCommit(project, ctx.deps),
     }),
+    needsInitialCommit: t.boolean({
+      description:
+        "True while the repo has no commit yet (unborn HEAD) and non-ignored files are there: every file then counts as the user's uncommitted change, so no agent edit is committed (each turn is SKIPPED_DIRTY) until the user makes a first commit. False when the folder cannot be used now (see autoCommit). Git-backed: the folder is checked and its config read (2 git processes), then git status.",
+      complexity: 3 * GIT_PROCESS_COST,
+      resolve: (project, _args, ctx) => projectNeedsInitialCommit(project, ctx.deps),
+    }),
   }),
 });
 
@@ -150,10 +157,15 @@ const CreateProjectInput = builder.inputType('CreateProjectInput', {
     name: t.string({ required: true }),
     workdir: t.string({
       required: true,
-      description: "Absolute path of an existing directory inside the server's allowed roots; git init is run if it is not a repo.",
+      description: "Absolute path of an existing directory inside the server's allowed roots; git init is run if it is not a repo (see initialCommit).",
     }),
     description: t.string(),
     status: t.field({ type: ProjectStatusEnum }),
+    initialCommit: t.boolean({
+      defaultValue: false,
+      description:
+        "Only when git init runs (the folder is not a repo yet) and the folder has files: true makes one first commit of its non-ignored files (.gitignore and your excludes hold), authored and committed by your git identity (user.name, user.email as git config gives them there), else entity-memory <setup@openprogram.invalid>; hooks and signing off. Refused with BAD_USER_INPUT, creating nothing, when git config defines filter drivers (filter.<name>.clean|smudge|process). No commit, and no error, for an empty folder or a folder that is already a repo. Default false: no commit, and Project.needsInitialCommit stays true until you make one, since until then every file counts as your uncommitted change and the agent's edits are not committed.",
+    }),
   }),
 });
 
