@@ -41,6 +41,8 @@ export interface DirtyTreeWarningPayload {
   turnNumber: number;
   dirtyPaths: string[];
   message: string;
+  /** Why the turn was skipped, in a few words (the operation in progress, the paths in the way). */
+  reason: string | null;
   /** ISO time. */
   at: string;
 }

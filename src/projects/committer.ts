@@ -1,26 +1,49 @@
 /**
- * The end-of-turn project commit. For each closed turn of a session bound to
- * a project (a PROJECT job in the outbox), under the working directory's lock:
- * - the user had uncommitted changes when the turn began: nothing is touched,
- *   the outcome is SKIPPED_DIRTY and a dirty-tree warning is published;
- * - otherwise the turn's changes (exactly its touchedPaths when the runtime
- *   gave them, else every change) become one commit by the agent.
- * A failed commit is recorded as FAILED with the reason and not retried: a
- * later attempt could sweep up changes made after the turn. So is a folder
- * or repo refused now (src/projects/project-place.ts: nothing is written
- * there, not even the lock file) and a repo whose config defines filter
- * drivers the user has not trusted (src/projects/repo-config.ts: no `git add`).
+ * The end-of-turn project commit, in the background. For each closed turn of
+ * a session bound to a project (a PROJECT job in the outbox), in order, under
+ * the working directory's lock:
+ * - the user is in the middle of a git operation (merge, rebase, …) or HEAD is
+ *   detached → SKIPPED_BUSY;
+ * - a path that is not the agent's is still dirty (src/projects/ownership.ts)
+ *   → SKIPPED_DIRTY;
+ * - otherwise the agent's end-of-turn state, captured at the close
+ *   (src/projects/turn-close.ts), becomes one commit built with a temporary
+ *   index on HEAD; the branch moves by compare-and-swap and the user's index
+ *   is brought up to date for exactly those paths.
+ * A skipped turn's state is kept as a private snapshot commit
+ * (`refs/entity-memory/snapshots/…`): the user's worktree, index, HEAD,
+ * branches and stash are not touched. Since the commit is built from captured
+ * blobs, nothing written after the close can end up in it, so transient
+ * failures (a lock, the user's index.lock) are retried with backoff until a
+ * deadline.
  */
+import { lstat } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
+import type { Turn } from '../generated/prisma/client.js';
+import { GitLockedError, GitRefConflictError } from '../git/errors.js';
+import {
+  buildCommit,
+  compareAndSwapRef,
+  entriesAt,
+  operationInProgress,
+  readHead,
+  setRef,
+  syncIndexPaths,
+  type FileState,
+  type ProjectGitRun,
+} from '../git/project-plumbing.js';
 import type { KeyedLocks } from '../locks.js';
 import type { Logger } from '../logger.js';
 import { excerpt } from '../mirror/commit-message.js';
 import { KeyedDrains } from '../drains.js';
 import type { PubSub } from '../pubsub.js';
 import { claimedPaths, releaseClaim } from './claims.js';
+import { initialCommitHint } from './initial-commit.js';
+import { decideCommit, skipWarningText } from './ownership.js';
 import { withProjectLock } from './project-lock.js';
-import { openProjectRepo } from './project-place.js';
+import { openProjectRepo, refusalReason, type RepoPlace } from './project-place.js';
+import type { RecordedState } from './restore-plan.js';
 
 export interface ProjectCommitterDeps {
   db: Db;
@@ -30,7 +53,7 @@ export interface ProjectCommitterDeps {
   projectLocks: KeyedLocks;
 }
 
-export type ProjectResult = 'COMMITTED' | 'NOTHING_TO_COMMIT' | 'SKIPPED_DIRTY' | 'FAILED';
+export type ProjectResult = 'PENDING' | 'COMMITTED' | 'NOTHING_TO_COMMIT' | 'SKIPPED_DIRTY' | 'SKIPPED_BUSY' | 'FAILED';
 
 export const AGENT_EMAIL = 'agent@openprogram.invalid';
 
@@ -42,34 +65,56 @@ export function projectCommitMessage(sessionId: string, turn: number, userConten
   return `[agent ${sessionId}] turn ${turn}: ${excerpt(userContent, 60)}\n\nSession-Id: ${sessionId}\nTurn: ${turn}\n`;
 }
 
-export function dirtyWarningText(turn: number, paths: string[]): string {
-  const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, and ${paths.length - 5} more` : '');
-  return `You have uncommitted changes (${shown}), so the agent's edits from turn ${turn} won't be auto-committed for now.`;
+/** The private ref a skipped turn's state is kept on. */
+export function snapshotRef(sessionId: string, branch: string, turn: number): string {
+  return branch === 'main' ? `refs/entity-memory/snapshots/${sessionId}/turn-${turn}` : `refs/entity-memory/snapshots/${sessionId}/${branch}/turn-${turn}`;
 }
 
-/** True when `path` is one of `touched` or lies under one of them (a folder). */
-export function isTouched(path: string, touched: string[]): boolean {
-  return touched.some((t) => {
-    const clean = t.replace(/^\.\//, '').replace(/\/+$/, '');
-    return path === clean || path.startsWith(`${clean}/`);
-  });
+/** A failure worth trying again: the same captured state may well commit in a moment. */
+export class TransientProjectError extends Error {}
+
+function isTransient(error: unknown): boolean {
+  if (error instanceof TransientProjectError || error instanceof GitLockedError || error instanceof GitRefConflictError) return true;
+  // proper-lockfile: another process held the working directory's lock for the whole wait.
+  return (error as { code?: string } | null)?.code === 'ELOCKED';
+}
+
+export interface ProjectOutcome {
+  result: Exclude<ProjectResult, 'PENDING'>;
+  sha: string | null;
+  snapshotSha: string | null;
+  /** The user's paths that were in the way (SKIPPED_DIRTY). */
+  dirtyPaths: string[];
+  message: string | null;
+  reason: string | null;
+}
+
+function outcome(result: ProjectOutcome['result'], fields: Partial<ProjectOutcome> = {}): ProjectOutcome {
+  return { result, sha: null, snapshotSha: null, dirtyPaths: [], message: null, reason: null, ...fields };
+}
+
+export interface ProjectCommitterOptions {
+  /** Pause between looks at a tree that seems to hold the user's changes (default 500 ms). */
+  settleMs?: number;
+  /** Looks before deciding it does (default 6, so about 3 s). */
+  settleAttempts?: number;
+  /** First retry delay after a transient failure (default 500 ms), doubling up to `retryMaxMs` (default 15 s). */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** How long after the turn's close a transient failure is still retried (default 10 min); then FAILED. */
+  retryDeadlineMs?: number;
 }
 
 export class ProjectCommitter {
   private readonly drains: KeyedDrains;
-  private readonly settleMs: number;
-  private readonly settleAttempts: number;
+  private readonly options: Required<ProjectCommitterOptions>;
+  private readonly timers = new Set<NodeJS.Timeout>();
 
-  /**
-   * @param options.settleMs pause between looks at a tree that seems to hold the user's changes (default 500 ms);
-   * @param options.settleAttempts looks before deciding it does (default 6, so about 3 s).
-   */
   constructor(
     private readonly deps: ProjectCommitterDeps,
-    options: { settleMs?: number; settleAttempts?: number } = {},
+    options: ProjectCommitterOptions = {},
   ) {
-    this.settleMs = options.settleMs ?? 500;
-    this.settleAttempts = options.settleAttempts ?? 6;
+    this.options = { settleMs: 500, settleAttempts: 6, retryBaseMs: 500, retryMaxMs: 15_000, retryDeadlineMs: 10 * 60_000, ...options };
     this.drains = new KeyedDrains(
       (sessionId) => this.drain(sessionId),
       (error, sessionId) => this.deps.logger.error({ err: error, sessionId }, 'project committer failed'),
@@ -90,21 +135,33 @@ export class ProjectCommitter {
     return this.drains.idle();
   }
 
-  stop(): Promise<void> {
-    return this.drains.stop();
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await this.drains.stop();
   }
 
+  /** A session's turns in order: a later turn's commit goes on top of an earlier one's. */
   private async drain(sessionId: string): Promise<void> {
     for (;;) {
       if (this.drains.isStopped) return;
       const job = await this.deps.db.mirrorJob.findFirst({ where: { sessionId, kind: 'PROJECT' }, orderBy: { id: 'asc' } });
       if (!job) return;
-      await this.commitTurn(job.id, job.turnId);
+      const wait = job.nextAttemptAt.getTime() - Date.now();
+      if (wait > 0) {
+        const timer = setTimeout(() => {
+          this.timers.delete(timer);
+          this.notify(sessionId);
+        }, wait);
+        this.timers.add(timer);
+        return;
+      }
+      await this.runJob(job.id, job.turnId, job.attempts);
     }
   }
 
-  private async commitTurn(jobId: number, turnId: string): Promise<void> {
-    const { db, logger, pubsub } = this.deps;
+  private async runJob(jobId: number, turnId: string, attempts: number): Promise<void> {
+    const { db, logger } = this.deps;
     const turn = await db.turn.findUnique({
       where: { id: turnId },
       include: { session: { include: { project: true } }, userMessage: { select: { content: true } } },
@@ -114,96 +171,220 @@ export class ProjectCommitter {
       await db.mirrorJob.delete({ where: { id: jobId } });
       return;
     }
-    const session = turn.session;
-    type Outcome = { result: ProjectResult; sha: string | null; dirtyPaths: string[]; message: string | null };
-    const claims: { at: { gitDir: string } | null } = { at: null };
-    const attempt = async (final: boolean): Promise<Outcome | null> => {
-      // Checked before the lock file is made in the git directory, and again under the lock, just before
-      // git runs: the folder, its repo and its config may all have changed while we waited.
-      const before = await openProjectRepo(project, this.deps.config, { init: true });
-      claims.at = before.location;
-      if (before.autoCommit === 'DISABLED_UNSAFE_CONFIG') return { result: 'FAILED', sha: null, dirtyPaths: [], message: before.autoCommitMessage };
-      return withProjectLock(
-        this.deps.projectLocks,
-        project.workdir,
-        async (): Promise<Outcome | null> => {
-          const place = await openProjectRepo(project, this.deps.config);
-          if (place.location.gitDir !== before.location.gitDir) {
-            throw new Error(`The git directory of ${project.workdir} moved from ${before.location.gitDir} to ${place.location.gitDir} during the commit; nothing was committed.`);
-          }
-          if (place.autoCommit === 'DISABLED_UNSAFE_CONFIG') return { result: 'FAILED', sha: null, dirtyPaths: [], message: place.autoCommitMessage };
-          const repo = place.repo;
-          const touched = turn.touchedPaths ? (JSON.parse(turn.touchedPaths) as string[]) : null;
-          const now = await repo.status();
-          // The user's work: dirty as the turn began and still dirty (what was committed since is no one's
-          // pending work), less what other agent turns have claimed as theirs.
-          const claimed = await claimedPaths(place.location, turn.id);
-          const stillDirty = new Set(now.dirtyPaths);
-          const dirtyAtStart = (JSON.parse(turn.dirtyAtStart ?? '[]') as string[]).filter((p) => stillDirty.has(p) && !claimed.has(p));
-          if (dirtyAtStart.length > 0) {
-            // Another agent's edits look like the user's until its turn is recorded and claims them:
-            // give them a moment (outside the lock) before deciding they are the user's.
-            if (!final) return null;
-            return { result: 'SKIPPED_DIRTY', sha: null, dirtyPaths: dirtyAtStart, message: dirtyWarningText(turn.number, dirtyAtStart) };
-          }
-          const paths = touched ? now.dirtyPaths.filter((p) => isTouched(p, touched)) : now.dirtyPaths;
-          if (paths.length === 0) {
-            return { result: 'NOTHING_TO_COMMIT', sha: null, dirtyPaths: [], message: null };
-          }
-          const ours = new Set(paths);
-          // The paths status listed, even without touchedPaths: `add` then looks at those, not the whole tree.
-          const sha = await repo.commit(
-            paths,
-            projectCommitMessage(session.sessionId, turn.number, turn.userMessage.content),
-            { name: agentName(session.model), email: AGENT_EMAIL },
-            { onlyPaths: now.staged.some((p) => !ours.has(p)), gitDir: place.location.gitDir },
-          );
-          return { result: 'COMMITTED', sha, dirtyPaths: [], message: `Committed ${paths.length} ${paths.length === 1 ? 'path' : 'paths'}.` };
-        },
-        { gitDir: before.location.gitDir },
-      );
-    };
-    let outcome: Outcome;
+    let result: ProjectOutcome;
+    let gitDir: string | null = null;
     try {
-      let decided: Outcome | null = null;
-      for (let i = 0; decided === null; i++) {
-        const final = i >= this.settleAttempts;
-        decided = await attempt(final);
-        if (decided === null) await new Promise((r) => setTimeout(r, this.settleMs));
-      }
-      outcome = decided;
+      const done = await this.commitTurn(turn, project, turn.session.sessionId, turn.session.model, turn.userMessage.content);
+      result = done.outcome;
+      gitDir = done.gitDir;
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      // Not retried, so not pending either.
-      logger.warn({ err: error, sessionId: session.sessionId, turn: turn.number, workdir: project.workdir }, 'project commit failed');
-      outcome = { result: 'FAILED', sha: null, dirtyPaths: [], message: reason };
+      const reason = refusalReason(error);
+      const closedAt = (turn.closedAt ?? turn.createdAt).getTime();
+      if (isTransient(error) && Date.now() - closedAt < this.options.retryDeadlineMs) {
+        const delay = Math.min(this.options.retryMaxMs, this.options.retryBaseMs * 2 ** Math.min(attempts, 20));
+        logger.warn({ err: error, sessionId: turn.sessionId, turn: turn.number, retryInMs: delay }, 'project commit failed for now; will retry');
+        await db.mirrorJob.update({ where: { id: jobId }, data: { attempts: attempts + 1, lastError: reason, nextAttemptAt: new Date(Date.now() + delay) } });
+        return;
+      }
+      logger.warn({ err: error, sessionId: turn.sessionId, turn: turn.number, workdir: project.workdir }, 'project commit failed');
+      result = outcome('FAILED', { message: `The agent's edits from turn ${turn.number} were not committed: ${reason}`, reason });
     }
+    await this.finish(jobId, turn, project.projectId, gitDir, result);
+  }
+
+  private async finish(jobId: number, turn: Turn & { session: { sessionId: string } }, projectId: string, gitDir: string | null, result: ProjectOutcome): Promise<void> {
+    const { db, pubsub } = this.deps;
     // Only in a git directory that was checked: a refused folder is never written to.
-    if (claims.at) await releaseClaim(claims.at, turn.id).catch(() => undefined);
+    if (gitDir) await releaseClaim({ gitDir }, turn.id).catch(() => undefined);
     await db.$transaction([
       db.turn.update({
         where: { id: turn.id },
         data: {
-          projectResult: outcome.result,
-          projectCommitSha: outcome.sha,
-          projectDirtyPaths: JSON.stringify(outcome.dirtyPaths),
-          projectMessage: outcome.message,
+          projectResult: result.result,
+          projectCommitSha: result.sha,
+          projectSnapshotSha: result.snapshotSha,
+          projectDirtyPaths: JSON.stringify(result.dirtyPaths),
+          projectMessage: result.message,
+          projectReason: result.reason,
         },
       }),
       db.mirrorJob.delete({ where: { id: jobId } }),
     ]);
-    if (outcome.result === 'COMMITTED' && outcome.sha) {
-      pubsub.publish('projectCommitted', { projectId: project.projectId, sessionId: session.sessionId, turnNumber: turn.number, sha: outcome.sha });
+    const sessionId = turn.session.sessionId;
+    if (result.result === 'COMMITTED' && result.sha) {
+      pubsub.publish('projectCommitted', { projectId, sessionId, turnNumber: turn.number, sha: result.sha });
     }
-    if (outcome.result === 'SKIPPED_DIRTY') {
+    if (result.result === 'SKIPPED_DIRTY' || result.result === 'SKIPPED_BUSY') {
       pubsub.publish('dirtyTreeWarning', {
-        projectId: project.projectId,
-        sessionId: session.sessionId,
+        projectId,
+        sessionId,
         turnNumber: turn.number,
-        dirtyPaths: outcome.dirtyPaths,
-        message: outcome.message ?? '',
+        dirtyPaths: result.dirtyPaths,
+        message: result.message ?? '',
+        reason: result.reason,
         at: new Date().toISOString(),
       });
+    }
+  }
+
+  /** Decides and carries out one turn's commit; throws only what may be retried or must fail it. */
+  private async commitTurn(
+    turn: Turn,
+    project: { projectId: string; workdir: string; trustedConfig: string | null },
+    sessionId: string,
+    model: string | null,
+    userContent: string,
+  ): Promise<{ outcome: ProjectOutcome; gitDir: string | null }> {
+    if (turn.projectFiles === null) {
+      const reason = turn.projectCaptureError ?? 'the turn closed before its edits could be captured';
+      return { outcome: outcome('FAILED', { message: `The agent's edits from turn ${turn.number} were not committed: ${reason}`, reason }), gitDir: null };
+    }
+    const files = JSON.parse(turn.projectFiles) as RecordedState[];
+    const suspects = JSON.parse(turn.projectSuspects ?? '[]') as string[];
+    // Checked before the lock file is made in the git directory, and again under the lock, just before
+    // git runs: the folder, its repo and its config may all have changed while we waited.
+    const before = await openProjectRepo(project, this.deps.config);
+    const gitDir = before.location.gitDir;
+    if (before.autoCommit === 'DISABLED_UNSAFE_CONFIG') {
+      const reason = `the repo's config defines filter drivers (${before.verdict.unsafeKeys.join(', ')}) that were not trusted`;
+      return { outcome: outcome('FAILED', { message: before.autoCommitMessage, reason }), gitDir };
+    }
+    const message = projectCommitMessage(sessionId, turn.number, userContent);
+    const identity = { name: agentName(model), email: AGENT_EMAIL };
+    for (let look = 0; ; look++) {
+      const final = look >= this.options.settleAttempts;
+      const decided = await withProjectLock(
+        this.deps.projectLocks,
+        project.workdir,
+        async () => {
+          const place = await openProjectRepo(project, this.deps.config);
+          if (place.location.gitDir !== gitDir) {
+            throw new Error(`The git directory of ${project.workdir} moved from ${gitDir} to ${place.location.gitDir} during the commit; nothing was committed.`);
+          }
+          return this.decideAndApply(place, turn, { files, suspects, final, message, identity, sessionId, projectId: project.projectId });
+        },
+        { gitDir },
+      );
+      if (decided) return { outcome: decided, gitDir };
+      // Another agent's edits look like the user's until its turn closes and claims them:
+      // give them a moment (outside the lock) before deciding they are the user's.
+      await new Promise((r) => setTimeout(r, this.options.settleMs));
+    }
+  }
+
+  private async decideAndApply(
+    place: RepoPlace,
+    turn: Turn,
+    ctx: {
+      files: RecordedState[];
+      suspects: string[];
+      final: boolean;
+      message: string;
+      identity: { name: string; email: string };
+      sessionId: string;
+      projectId: string;
+    },
+  ): Promise<ProjectOutcome | null> {
+    const run = place.repo.run;
+    const gitDir = place.location.gitDir;
+    const indexLock = (await run(['rev-parse', '--git-path', 'index.lock'])).stdout.trim();
+    if (await exists(indexLock.startsWith('/') ? indexLock : `${place.workdir}/${indexLock}`)) {
+      throw new TransientProjectError(`another git is using the repository (${indexLock} exists)`);
+    }
+    const busy = await operationInProgress(run, place.workdir);
+    const head = await readHead(run);
+    const status = await place.repo.status();
+    const claimed = await claimedPaths(place.location, turn.id);
+    const decision = decideCommit({
+      agent: ctx.files.map((f) => f.path),
+      suspects: ctx.suspects,
+      dirtyNow: status.dirtyPaths,
+      claimed,
+      busy,
+      detached: head.ref === null,
+      final: ctx.final,
+    });
+    const snapshot = async (reason: string): Promise<string | null> => {
+      if (ctx.files.length === 0) return null;
+      const built = await buildCommit(run, { parent: head.sha, states: ctx.files, message: `${ctx.message}Snapshot: ${reason}\n`, identity: ctx.identity, scratchDir: gitDir });
+      await setRef(run, snapshotRef(ctx.sessionId, turn.branch, turn.number), built.sha, 'entity-memory: snapshot of a skipped turn');
+      return built.sha;
+    };
+    // With no commit yet, every file of the folder is "the user's": say how to get out of that.
+    const hint = head.sha === null && status.dirtyPaths.length > 0 ? initialCommitHint(ctx.projectId) : undefined;
+    switch (decision.kind) {
+      case 'wait':
+        return null;
+      case 'nothing':
+        return outcome('NOTHING_TO_COMMIT');
+      case 'busy': {
+        const snapshotSha = await snapshot(decision.reason);
+        return outcome('SKIPPED_BUSY', { snapshotSha, reason: decision.reason, message: skipWarningText(turn.number, decision, hint) });
+      }
+      case 'dirty': {
+        const reason = `uncommitted changes that are not the agent's: ${listed(decision.userPaths)}`;
+        const snapshotSha = await snapshot(reason);
+        return outcome('SKIPPED_DIRTY', { snapshotSha, dirtyPaths: decision.userPaths, reason, message: skipWarningText(turn.number, decision, hint) });
+      }
+      case 'commit':
+        break;
+    }
+    if (head.sha !== turn.projectHeadAtClose) {
+      // The user committed (or reset) since the close: build on their HEAD only if it left the agent's paths alone.
+      const there = await entriesAt(run, head.sha, ctx.files.map((f) => f.path));
+      const moved = ctx.files.filter((f) => {
+        const e = there.get(f.path);
+        return (e?.oid ?? null) !== f.baseOid || (e ? e.mode !== f.baseMode : false);
+      });
+      if (moved.length > 0) {
+        const reason = `the branch moved since the turn closed and changes ${listed(moved.map((f) => f.path))} too`;
+        const snapshotSha = await snapshot(reason);
+        return outcome('SKIPPED_BUSY', {
+          snapshotSha,
+          reason,
+          message: skipWarningText(turn.number, { kind: 'busy', reason }, hint),
+        });
+      }
+    }
+    const built = await buildCommit(run, { parent: head.sha, states: ctx.files, message: ctx.message, identity: ctx.identity, scratchDir: gitDir });
+    if (built.unchanged) return outcome('NOTHING_TO_COMMIT');
+    await compareAndSwapRef(run, head.ref!, built.sha, head.sha, `entity-memory: agent turn ${turn.number}`);
+    const paths = ctx.files.map((f) => f.path);
+    const synced = await syncIndexWithRetry(run, head.sha, ctx.files);
+    const count = `${paths.length} ${paths.length === 1 ? 'path' : 'paths'}`;
+    return outcome('COMMITTED', {
+      sha: built.sha,
+      message: synced
+        ? `Committed ${count}.`
+        : `Committed ${count}; another git held the index, so git status may list them as staged: run git reset -q -- ${paths.join(' ')} to refresh it.`,
+    });
+  }
+}
+
+function listed(paths: readonly string[]): string {
+  return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, and ${paths.length - 5} more` : '');
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The branch has moved: the index must follow for the agent's paths. A user's
+ * index.lock appearing right now is waited for (15 s); the commit stands either way.
+ */
+async function syncIndexWithRetry(run: ProjectGitRun, oldHead: string | null, states: readonly FileState[]): Promise<boolean> {
+  const deadline = Date.now() + 15_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await syncIndexPaths(run, oldHead, states);
+      return true;
+    } catch (error) {
+      if (!(error instanceof GitLockedError) || Date.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 500)));
     }
   }
 }

@@ -1,10 +1,13 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { Logger } from '../logger.js';
+import { pathsOf, readClaims } from './claims.js';
 import { openProjectRepo } from './project-place.js';
 
 /**
- * The dirty paths of a session's project working directory now, or null when
+ * The dirty paths of a session's project working directory now, less the
+ * paths the session's own earlier turns left and have not committed yet
+ * (their claims): the user's uncommitted work as a new turn begins. Null when
  * the session has no project, the folder or its repo is refused now (nothing
  * is run there), or git cannot tell; the caller then falls back to the
  * session's baseline. Never throws.
@@ -17,7 +20,9 @@ export async function projectDirtyNow(deps: { db: Db; logger: Logger; config: Co
   if (!session?.project) return null;
   try {
     const place = await openProjectRepo(session.project, deps.config);
-    return (await place.repo.status()).dirtyPaths;
+    const dirty = (await place.repo.status()).dirtyPaths;
+    const pending = pathsOf(await readClaims(place.location), sessionId, true);
+    return dirty.filter((p) => !pending.has(p));
   } catch (error) {
     deps.logger.warn({ err: error, sessionId }, 'could not read the project working tree');
     return null;

@@ -1,6 +1,5 @@
 import type { Turn } from '../generated/prisma/client.js';
-import { claimTurn } from '../projects/claims.js';
-import { projectDirtyNow } from '../projects/project-state.js';
+import { closeProjectTurn } from '../projects/turn-close.js';
 import { now, type Deps } from './deps.js';
 import { SessionWriter, type TurnClose } from './session-writer.js';
 import { publishNewBranches } from './session-view.js';
@@ -8,8 +7,9 @@ import { publishNewBranches } from './session-view.js';
 /**
  * What endTurn, recordTurn and retryTurn share: under the session's lock, in
  * one transaction, `fill` adds what the call carries, then the open turn is
- * closed with its outbox jobs. After the commit: timeline events for new
- * branches, the turn's path claims in its project, and the background work.
+ * closed with its outbox jobs. Before it, the agent's end-of-turn state in
+ * the project is captured; after it: timeline events for new branches, the
+ * claim of the agent's paths in its project, and the background work.
  */
 export async function closeTurnWith(
   deps: Deps,
@@ -18,18 +18,19 @@ export async function closeTurnWith(
   fill: (writer: SessionWriter) => Promise<void>,
 ): Promise<Turn> {
   const turn = await deps.sessionLocks.run(sessionId, async () => {
-    // The agent's files are written by now; what else is dirty is where the next turn begins.
-    const dirtyAtClose = await projectDirtyNow(deps, sessionId);
+    // The agent's files are written by now: capture its paths; what else is dirty is where the next turn begins.
+    const project = await closeProjectTurn(deps, sessionId, { touched: close.touchedPaths ?? null, startedAt: close.startedAt ?? null });
     const { closed, branches } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, sessionId, now(deps));
-      writer.projectDirtyAtClose = dirtyAtClose;
+      writer.projectDirtyAtClose = project?.baseline ?? null;
+      writer.projectCapture = project;
       await fill(writer);
       const turnClosed = await writer.closeTurn(close);
       await writer.flush();
       return { closed: turnClosed, branches: writer.createdBranches };
     });
     await publishNewBranches(deps, sessionId, branches);
-    await claimTurn(deps, closed);
+    await project?.claim(closed.id);
     return closed;
   });
   deps.onTurnClosed?.(sessionId);

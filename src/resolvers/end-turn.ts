@@ -39,7 +39,11 @@ export function validateTurnClose(close: TurnClose, field = ''): TurnClose {
       }
     }
   }
-  return { durationMs: close.durationMs ?? null, tokens: close.tokens ?? null, touchedPaths: paths };
+  const startedAt = close.startedAt ?? null;
+  if (startedAt && (Number.isNaN(startedAt.getTime()) || startedAt.getTime() > Date.now() + 60_000)) {
+    throw new BadUserInputError(`${at('startedAt')} is in the future; give the time the turn's user message arrived.`, { field: at('startedAt') });
+  }
+  return { durationMs: close.durationMs ?? null, tokens: close.tokens ?? null, touchedPaths: paths, startedAt };
 }
 
 /** Closes the open turn; its git commits follow in the background. */

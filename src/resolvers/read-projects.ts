@@ -83,32 +83,40 @@ export async function projectAutoCommit(project: Project, deps: Pick<Deps, 'conf
 }
 
 export interface ProjectCommitOutcome {
-  result: 'COMMITTED' | 'NOTHING_TO_COMMIT' | 'SKIPPED_DIRTY' | 'FAILED';
+  result: 'PENDING' | 'COMMITTED' | 'NOTHING_TO_COMMIT' | 'SKIPPED_DIRTY' | 'SKIPPED_BUSY' | 'FAILED';
   /** The agent's commit, read from the project's repo once it is checked again; null without one, or when refused. */
   commit: () => Promise<CommitRef | null>;
+  /** The private snapshot of a skipped turn, read the same way. */
+  snapshot: () => Promise<CommitRef | null>;
   dirtyPaths: string[];
   message: string | null;
+  reason: string | null;
+  paths: string[];
 }
 
 /**
- * What the end of a turn did in its project (null without a project, or
- * before it has run). Reads no git until `commit` is asked for.
+ * What the end of a turn did in its project (null without a project; PENDING
+ * until the commit has run). Reads no git until `commit` or `snapshot` is asked for.
  */
 export function turnProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, turn: Turn): ProjectCommitOutcome | null {
-  if (!turn.projectId || !turn.projectResult) return null;
+  if (!turn.projectId) return null;
   const projectId = turn.projectId;
-  const sha = turn.projectCommitSha;
+  const read = (sha: string | null) => async (): Promise<CommitRef | null> => {
+    if (!sha) return null;
+    const project = await deps.db.project.findUnique({ where: { projectId } });
+    const repo = project ? await checkedReader(project, deps) : null;
+    const info = repo ? await repo.commitInfo(sha).catch(() => null) : null;
+    return repo && info ? { repo, sessionId: null, info } : null;
+  };
+  const files = turn.projectFiles ? (JSON.parse(turn.projectFiles) as { path: string }[]) : [];
   return {
-    result: turn.projectResult as ProjectCommitOutcome['result'],
-    commit: async () => {
-      if (!sha) return null;
-      const project = await deps.db.project.findUnique({ where: { projectId } });
-      const repo = project ? await checkedReader(project, deps) : null;
-      const info = repo ? await repo.commitInfo(sha).catch(() => null) : null;
-      return repo && info ? { repo, sessionId: null, info } : null;
-    },
+    result: (turn.projectResult ?? 'PENDING') as ProjectCommitOutcome['result'],
+    commit: read(turn.projectCommitSha),
+    snapshot: read(turn.projectSnapshotSha),
     dirtyPaths: turn.projectDirtyPaths ? (JSON.parse(turn.projectDirtyPaths) as string[]) : [],
     message: turn.projectMessage,
+    reason: turn.projectReason,
+    paths: files.map((f) => f.path),
   };
 }
 

@@ -7,6 +7,7 @@
 import type { Message, Prisma, Session, Turn } from '../generated/prisma/client.js';
 import { BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
 import { assertValidId, newId } from '../ids.js';
+import type { TurnCapture } from '../projects/capture.js';
 import type { Role } from './validate.js';
 
 type Tx = Prisma.TransactionClient;
@@ -28,6 +29,8 @@ export interface TurnClose {
   durationMs?: number | null;
   tokens?: number | null;
   touchedPaths?: string[] | null;
+  /** When the turn began, if the runtime says so (recordTurn). */
+  startedAt?: Date | null;
 }
 
 type TurnMessage = Pick<Message, 'id' | 'messageId' | 'role' | 'seq'>;
@@ -53,6 +56,11 @@ export class SessionWriter {
    * turn recorded without a visible start (recordTurn) begins.
    */
   projectDirtyAtClose: string[] | null = null;
+  /**
+   * The agent's end-of-turn state in the project, captured before the close
+   * (src/projects/turn-close.ts): stored on the turn for its commit.
+   */
+  projectCapture: { capture: TurnCapture | null; error: string | null } | null = null;
   /** Branches this writer created, for the timeline events sent after commit. */
   readonly createdBranches: string[] = [];
   private open: OpenTurn | null = null;
@@ -114,6 +122,8 @@ export class SessionWriter {
         durationMs: close.durationMs ?? null,
         tokens: close.tokens ?? null,
         touchedPaths: close.touchedPaths ? JSON.stringify(close.touchedPaths) : null,
+        startedAt: close.startedAt ?? null,
+        ...(this.session.projectId ? this.projectCloseFields() : {}),
       },
     });
     const jobs: Prisma.MirrorJobCreateManyInput[] = [
@@ -272,6 +282,18 @@ export class SessionWriter {
     this.viewTurnId = null;
     this.open = { turn, messages: [pick(user), pick(reply)] };
     return reply;
+  }
+
+  /** What a closing turn records about its project: PENDING until the commit runs, and the capture. */
+  private projectCloseFields(): Prisma.TurnUpdateInput {
+    const captured = this.projectCapture?.capture ?? null;
+    return {
+      projectResult: 'PENDING',
+      projectHeadAtClose: captured?.headAtClose ?? null,
+      projectFiles: captured ? JSON.stringify(captured.files) : null,
+      projectSuspects: captured ? JSON.stringify(captured.suspects) : null,
+      projectCaptureError: captured ? null : (this.projectCapture?.error ?? 'The project was not looked at when the turn closed.'),
+    };
   }
 
   /** What a new turn records about its project: which, and what was dirty as it began. */

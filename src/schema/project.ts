@@ -99,14 +99,26 @@ export const ProjectConnection = builder.connectionObject(
 
 const ProjectCommitResult = builder.enumType('ProjectCommitResult', {
   values: {
+    PENDING: { description: "The turn closed and its edits were captured; the commit has not run yet." },
     COMMITTED: { description: "The agent's edits were committed." },
     NOTHING_TO_COMMIT: { description: 'Nothing had changed.' },
-    SKIPPED_DIRTY: { description: 'The user had uncommitted changes: nothing was committed and a warning was sent.' },
-    FAILED: {},
+    SKIPPED_DIRTY: {
+      description:
+        "The user had uncommitted changes (dirty when the turn began, or outside its touchedPaths): nothing of the user's was touched, a warning was sent, and the agent's edits are kept as a snapshot.",
+    },
+    SKIPPED_BUSY: {
+      description:
+        "The user is in the middle of a git operation (merge, cherry-pick, revert, rebase, am, bisect), HEAD is detached, or the branch moved over the agent's paths: nothing was touched, a warning was sent, and the agent's edits are kept as a snapshot.",
+    },
+    FAILED: { description: 'The commit could not be made (see message and reason); transient failures are retried before this.' },
   } as const,
 });
 
 const ProjectCommitOutcomeRef = builder.objectRef<ProjectCommitOutcome>('ProjectCommitOutcome').implement({
+  description:
+    "What the end of a turn did in the project's repo. The agent's paths are captured when the turn closes; the commit holds exactly " +
+    'that state, built on HEAD without touching any other path, and is skipped (with a private snapshot) when the user has other ' +
+    'uncommitted changes or a git operation in progress.',
   fields: (t) => ({
     result: t.field({ type: ProjectCommitResult, resolve: (o) => o.result }),
     commit: t.field({
@@ -116,8 +128,22 @@ const ProjectCommitOutcomeRef = builder.objectRef<ProjectCommitOutcome>('Project
       complexity: 3 * GIT_PROCESS_COST,
       resolve: (o) => o.commit(),
     }),
-    dirtyPaths: t.exposeStringList('dirtyPaths'),
-    message: t.exposeString('message', { nullable: true }),
+    dirtyPaths: t.exposeStringList('dirtyPaths', { description: "SKIPPED_DIRTY: the user's uncommitted paths that were in the way." }),
+    message: t.exposeString('message', { nullable: true, description: 'A sentence for the user: what happened and what to do.' }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'Why the turn was skipped or failed, in a few words: the operation in progress, the paths in the way, the error.',
+    }),
+    paths: t.exposeStringList('paths', { description: 'The paths the agent changed in this turn (captured at its close), sorted.' }),
+    snapshot: t.field({
+      type: Commit,
+      nullable: true,
+      description:
+        "SKIPPED_DIRTY or SKIPPED_BUSY: the agent's end-of-turn state as a commit on HEAD at that moment, kept on the private ref " +
+        'refs/entity-memory/snapshots/<session_id>/turn-<N> (on another branch than main: …/<branch>/turn-<N>); apply it with applyTurnSnapshot. Git-backed.',
+      complexity: 3 * GIT_PROCESS_COST,
+      resolve: (o) => o.snapshot(),
+    }),
   }),
 });
 
@@ -125,7 +151,8 @@ builder.prismaObjectField(Turn, 'projectCommit', (t) =>
   t.field({
     type: ProjectCommitOutcomeRef,
     nullable: true,
-    description: "What happened in the bound project's repo at the end of this turn (null if the session has no project).",
+    description:
+      "What happened in the bound project's repo at the end of this turn: PENDING from the closing mutation until the commit has run; null if the session has no project.",
     // Read from the turn's row; only its commit field reaches git.
     complexity: 1,
     resolve: (turn, _args, ctx) => turnProjectCommit(ctx.deps, turn),

@@ -103,6 +103,10 @@ const DirtyTreeWarning = builder.objectRef<DirtyTreeWarningPayload>('DirtyTreeWa
     message: t.exposeString('message', {
       description: "For the UI banner, e.g. you have uncommitted changes, the agent's edits won't be auto-committed for now.",
     }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'Why the turn was skipped, in a few words: the operation in progress (a merge, a rebase, …) or the paths in the way.',
+    }),
     at: t.field({ type: 'DateTime', resolve: (e) => new Date(e.at) }),
   }),
 });

@@ -66,15 +66,17 @@ export const TurnConnection = builder.connectionObject(
   { name: 'TurnEdge' },
 );
 
+const TOUCHED_PATHS_DESCRIPTION =
+  "Paths (relative to the project workdir) the agent's tools wrote in this turn. Runtimes should send them: with them the " +
+  "end-of-turn commit holds exactly those paths and any other uncommitted change is the user's (no commit, a warning); without " +
+  'them only paths that became dirty during the turn are taken as the agent\'s, and a user edit made during the turn cannot be told apart.';
+
 const EndTurnInput = builder.inputType('EndTurnInput', {
   fields: (t) => ({
     sessionId: t.string({ required: true }),
     durationMs: t.int(),
     tokens: t.int(),
-    touchedPaths: t.stringList({
-      description:
-        "Paths (relative to the project workdir) the agent's tools wrote in this turn, if the runtime knows them.",
-    }),
+    touchedPaths: t.stringList({ description: TOUCHED_PATHS_DESCRIPTION }),
   }),
 });
 
@@ -99,7 +101,13 @@ const RecordTurnInput = builder.inputType('RecordTurnInput', {
     }),
     durationMs: t.int(),
     tokens: t.int(),
-    touchedPaths: t.stringList(),
+    touchedPaths: t.stringList({ description: TOUCHED_PATHS_DESCRIPTION }),
+    startedAt: t.field({
+      type: 'DateTime',
+      description:
+        'When the turn really began (the user message arrived), if the runtime knows. Without touchedPaths, a path last changed ' +
+        "before it is the user's edit, not the agent's. At most now; default: the end of the session's previous turn.",
+    }),
   }),
 });
 
@@ -111,7 +119,7 @@ const RetryTurnInput = builder.inputType('RetryTurnInput', {
     toolResults: t.field({ type: [TurnMessageInput] }),
     durationMs: t.int(),
     tokens: t.int(),
-    touchedPaths: t.stringList(),
+    touchedPaths: t.stringList({ description: TOUCHED_PATHS_DESCRIPTION }),
   }),
 });
 

@@ -42,9 +42,11 @@ export type CheckoutInput = {
 
 export type CreateProjectInput = {
   description?: string | null | undefined;
+  /** Only when git init runs (the folder is not a repo yet) and the folder has files: true makes one first commit of its non-ignored files (.gitignore and your excludes hold), authored and committed by your git identity (user.name, user.email as git config gives them there), else entity-memory <setup@openprogram.invalid>; hooks and signing off. Refused with BAD_USER_INPUT, creating nothing, when git config defines filter drivers (filter.<name>.clean|smudge|process). No commit, and no error, for an empty folder or a folder that is already a repo. Default false: no commit, and Project.needsInitialCommit stays true until you make one, since until then every file counts as your uncommitted change and the agent's edits are not committed. */
+  initialCommit?: boolean | null | undefined;
   name: string;
   status?: ProjectStatus | null | undefined;
-  /** Absolute path of an existing directory inside the server's allowed roots; git init is run if it is not a repo. */
+  /** Absolute path of an existing directory inside the server's allowed roots; git init is run if it is not a repo (see initialCommit). */
   workdir: string;
 };
 
@@ -61,7 +63,7 @@ export type EndTurnInput = {
   durationMs?: number | null | undefined;
   sessionId: string;
   tokens?: number | null | undefined;
-  /** Paths (relative to the project workdir) the agent's tools wrote in this turn, if the runtime knows them. */
+  /** Paths (relative to the project workdir) the agent's tools wrote in this turn. Runtimes should send them: with them the end-of-turn commit holds exactly those paths and any other uncommitted change is the user's (no commit, a warning); without them only paths that became dirty during the turn are taken as the agent's, and a user edit made during the turn cannot be told apart. */
   touchedPaths?: Array<string> | null | undefined;
 };
 
@@ -91,10 +93,15 @@ export type ProjectAutoCommitState =
 export type ProjectCommitResult =
   /** The agent's edits were committed. */
   | 'COMMITTED'
+  /** The commit could not be made (see message and reason); transient failures are retried before this. */
   | 'FAILED'
   /** Nothing had changed. */
   | 'NOTHING_TO_COMMIT'
-  /** The user had uncommitted changes: nothing was committed and a warning was sent. */
+  /** The turn closed and its edits were captured; the commit has not run yet. */
+  | 'PENDING'
+  /** The user is in the middle of a git operation (merge, cherry-pick, revert, rebase, am, bisect), HEAD is detached, or the branch moved over the agent's paths: nothing was touched, a warning was sent, and the agent's edits are kept as a snapshot. */
+  | 'SKIPPED_BUSY'
+  /** The user had uncommitted changes (dirty when the turn began, or outside its touchedPaths): nothing of the user's was touched, a warning was sent, and the agent's edits are kept as a snapshot. */
   | 'SKIPPED_DIRTY';
 
 export type ProjectStatus =
@@ -106,9 +113,12 @@ export type RecordTurnInput = {
   assistant: TurnMessageInput;
   durationMs?: number | null | undefined;
   sessionId: string;
+  /** When the turn really began (the user message arrived), if the runtime knows. Without touchedPaths, a path last changed before it is the user's edit, not the agent's. At most now; default: the end of the session's previous turn. */
+  startedAt?: string | null | undefined;
   tokens?: number | null | undefined;
   /** Tool results, in order; their caller is the assistant message. */
   toolResults?: Array<TurnMessageInput> | null | undefined;
+  /** Paths (relative to the project workdir) the agent's tools wrote in this turn. Runtimes should send them: with them the end-of-turn commit holds exactly those paths and any other uncommitted change is the user's (no commit, a warning); without them only paths that became dirty during the turn are taken as the agent's, and a user edit made during the turn cannot be told apart. */
   touchedPaths?: Array<string> | null | undefined;
   user: TurnMessageInput;
 };
@@ -119,6 +129,7 @@ export type RetryTurnInput = {
   sessionId: string;
   tokens?: number | null | undefined;
   toolResults?: Array<TurnMessageInput> | null | undefined;
+  /** Paths (relative to the project workdir) the agent's tools wrote in this turn. Runtimes should send them: with them the end-of-turn commit holds exactly those paths and any other uncommitted change is the user's (no commit, a warning); without them only paths that became dirty during the turn are taken as the agent's, and a user edit made during the turn cannot be told apart. */
   touchedPaths?: Array<string> | null | undefined;
   /** The user message whose reply is being retried. */
   userMessageId: string;

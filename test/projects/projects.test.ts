@@ -41,7 +41,8 @@ function userRepo(root: string, name = 'app'): string {
 async function outcome(api: TestServer, sessionId: string, number: number) {
   return eventually(async () => {
     const view = await api.ok(TurnOutcomes, { sessionId });
-    return view.session?.turns.edges.find((e) => e.node.number === number)?.node.projectCommit ?? undefined;
+    const found = view.session?.turns.edges.find((e) => e.node.number === number)?.node.projectCommit;
+    return found && found.result !== 'PENDING' ? found : undefined;
   });
 }
 

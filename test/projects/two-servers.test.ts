@@ -63,7 +63,7 @@ describe('two server processes on one working directory', () => {
             `{ session(sessionId: "p${i}") { turns(first: 50) { edges { node { projectCommit { result } } } } } }`,
           );
           const outcomes = data.session.turns.edges.map((e) => e.node.projectCommit?.result);
-          return outcomes.every((o) => o !== undefined) ? outcomes : undefined;
+          return outcomes.every((o) => o !== undefined && o !== 'PENDING') ? outcomes : undefined;
         }, 60_000),
       ),
     );

@@ -47,7 +47,8 @@ function setConfig(dir: string, entries: [string, string][], file?: string): voi
 async function outcome(api: TestServer, sessionId: string, number: number) {
   return eventually(async () => {
     const view = await api.ok(SecTurnCommits, { sessionId });
-    return view.session?.turns.edges.find((e) => e.node.number === number)?.node.projectCommit ?? undefined;
+    const found = view.session?.turns.edges.find((e) => e.node.number === number)?.node.projectCommit;
+    return found && found.result !== 'PENDING' ? found : undefined;
   });
 }
 
@@ -327,6 +328,7 @@ describe('git never runs a program from config', () => {
     expect(trusted.updateProject.autoCommit).toMatchObject({ state: 'TRUSTED', message: null });
     // The user puts the tree back, then the agent writes d.txt.
     writeFileSync(join(dir, 'a.txt'), 'two\n');
+    writeFileSync(join(dir, 'b.md'), git(dir, 'cat-file', 'blob', 'HEAD:b.md'));
     rmSync(join(dir, 'c.txt'));
     clearMarks(sb);
     writeFileSync(join(dir, 'd.txt'), 'again\n');

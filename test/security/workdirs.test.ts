@@ -29,7 +29,8 @@ function userRepo(dir: string): string {
 async function outcome(api: TestServer, sessionId: string, number: number) {
   return eventually(async () => {
     const view = await api.ok(SecTurnCommits, { sessionId });
-    return view.session?.turns.edges.find((e) => e.node.number === number)?.node.projectCommit ?? undefined;
+    const found = view.session?.turns.edges.find((e) => e.node.number === number)?.node.projectCommit;
+    return found && found.result !== 'PENDING' ? found : undefined;
   });
 }
 
@@ -147,7 +148,8 @@ describe('project working directories', () => {
     const result = await outcome(api, 's', 1);
     expect(result).toMatchObject({ result: 'FAILED', commit: null });
     expect(result.message).toBe(
-      `The project's working directory ${dir} now resolves to ${outside} (was it replaced by a symlink?); ` +
+      "The agent's edits from turn 1 were not committed: " +
+        `The project's working directory ${dir} now resolves to ${outside} (was it replaced by a symlink?); ` +
         'nothing is read or written there. Restore the folder, or create a new project.',
     );
     expect(git(outside, 'rev-parse', 'HEAD').trim()).toBe(head);
@@ -193,7 +195,8 @@ describe('project working directories', () => {
     const result = await outcome(api, 's', 1);
     expect(result.result).toBe('FAILED');
     expect(result.message).toBe(
-      `The git directory of ${dir} is ${join(outside, '.git')}, outside the server's allowed roots (${sb.root}); ` +
+      "The agent's edits from turn 1 were not committed: " +
+        `The git directory of ${dir} is ${join(outside, '.git')}, outside the server's allowed roots (${sb.root}); ` +
         'nothing is written there. Point its .git back inside the project, or use another folder.',
     );
     expect(fingerprint(join(outside, '.git'))).toEqual(outsideBefore);

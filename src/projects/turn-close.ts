@@ -1,0 +1,79 @@
+/**
+ * The project side of a turn's close, run in the closing request under the
+ * session's lock, before the turn is written: the agent's paths are chosen
+ * (src/projects/ownership.ts) and their content hashed into the project's
+ * object store (src/projects/capture.ts). The commit made later in the
+ * background is built from exactly these blobs.
+ */
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import type { Logger } from '../logger.js';
+import { captureTurnEnd, type TurnCapture } from './capture.js';
+import { claimPaths, pathsOf, readClaims } from './claims.js';
+import { openProjectRepo, refusalReason } from './project-place.js';
+
+export interface ProjectClose {
+  /** What was captured, or null when nothing could be (see `error`). */
+  capture: TurnCapture | null;
+  /** Why nothing was captured: the folder refused, git failing. */
+  error: string | null;
+  /**
+   * The dirty paths as the turn closed, less the agent's (pending commit):
+   * where the session's next turn recorded without a visible start begins. Null when unknown.
+   */
+  baseline: string[] | null;
+  /** Claims the agent's paths for the turn once it is written (never throws). */
+  claim(turnId: string): Promise<void>;
+}
+
+type CloseDeps = { db: Db; logger: Logger; config: Config };
+
+/**
+ * @returns null when the session has no project. Never throws: a turn closes
+ * whatever its project's state; the reason is kept for its outcome.
+ */
+export async function closeProjectTurn(
+  deps: CloseDeps,
+  sessionId: string,
+  input: { touched: readonly string[] | null; startedAt: Date | null },
+): Promise<ProjectClose | null> {
+  const session = await deps.db.session.findUnique({
+    where: { sessionId },
+    select: {
+      projectDirtyBaseline: true,
+      openTurnId: true,
+      project: { select: { projectId: true, workdir: true, trustedConfig: true } },
+    },
+  });
+  if (!session?.project) return null;
+  const open = session.openTurnId ? await deps.db.turn.findUnique({ where: { id: session.openTurnId }, select: { dirtyAtStart: true } }) : null;
+  // A turn opened by this very call (recordTurn, retryTurn) begins where the session's last turn closed.
+  const dirtyAtStart = JSON.parse(open?.dirtyAtStart ?? session.projectDirtyBaseline ?? '[]') as string[];
+  try {
+    // A .git removed since the last turn is initialised again here, as on-disk.md says.
+    const place = await openProjectRepo(session.project, deps.config, { init: true });
+    const dirty = (await place.repo.status()).dirtyPaths;
+    const claims = await readClaims(place.location);
+    const others = pathsOf(claims, sessionId, false);
+    const ownPending = pathsOf(claims, sessionId, true);
+    // Without touchedPaths, what another session's turn left and has not committed yet is that agent's, not ours.
+    const dirtyAtClose = input.touched ? dirty : dirty.filter((p) => !others.has(p));
+    const capture = await captureTurnEnd(place.repo.run, place.workdir, { touched: input.touched, dirtyAtStart, dirtyAtClose, startedAt: input.startedAt });
+    const agent = new Set(capture.files.map((f) => f.path));
+    return {
+      capture,
+      error: null,
+      baseline: dirty.filter((p) => !agent.has(p) && !ownPending.has(p)),
+      claim: async (turnId) => {
+        try {
+          await claimPaths(place.location, turnId, [...agent], sessionId);
+        } catch (error) {
+          deps.logger.warn({ err: error, sessionId, turnId }, 'could not claim the paths of a turn in its project');
+        }
+      },
+    };
+  } catch (error) {
+    deps.logger.warn({ err: error, sessionId, workdir: session.project.workdir }, "could not capture the agent's edits at the turn's close");
+    return { capture: null, error: refusalReason(error), baseline: null, claim: async () => {} };
+  }
+}
