@@ -8,7 +8,7 @@ import { KeyedLocks } from './locks.js';
 import type { Logger } from './logger.js';
 import { reconcile } from './mirror/reconcile.js';
 import { MirrorWorker, type MirrorWorkerOptions } from './mirror/worker.js';
-import { ProjectCommitter } from './projects/committer.js';
+import { ProjectCommitter, type ProjectCommitterOptions } from './projects/committer.js';
 import { createEventPubSub } from './pubsub.js';
 import type { Deps } from './resolvers/deps.js';
 import { createYogaHandler, type Yoga } from './yoga.js';
@@ -29,6 +29,7 @@ export interface App {
  */
 export interface AppOptions {
   mirror?: MirrorWorkerOptions;
+  projectCommitter?: ProjectCommitterOptions;
 }
 
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
@@ -37,7 +38,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   const pubsub = createEventPubSub();
   const mirror = new MirrorWorker({ db, config, logger, sessionLocks, pubsub }, options.mirror);
   const projectLocks = new KeyedLocks();
-  const projects = new ProjectCommitter({ db, config, logger, pubsub, projectLocks });
+  const projects = new ProjectCommitter({ db, config, logger, pubsub, projectLocks }, options.projectCommitter);
   const deps: Deps = {
     db,
     config,

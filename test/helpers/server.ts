@@ -66,6 +66,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const config = testConfig(overrides);
   const server = await startServer(config, clientOptions.logger ?? createLogger(config.logLevel), {
+    ...options,
     mirror: { retryBaseMs: 50, retryMaxMs: 400, ...options.mirror },
   });
   onCleanup(() => server.stop());
