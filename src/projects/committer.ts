@@ -272,6 +272,27 @@ export class ProjectCommitter {
     }
   }
 
+  /**
+   * True when the branch moved over `paths` since `turn` closed only through
+   * agent commits of turns that closed before it (this session's earlier turns,
+   * committed after this one closed): that is not the user's doing, and this
+   * turn's captured state is the newer one. A branch that no longer contains
+   * the HEAD of the close (a reset, a rebase) is never explained this way.
+   */
+  private async movedByEarlierTurns(run: ProjectGitRun, turn: Turn, head: string, paths: readonly string[]): Promise<boolean> {
+    const from = turn.projectHeadAtClose;
+    if (from) {
+      const ancestor = await run(['merge-base', '--is-ancestor', from, head], { okExitCodes: [0, 1] });
+      if (ancestor.exitCode !== 0) return false;
+    }
+    const shas = await commitsTouching(run, from, head, paths);
+    if (shas.length === 0) return false;
+    const ours = await this.deps.db.turn.count({
+      where: { projectCommitSha: { in: shas }, closedAt: { lte: turn.closedAt ?? turn.createdAt } },
+    });
+    return ours === shas.length;
+  }
+
   private async decideAndApply(
     place: RepoPlace,
     turn: Turn,
@@ -332,10 +353,11 @@ export class ProjectCommitter {
     if (head.sha !== turn.projectHeadAtClose) {
       // The user committed (or reset) since the close: build on their HEAD only if it left the agent's paths alone.
       const there = await entriesAt(run, head.sha, ctx.files.map((f) => f.path));
-      const moved = ctx.files.filter((f) => {
+      let moved = ctx.files.filter((f) => {
         const e = there.get(f.path);
         return (e?.oid ?? null) !== f.baseOid || (e ? e.mode !== f.baseMode : false);
       });
+      if (moved.length > 0 && (await this.movedByEarlierTurns(run, turn, head.sha!, moved.map((f) => f.path)))) moved = [];
       if (moved.length > 0) {
         const reason = `the branch moved since the turn closed and changes ${listed(moved.map((f) => f.path))} too`;
         const snapshotSha = await snapshot(reason);
@@ -359,6 +381,13 @@ export class ProjectCommitter {
         : `Committed ${count}; another git held the index, so git status may list them as staged: run git reset -q -- ${paths.join(' ')} to refresh it.`,
     });
   }
+}
+
+/** The commits in `from..to` (all of `to` when `from` is null) that change any of `paths`. */
+async function commitsTouching(run: ProjectGitRun, from: string | null, to: string, paths: readonly string[]): Promise<string[]> {
+  const range = from ? [`^${from}`, to] : [to];
+  const { stdout } = await run(['rev-list', ...range, '--', ...paths], { env: { GIT_LITERAL_PATHSPECS: '1' } });
+  return stdout.split('\n').filter((line) => line !== '');
 }
 
 function listed(paths: readonly string[]): string {
