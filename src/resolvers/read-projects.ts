@@ -137,3 +137,15 @@ export async function projectNeedsInitialCommit(project: Project, deps: Pick<Dep
   }
   return (await place.repo.unbornHead())?.hasFiles ?? false;
 }
+
+/**
+ * A commit of a project's repo, read once the project's folder and git
+ * directory are checked again; null when the project, its folder or the
+ * commit cannot be read now.
+ */
+export async function readProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, projectId: string, sha: string): Promise<CommitRef | null> {
+  const project = await deps.db.project.findUnique({ where: { projectId } });
+  const repo = project ? await checkedReader(project, deps) : null;
+  const info = repo ? await repo.commitInfo(sha).catch(() => null) : null;
+  return repo && info ? { repo, sessionId: null, info } : null;
+}

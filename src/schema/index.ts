@@ -9,6 +9,7 @@ import './message.js';
 import './turn.js';
 import './session.js';
 import './project.js';
+import './project-restore.js';
 import './commit.js';
 import './subscriptions.js';
 
