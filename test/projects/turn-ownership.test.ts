@@ -155,27 +155,29 @@ describe('user edits around a turn', () => {
     expect(git(dir, 'status', '--porcelain')).toBe(' M notes.txt\n');
   });
 
-  it('15 back-to-back turns editing the same file make 15 agent commits, each with its own turn’s content', async () => {
-    const { api, root } = await projectServer();
-    const dir = userRepo(root);
-    await projectSession(api, dir);
-    const turns = 15;
-    for (let i = 1; i <= turns; i++) {
-      writeFileSync(join(dir, 'counter.txt'), `turn ${i}\n`);
-      await recordTurn(api, { sessionId: 's', content: `count to ${i}`, touchedPaths: ['counter.txt'] });
-    }
-    await eventually(async () => [...(await results(api, 's')).values()].every((r) => r && r.result !== 'PENDING'), 60_000);
-    const shas: string[] = [];
-    for (let i = 1; i <= turns; i++) {
-      const result = await outcome(api, 's', i);
-      expect(result.result, `turn ${i}`).toBe('COMMITTED');
-      expect(git(dir, 'show', `${result.commit!.sha}:counter.txt`), `turn ${i}`).toBe(`turn ${i}\n`);
-      shas.push(result.commit!.sha);
-    }
-    expect(agentCommits(dir)).toEqual([...shas].reverse());
-    expect(git(dir, 'rev-list', '--count', 'HEAD').trim()).toBe(String(turns + 1));
-    expect(git(dir, 'status', '--porcelain')).toBe('');
-  });
+  for (const touched of [true, false]) {
+    it(`15 back-to-back turns editing the same file make 15 agent commits, each with its own turn’s content (${touched ? 'with' : 'without'} touchedPaths)`, async () => {
+      const { api, root } = await projectServer();
+      const dir = userRepo(root);
+      await projectSession(api, dir);
+      const turns = 15;
+      for (let i = 1; i <= turns; i++) {
+        writeFileSync(join(dir, 'counter.txt'), `turn ${i}\n`);
+        await recordTurn(api, { sessionId: 's', content: `count to ${i}`, ...(touched ? { touchedPaths: ['counter.txt'] } : {}) });
+      }
+      await eventually(async () => [...(await results(api, 's')).values()].every((r) => r && r.result !== 'PENDING'), 60_000);
+      const shas: string[] = [];
+      for (let i = 1; i <= turns; i++) {
+        const result = await outcome(api, 's', i);
+        expect(result.result, `turn ${i}`).toBe('COMMITTED');
+        expect(git(dir, 'show', `${result.commit!.sha}:counter.txt`), `turn ${i}`).toBe(`turn ${i}\n`);
+        shas.push(result.commit!.sha);
+      }
+      expect(agentCommits(dir)).toEqual([...shas].reverse());
+      expect(git(dir, 'rev-list', '--count', 'HEAD').trim()).toBe(String(turns + 1));
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+    });
+  }
 });
 
 describe('locks and a moving branch', () => {
