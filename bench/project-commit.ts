@@ -1,15 +1,27 @@
 /**
- * The end-of-turn project commit (what ProjectCommitter runs in the user's
- * working directory) against bare `git add -A && git commit`, in one run.
+ * The end-of-turn project commit as the product makes it, against bare
+ * `git add -A && git commit` of the same change, in one run.
  *
  * A working directory of 10,000 tracked files in 100 folders is built once
- * (plain `git init`, one `git add -A` + `git commit`), then copied with
- * `cp -a`, one copy per variant. Every turn modifies 3 tracked files and adds
- * 1 new one, the same change in every copy; only the commit is timed:
- *  (A1) ours, with touchedPaths: what ProjectCommitter does under the lock:
- *       top check, state(), claims, commit(touched dirty paths), claim release;
- *  (A2) ours, without touchedPaths: the same with commit(null);
- *  (B)  bare `git add -A` then `git commit -q -m msg`, spawned directly.
+ * (plain `git init`, one `git add -A` + `git commit`, repacked), then copied
+ * with `cp -a`, one copy per variant. Every turn the agent modifies 3 tracked
+ * files and adds 1 new one (its touchedPaths), the same change in every copy;
+ * the edits are not timed, everything git does after them is:
+ *  (C) commit: the turn's close as closeProjectTurn runs it (open the repo,
+ *      status, claims, captureTurnEnd: hash the agent's paths into the object
+ *      store and read HEAD's entries for them, claim them), then the
+ *      committer's commitTurn (open the repo, take the project lock, open it
+ *      again, the real ProjectCommitter's decideAndApply: COMMITTED with a
+ *      temporary index, compare-and-swap of the branch, index sync), then the
+ *      claim release;
+ *  (S) snapshot: the same, with a tracked file outside touchedPaths left
+ *      dirty by the user: the deciding look is SKIPPED_DIRTY and the agent's
+ *      state goes to a private snapshot ref. The committer's earlier settle
+ *      looks (default 6, 500 ms apart, only while a suspect is unclaimed) are
+ *      a deliberate pause, not work: one look's cost is printed on its own.
+ *      Afterwards (not timed) the user's file is put back and the change is
+ *      committed bare, so the copy stays in step with the others;
+ *  (B) bare `git add -A` then `git commit -q -m msg`, spawned directly.
  * The three run interleaved (the order rotates every turn), so drift in the
  * machine's speed hits all alike.
  * Usage: npm run bench -- project-commit [--quick]   (or npx tsx bench/project-commit.ts [--quick])
@@ -20,21 +32,27 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ProjectRepo } from '../src/git/project-repo.js';
+import type { Config } from '../src/config.js';
+import type { Db } from '../src/db/index.js';
+import type { Turn } from '../src/generated/prisma/client.js';
 import { onGitSpawn } from '../src/git/run.js';
 import { KeyedLocks } from '../src/locks.js';
-import { AGENT_EMAIL, agentName, projectCommitMessage } from '../src/projects/committer.js';
-import { isTouched } from '../src/projects/ownership.js';
-import { claimedPaths, releaseClaim } from '../src/projects/claims.js';
+import { createLogger } from '../src/logger.js';
+import { captureTurnEnd, type TurnCapture } from '../src/projects/capture.js';
+import { claimPaths, readClaims, releaseClaim } from '../src/projects/claims.js';
+import { AGENT_EMAIL, agentName, projectCommitMessage, ProjectCommitter, type ProjectOutcome } from '../src/projects/committer.js';
 import { withProjectLock } from '../src/projects/project-lock.js';
-import { bareGitEnv, command, fmt, percentile, row, summary } from './stats.js';
+import { openProjectRepo, type PlaceProject } from '../src/projects/project-place.js';
+import type { PubSub } from '../src/pubsub.js';
+import { bareGitEnv, benchConfig, command, fmt, percentile, row, summary } from './stats.js';
 
 const quick = process.argv.includes('--quick');
 const TURNS = quick ? 10 : 30;
 const WARMUP = quick ? 2 : 3;
 const FOLDERS = 100;
 const FILES_PER_FOLDER = 100;
-const TARGET_RATIO = 1.5;
+const TARGET_COMMIT = 1.5;
+const TARGET_SNAPSHOT = 2;
 const SESSION_ID = 'bench-project-session';
 const WHO = { name: agentName('bench-model-1'), email: AGENT_EMAIL };
 const BARE_IDENTITY = ['-c', `user.name=${WHO.name}`, '-c', `user.email=${WHO.email}`];
@@ -71,6 +89,8 @@ interface Change {
   files: { path: string; content: string }[];
   /** The turn's touchedPaths: the 3 modified files and the new one. */
   touched: string[];
+  /** A tracked file the user edits in the snapshot copy, outside touchedPaths. */
+  userPath: string;
   message: string;
 }
 
@@ -87,6 +107,7 @@ function makeChange(t: number): Change {
     turn: t,
     files,
     touched: files.map((f) => f.path),
+    userPath: filePath((t * 37 + 50) % FOLDERS, (t * 53 + 7) % FILES_PER_FOLDER),
     message: projectCommitMessage(SESSION_ID, t + 1, `Please change ${files.length} files for turn ${t + 1} of the benchmark`),
   };
 }
@@ -95,21 +116,22 @@ async function applyChange(dir: string, change: Change): Promise<void> {
   await Promise.all(change.files.map((f) => writeFile(join(dir, f.path), f.content)));
 }
 
-
 // --- instrumentation of our path: phase marks plus a mark at every git spawn ---
 
 type Mark = { label: string; t: number };
 let marks: Mark[] | null = null;
+let phase = '';
 const mark = (label: string) => marks?.push({ label, t: performance.now() });
 
-/** The git subcommand of an argv (binary, then `-c k=v` pairs, then the command). */
+/** The git subcommand of an argv (binary, then global options and `-c k=v` pairs), with its first option. */
 function subcommand(argv: string[]): string {
   let i = 1;
-  while (argv[i] === '-c') i += 2;
-  return argv[i] ?? '?';
+  while (argv[i]?.startsWith('-')) i += argv[i] === '-c' ? 2 : 1;
+  const option = argv[i + 1]?.startsWith('-') ? ` ${argv[i + 1]}` : '';
+  return `${argv[i] ?? '?'}${option}`;
 }
 
-const stopObserving = onGitSpawn((event) => mark(`spawn ${subcommand(event.argv)}`));
+const stopObserving = onGitSpawn((event) => mark(`${phase}: git ${subcommand(event.argv)}`));
 
 /**
  * Segment name -> ms, from one turn's marks: each segment runs from a mark to
@@ -125,43 +147,103 @@ function segmentsOf(turnMarks: Mark[]): Map<string, number> {
   return out;
 }
 
+// --- the product's path: the functions closeProjectTurn and commitTurn call, in their order ---
+
+const root = await realpath(await mkdtemp(join(tmpdir(), 'em-bench-project-')));
+// The working directories lie inside the allowed root, as a project's must.
+const config: Config = { ...benchConfig(join(root, 'data')), allowedRoots: [root] };
+const projectLocks = new KeyedLocks();
+
+/** A dependency the committer's decideAndApply never reads while HEAD stays where the turn closed. */
+function unused<T extends object>(name: string): T {
+  return new Proxy({} as T, {
+    get: () => {
+      throw new Error(`the benchmark's committer used ${name}: HEAD moved between close and commit?`);
+    },
+  });
+}
+const committer = new ProjectCommitter({ db: unused<Db>('db'), pubsub: unused<PubSub>('pubsub'), config, logger: createLogger('silent'), projectLocks });
+
+/** closeProjectTurn with touchedPaths, without its database reads: what runs in the closing request. */
+async function closeTurn(project: PlaceProject, change: Change, turnId: string): Promise<TurnCapture> {
+  const place = await openProjectRepo(project, config, { init: true });
+  const dirty = (await place.repo.status()).dirtyPaths;
+  await readClaims(place.location);
+  const capture = await captureTurnEnd(place.repo.run, place.workdir, { touched: change.touched, dirtyAtStart: [], dirtyAtClose: dirty, startedAt: null });
+  await claimPaths(place.location, turnId, capture.files.map((f) => f.path), SESSION_ID);
+  return capture;
+}
+
+/** One look of ProjectCommitter.commitTurn at the turn (`final`: the deciding one), then the claim release of its finish. */
+async function commitTurn(project: PlaceProject, change: Change, turnId: string, capture: TurnCapture, final: boolean): Promise<ProjectOutcome | null> {
+  const before = await openProjectRepo(project, config);
+  const gitDir = before.location.gitDir;
+  const now = new Date();
+  const turn = { id: turnId, number: change.turn + 1, branch: 'main', projectHeadAtClose: capture.headAtClose, closedAt: now, createdAt: now } as unknown as Turn;
+  const ctx = { files: capture.files, suspects: capture.suspects, final, message: change.message, identity: WHO, sessionId: SESSION_ID, projectId: project.projectId };
+  const decided = await withProjectLock(
+    projectLocks,
+    project.workdir,
+    async () => {
+      const place = await openProjectRepo(project, config);
+      return committer['decideAndApply'](place, turn, ctx);
+    },
+    { gitDir },
+  );
+  if (decided) await releaseClaim({ gitDir }, turnId);
+  return decided;
+}
+
 // --- the three variants ---
 
 interface Sample {
   ms: number;
+  closeMs: number;
   segments: Map<string, number>;
+  /** Git processes started. */
+  spawns: number;
+  /** (S) one settle look that waits, timed on its own. */
+  lookMs?: number;
 }
 
-/** One turn the way ProjectCommitter.commitTurn runs it (clean tree at turn start; touchedPaths given or not). */
-async function ours(dir: string, change: Change, withTouched: boolean): Promise<Sample> {
+/** The mark closing the close: what follows it until the commit starts is not timed. */
+const BETWEEN = 'between close and commit';
+
+/** (C) and (S): the turn's close, then its commit; (S) finds the user's edit and keeps a snapshot. */
+async function ours(dir: string, change: Change, userDirty: boolean): Promise<Sample> {
+  const project: PlaceProject = { projectId: `bench-${userDirty ? 'S' : 'C'}`, workdir: dir, trustedConfig: null };
+  const turnId = `bench-turn-${change.turn}`;
+  let lookMs: number | undefined;
   const turnMarks: Mark[] = [];
   marks = turnMarks;
-  mark('start');
-  let committedPaths = 0;
-  await withProjectLock(new KeyedLocks(), dir, async () => {
-    mark('locked: top check');
-    const repo = new ProjectRepo(dir);
-    const top = await repo.topLevel();
-    if (top !== dir) throw new Error(`${dir} is not the top of its repo (${top})`);
-    mark('state()');
-    const now = await repo.state();
-    mark('claims read');
-    await claimedPaths(dir, 'bench-turn');
-    mark('commit(): temp message file');
-    const touched = withTouched ? change.touched : null;
-    const paths = touched ? now.dirtyPaths.filter((p) => isTouched(p, touched)) : now.dirtyPaths;
-    if (paths.length !== change.files.length) throw new Error(`expected ${change.files.length} dirty paths, got ${JSON.stringify(now.dirtyPaths)}`);
-    const ours = new Set(paths);
-    await repo.commit(paths, change.message, WHO, { onlyPaths: now.staged.some((p) => !ours.has(p)) });
-    committedPaths = paths.length;
-    mark('claim release + lock release');
-    await releaseClaim(dir, 'bench-turn');
-  });
+  phase = 'close';
+  mark('close: open repo');
+  const capture = await closeTurn(project, change, turnId);
+  mark(BETWEEN);
+  const closed = performance.now();
+  if (userDirty) {
+    // An earlier look, as the committer makes while a suspect is unclaimed: not part of the total.
+    marks = null;
+    const t0 = performance.now();
+    const waited = await commitTurn(project, change, turnId, capture, false);
+    lookMs = performance.now() - t0;
+    if (waited !== null) throw new Error(`a settle look decided ${waited.result}`);
+    marks = turnMarks;
+  }
+  phase = 'commit';
+  const commitStart = performance.now();
+  mark('commit: open repo, lock');
+  const done = await commitTurn(project, change, turnId, capture, true);
   mark('end');
   marks = null;
-  if (committedPaths === 0) throw new Error('nothing committed');
+  const expected = userDirty ? 'SKIPPED_DIRTY' : 'COMMITTED';
+  if (done?.result !== expected || (userDirty ? !done.snapshotSha : !done.sha)) throw new Error(`expected ${expected}, got ${JSON.stringify(done)}`);
+  if (capture.files.length !== change.files.length) throw new Error(`captured ${capture.files.length} paths, expected ${change.files.length}`);
   const segments = segmentsOf(turnMarks);
-  return { ms: turnMarks.at(-1)!.t - turnMarks[0]!.t, segments };
+  segments.delete(BETWEEN);
+  const closeMs = closed - turnMarks[0]!.t;
+  const spawns = turnMarks.filter((m) => m.label.includes(': git ')).length;
+  return { ms: closeMs + (turnMarks.at(-1)!.t - commitStart), closeMs, segments, spawns, lookMs };
 }
 
 /** The baseline: `git add -A && git commit -q -m msg`, two direct spawns. */
@@ -171,14 +253,13 @@ async function bare(dir: string, change: Change): Promise<Sample> {
   const t1 = performance.now();
   await git([...BARE_IDENTITY, 'commit', '-q', '-m', change.message], dir);
   const t2 = performance.now();
-  return { ms: t2 - t0, segments: new Map([['git add -A', t1 - t0], ['git commit -q -m', t2 - t1]]) };
+  return { ms: t2 - t0, closeMs: 0, segments: new Map([['git add -A', t1 - t0], ['git commit -q -m', t2 - t1]]), spawns: 2 };
 }
 
 // --- setup ---
 
 const median = (xs: number[]) => percentile(xs, 50);
 
-const root = await realpath(await mkdtemp(join(tmpdir(), 'em-bench-project-')));
 try {
   const gitVersion = (await git(['--version'], root)).trim();
   console.log(
@@ -191,12 +272,12 @@ try {
   );
 
   // One prepared repo: files written by Node, then plain git init + one add/commit, packed as a user's repo
-  // usually is. It becomes copy A1; A2 and B are `cp -a` of it (every file create is costly on this disk).
+  // usually is. It becomes copy C; S and B are `cp -a` of it (every file create is costly on this disk).
   const t0 = performance.now();
-  const variants = ['A1', 'A2', 'B'] as const;
+  const variants = ['C', 'S', 'B'] as const;
   type Variant = (typeof variants)[number];
   const dirs = Object.fromEntries(variants.map((v) => [v, join(root, v)])) as Record<Variant, string>;
-  const prepared = dirs.A1;
+  const prepared = dirs.C;
   for (let d = 0; d < FOLDERS; d++) {
     await mkdir(join(prepared, `mod-${pad(d)}`), { recursive: true });
     await Promise.all(
@@ -236,63 +317,85 @@ try {
   }
 
   const run: Record<Variant, (dir: string, change: Change) => Promise<Sample>> = {
-    A1: (dir, change) => ours(dir, change, true),
-    A2: (dir, change) => ours(dir, change, false),
+    C: (dir, change) => ours(dir, change, false),
+    S: async (dir, change) => {
+      await writeFile(join(dir, change.userPath), fileContent(change.userPath, 1000 + change.turn)); // the user's edit: not timed
+      const sample = await ours(dir, change, true);
+      // Not timed: the user's edit undone and the change committed bare, so this copy stays in step.
+      await git(['checkout', '-q', '--', change.userPath], dir);
+      await git([...BARE_IDENTITY, 'add', '-A'], dir);
+      await git([...BARE_IDENTITY, 'commit', '-q', '-m', change.message], dir);
+      return sample;
+    },
     B: bare,
   };
-  const samples: Record<Variant, Sample[]> = { A1: [], A2: [], B: [] };
+  const samples: Record<Variant, Sample[]> = { C: [], S: [], B: [] };
+  let snapshotsMatch = true;
   for (let t = 0; t < WARMUP + TURNS; t++) {
     const change = makeChange(t);
+    if (change.touched.includes(change.userPath)) throw new Error(`turn ${t}: the user's path is one of the agent's`);
     for (let k = 0; k < variants.length; k++) {
       const v = variants[(t + k) % variants.length]!;
       await applyChange(dirs[v], change); // the agent's edits: not timed
       const sample = await run[v](dirs[v], change);
       if (t >= WARMUP) samples[v].push(sample);
     }
+    // The snapshot holds exactly the agent's change on the HEAD it was taken on (the bare commit that followed).
+    const ref = `refs/entity-memory/snapshots/${SESSION_ID}/turn-${t + 1}`;
+    const [snapTree, headTree] = await Promise.all([`${ref}^{tree}`, 'HEAD^{tree}'].map((rev) => git(['rev-parse', rev], dirs.S).then((s) => s.trim())));
+    if (snapTree !== headTree) snapshotsMatch = false;
   }
 
   // Every copy must have committed the same trees and be clean.
   const trees = await Promise.all(variants.map((v) => git(['rev-parse', 'HEAD^{tree}'], dirs[v]).then((s) => s.trim())));
   const counts = await Promise.all(variants.map((v) => git(['rev-list', '--count', 'HEAD'], dirs[v]).then((s) => Number(s.trim()))));
   const dirty = await Promise.all(variants.map((v) => git(['status', '--porcelain'], dirs[v]).then((s) => s.trim() !== '')));
-  const consistent = trees.every((tree) => tree === trees[0]) && counts.every((n) => n === 1 + WARMUP + TURNS) && !dirty.some(Boolean);
+  const consistent = trees.every((tree) => tree === trees[0]) && counts.every((n) => n === 1 + WARMUP + TURNS) && !dirty.some(Boolean) && snapshotsMatch;
 
   // --- report ---
 
   const labels: Record<Variant, string> = {
-    A1: '(A1) ours, touchedPaths (commit(paths))',
-    A2: '(A2) ours, no touchedPaths (all dirty paths)',
+    C: '(C) ours: close + commit (COMMITTED)',
+    S: '(S) ours: close + snapshot (SKIPPED_DIRTY)',
     B: '(B) bare git add -A && git commit',
   };
   console.log('');
   const s = Object.fromEntries(variants.map((v) => [v, summary(labels[v], samples[v].map((x) => x.ms))])) as Record<Variant, ReturnType<typeof summary>>;
   for (const v of variants) console.log(row(s[v].label, s[v].p50, s[v].p99));
-  const r1 = s.A1.p50 / s.B.p50;
-  const r2 = s.A2.p50 / s.B.p50;
-  const verdict = (r: number) => (r <= TARGET_RATIO ? 'ok' : 'OVER TARGET');
-  console.log(`ratio p50 A1 / B:  ${r1.toFixed(2)}  (target <= ${TARGET_RATIO}: ${verdict(r1)})`);
-  console.log(`ratio p50 A2 / B:  ${r2.toFixed(2)}  (target <= ${TARGET_RATIO}: ${verdict(r2)})`);
+  const rc = s.C.p50 / s.B.p50;
+  const rs = s.S.p50 / s.B.p50;
+  const verdict = (r: number, target: number) => (r <= target ? 'ok' : 'OVER TARGET');
+  console.log(`ratio p50 C / B:  ${rc.toFixed(2)}  (target <= ${TARGET_COMMIT}: ${verdict(rc, TARGET_COMMIT)})`);
+  console.log(`ratio p50 S / B:  ${rs.toFixed(2)}  (target <= ${TARGET_SNAPSHOT}: ${verdict(rs, TARGET_SNAPSHOT)})`);
   console.log(`(p99 over ${TURNS} samples is their maximum)`);
+  const closeC = median(samples.C.map((x) => x.closeMs));
+  const closeS = median(samples.S.map((x) => x.closeMs));
+  console.log(
+    `of which the close (in the closing request) p50: C ${closeC.toFixed(2)} ms, S ${closeS.toFixed(2)} ms; ` +
+      `one settle look before S's deciding one p50 ${median(samples.S.map((x) => x.lookMs ?? 0)).toFixed(2)} ms (not in the total)`,
+  );
 
   console.log('');
   console.log(`reference, same run: one git spawn (rev-parse --show-toplevel) p50 ${median(spawnFloor).toFixed(2)} ms; ` +
     `git status --porcelain -uall of the whole tree p50 ${median(statusAlone).toFixed(2)} ms`);
-  console.log('where the time goes, p50 of each step in ms (a spawn step runs from that spawn to the next mark; steps do not add up exactly to the p50 total):');
-  const segmentNames = [...new Set(samples.A1.concat(samples.A2).flatMap((x) => [...x.segments.keys()]))];
-  const head = `${'step'.padEnd(56)}${'A1'.padStart(9)}${'A2'.padStart(9)}`;
-  console.log(`  ${head}`);
+  console.log('where the time goes, p50 of each step in ms (a step runs from its mark to the next; steps do not add up exactly to the p50 total):');
+  const segmentNames = [...new Set(samples.C.concat(samples.S).flatMap((x) => [...x.segments.keys()]))];
+  console.log(`  ${'step'.padEnd(56)}${'C'.padStart(9)}${'S'.padStart(9)}`);
   const sumOf = (v: Variant) => segmentNames.reduce((n, name) => n + median(samples[v].map((x) => x.segments.get(name) ?? 0)), 0);
   for (const name of segmentNames) {
     const cell = (v: Variant) => median(samples[v].map((x) => x.segments.get(name) ?? 0)).toFixed(2).padStart(9);
-    console.log(`  ${name.padEnd(56)}${cell('A1')}${cell('A2')}`);
+    console.log(`  ${name.padEnd(56)}${cell('C')}${cell('S')}`);
   }
-  console.log(`  ${'sum of step medians'.padEnd(56)}${sumOf('A1').toFixed(2).padStart(9)}${sumOf('A2').toFixed(2).padStart(9)}`);
+  console.log(`  ${'sum of step medians'.padEnd(56)}${sumOf('C').toFixed(2).padStart(9)}${sumOf('S').toFixed(2).padStart(9)}`);
   const bAdd = median(samples.B.map((x) => x.segments.get('git add -A') ?? 0));
   const bCommit = median(samples.B.map((x) => x.segments.get('git commit -q -m') ?? 0));
   console.log(`  B: git add -A ${bAdd.toFixed(2)}, git commit ${bCommit.toFixed(2)}`);
-  const spawnsPerTurn = (v: Variant) => median(samples[v].map((x) => [...x.segments.keys()].filter((k) => k.startsWith('spawn ')).length));
-  console.log(`  distinct git commands per turn (the first turn also locates the repo): A1 ${spawnsPerTurn("A1")}, A2 ${spawnsPerTurn("A2")}, bare 2`);
-  console.log(`same trees committed in all three copies, ${1 + WARMUP + TURNS} commits each, clean after: ${consistent ? 'yes' : `NO (trees ${trees.join(' ')}, commits ${counts.join(' ')}, dirty ${dirty.join(' ')})`}`);
+  const spawnsPerTurn = (v: Variant) => median(samples[v].map((x) => x.spawns));
+  console.log(`  git processes per turn: C ${spawnsPerTurn('C')}, S ${spawnsPerTurn('S')}, bare 2`);
+  console.log(
+    `same trees committed in all three copies, ${1 + WARMUP + TURNS} commits each, clean after, each snapshot the agent's change: ` +
+      `${consistent ? 'yes' : `NO (trees ${trees.join(' ')}, commits ${counts.join(' ')}, dirty ${dirty.join(' ')}, snapshots ${snapshotsMatch})`}`,
+  );
   console.log(`total run time ${fmt((Date.now() - started) / 1000, 1)} s`);
   if (!consistent) process.exitCode = 1;
 } finally {
