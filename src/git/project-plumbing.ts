@@ -1,6 +1,7 @@
 /**
  * Plumbing for the user's repositories: commits built from captured blobs
- * with a temporary index, so a commit holds exactly the agent's end-of-turn
+ * (new trees for the folders they change, or a temporary index), never from
+ * the user's index, so a commit holds exactly the agent's end-of-turn
  * content whatever the working tree holds when it is made, and the user's
  * index, working tree and other refs are never rewritten beyond the agent's
  * own paths.
@@ -110,13 +111,19 @@ const IN_PROGRESS: readonly [string, string][] = [
 
 /**
  * The user's operation in progress, in words ("a merge is in progress"), or
- * null. Paths come from `rev-parse --git-path`, so worktrees are handled.
+ * null. With `.git` a folder at `top` (the git directory git finds there),
+ * each of these lives right in it; otherwise (a linked worktree, an absorbed
+ * submodule) paths come from `rev-parse --git-path`.
  */
 export async function operationInProgress(run: ProjectGitRun, top: string): Promise<string | null> {
-  const args = ['rev-parse'];
-  for (const [name] of IN_PROGRESS) args.push('--git-path', name);
-  const { stdout } = await run(args);
-  const paths = stdout.split('\n').filter((line) => line !== '');
+  let paths: string[];
+  if ((await lstat(join(top, '.git')).catch(() => null))?.isDirectory()) {
+    paths = IN_PROGRESS.map(([name]) => join(top, '.git', name));
+  } else {
+    const args = ['rev-parse'];
+    for (const [name] of IN_PROGRESS) args.push('--git-path', name);
+    paths = (await run(args)).stdout.split('\n').filter((line) => line !== '');
+  }
   for (let i = 0; i < IN_PROGRESS.length; i++) {
     const path = paths[i];
     if (!path) continue;
