@@ -374,6 +374,11 @@ try {
     `of which the close (in the closing request) p50: C ${closeC.toFixed(2)} ms, S ${closeS.toFixed(2)} ms; ` +
       `one settle look before S's deciding one p50 ${median(samples.S.map((x) => x.lookMs ?? 0)).toFixed(2)} ms (not in the total)`,
   );
+  const commitOnly = (v: Variant) => median(samples[v].map((x) => x.ms - x.closeMs));
+  console.log(
+    `the committer's part alone (background) p50: C ${commitOnly('C').toFixed(2)} ms (${(commitOnly('C') / s.B.p50).toFixed(2)} x B), ` +
+      `S ${commitOnly('S').toFixed(2)} ms (${(commitOnly('S') / s.B.p50).toFixed(2)} x B)`,
+  );
 
   console.log('');
   console.log(`reference, same run: one git spawn (rev-parse --show-toplevel) p50 ${median(spawnFloor).toFixed(2)} ms; ` +
