@@ -14,6 +14,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { createApp, type App, type AppOptions } from './app.js';
 import { DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, type Config } from './config.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { checkBoundary, checkHttp, refuseUpgrade, sendRefusal } from './http/gate.js';
 import { ConnectionLimits, normaliseAddress, WS_CLOSE_FORBIDDEN, WS_CLOSE_TOO_MANY } from './http/limits.js';
 import { connectionParamsToken, exposedBeyondLoopback, resolveAuth, tokenMatches, type Auth } from './http/token.js';
@@ -41,6 +42,31 @@ interface EnvelopedArgs extends ExecutionArgs {
   rootValue: { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
 }
 
+/** The port or address cannot be listened on; the message is one line saying what to change. */
+export class ListenError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+function listenError(error: NodeJS.ErrnoException, config: Pick<Config, 'host' | 'port'>): Error {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new ListenError(`port ${config.port} is in use; pass --port (0 picks a free one)`, error.code);
+    case 'EACCES':
+      return new ListenError(`port ${config.port} needs privileges this user lacks; pass --port above 1023`, error.code);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ListenError(`cannot listen on --host ${config.host}: no such address on this machine`, error.code);
+    default:
+      return error;
+  }
+}
+
 export interface RunningServer {
   /** e.g. http://127.0.0.1:4000 */
   url: string;
@@ -56,11 +82,31 @@ export interface RunningServer {
 }
 
 /**
- * Listens, then opens the database; resolves once both are done.
- * @throws when the port cannot be bound, the token file cannot be read or written, or the
- *   database cannot be opened (the port is released again).
+ * Takes the data dir's lock, listens, then opens the database; resolves once all are done.
+ * @param held the data dir's lock when the caller took it already (the command line does, before
+ *   loading this module, so a second serve is refused at once); released by `stop()` or a failed
+ *   start either way. Default: taken here.
+ * @throws DataDirBusyError when another process holds the data dir; ListenError when the port
+ *   or address cannot be bound; DatabaseError when the database cannot be opened or migrated;
+ *   the file system's error when the token file cannot be read or written. Whatever was taken
+ *   (lock, port) is released again.
  */
-export async function startServer(config: Config, logger: Logger, options: AppOptions = {}): Promise<RunningServer> {
+export async function startServer(config: Config, logger: Logger, options: AppOptions = {}, held?: DataDirLock): Promise<RunningServer> {
+  const lock =
+    held ??
+    (await lockDataDir(config.dataDir, {
+      command: 'serve',
+      onCompromised: (error) => logger.error({ err: error, dataDir: config.dataDir }, 'lost the data dir lock; another process may now take it'),
+    }));
+  try {
+    return await listenAndOpen(config, logger, options, lock.release);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function listenAndOpen(config: Config, logger: Logger, options: AppOptions, releaseLock: () => Promise<void>): Promise<RunningServer> {
   let app: App | undefined;
   const auth = resolveAuth(config);
   const limits = new ConnectionLimits(config);
@@ -176,9 +222,10 @@ export async function startServer(config: Config, logger: Logger, options: AppOp
   );
 
   await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
+    const fail = (error: NodeJS.ErrnoException) => reject(listenError(error, config));
+    http.once('error', fail);
     http.listen(config.port, config.host, () => {
-      http.off('error', reject);
+      http.off('error', fail);
       resolve();
     });
   });
@@ -213,9 +260,13 @@ export async function startServer(config: Config, logger: Logger, options: AppOp
     app: ready,
     stop: () => {
       stopping ??= (async () => {
-        await wsServer.dispose();
-        await closeHttp(http, wss);
-        await ready.close();
+        try {
+          await wsServer.dispose();
+          await closeHttp(http, wss);
+          await ready.close();
+        } finally {
+          await releaseLock();
+        }
       })();
       return stopping;
     },
