@@ -1,11 +1,18 @@
 /**
  * Opening the database: a PrismaClient over a driver adapter, migrated by
- * Prisma's schema engine before first use.
+ * Prisma's schema engine before first use, or read-only for tools that run
+ * beside a server (`entity-memory verify`).
+ *
+ * Only the data dir's lock holder (src/data-dir-lock.ts) may migrate: the schema
+ * engine sets `locking_mode=EXCLUSIVE`, which fails with SQLITE_BUSY while any
+ * other process has the database open. So the applied migrations are read
+ * first, read-only, and the engine runs only when one is missing.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import Database from 'better-sqlite3';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { readMigrations, SchemaEngineSession } from './schema-engine.js';
 
@@ -14,41 +21,116 @@ export type Db = PrismaClient;
 /** The repository's `prisma/` folder (schema and migrations), found from this file. */
 export const prismaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prisma');
 
+/** A database that cannot be used as asked; the message is one line a person can act on. */
+export class DatabaseError extends Error {}
+
 export interface OpenDbOptions {
-  /** Path of the SQLite file; its folder is created if missing. */
+  /** Path of the SQLite file; its folder is created if missing (not when `readOnly`). */
   file: string;
-  /** How long a writer waits for SQLite's lock before failing. Default 10 000 ms. */
+  /** How long a connection waits for SQLite's lock before failing (busy_timeout). Default 10 000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * Open read-only, never migrate: the file must exist and carry every migration of this code.
+   * Default false (the caller must hold the data dir's lock).
+   */
+  readOnly?: boolean;
 }
 
+const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+
 function sqliteFactory(options: OpenDbOptions): PrismaBetterSqlite3 {
-  return new PrismaBetterSqlite3({ url: options.file, timeout: options.busyTimeoutMs ?? 10_000 });
+  const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  return new PrismaBetterSqlite3(
+    options.readOnly ? { url: options.file, timeout, readonly: true, fileMustExist: true } : { url: options.file, timeout },
+  );
+}
+
+export interface MigrationStatus {
+  /** Migrations of `prisma/migrations` the database lacks (or whose run failed), oldest first. */
+  pending: string[];
+  /** Migrations the database has that this code does not: a newer entity-memory wrote it. */
+  unknown: string[];
 }
 
 /**
- * Applies every migration in `prisma/migrations` that the database lacks, the
- * way `prisma migrate deploy` does (same `_prisma_migrations` table).
- * @returns the names of the migrations applied now.
- * @throws when a migration fails; the database is left as the engine left it.
+ * Compares the database's `_prisma_migrations` with `prisma/migrations`, read-only: safe while
+ * another process has the database open. A missing file lacks every migration.
+ * @throws DatabaseError when the file cannot be read (locked for longer than the busy timeout,
+ *   not a database).
  */
-export async function migrate(options: OpenDbOptions): Promise<string[]> {
-  mkdirSync(dirname(options.file), { recursive: true });
-  const engine = await SchemaEngineSession.open(sqliteFactory(options));
+export async function migrationStatus(options: Pick<OpenDbOptions, 'file' | 'busyTimeoutMs'>): Promise<MigrationStatus> {
+  const expected = (await readMigrations(join(prismaDir, 'migrations'))).folders.map((folder) => folder.name);
+  const applied = existsSync(options.file) ? readAppliedMigrations(options) : new Set<string>();
+  return {
+    pending: expected.filter((name) => !applied.has(name)),
+    unknown: [...applied].filter((name) => !expected.includes(name)).sort(),
+  };
+}
+
+function readAppliedMigrations(options: Pick<OpenDbOptions, 'file' | 'busyTimeoutMs'>): Set<string> {
+  let sqlite: Database.Database | undefined;
   try {
-    return await engine.applyMigrations(await readMigrations(join(prismaDir, 'migrations')));
+    sqlite = new Database(options.file, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+    const table = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'").get();
+    if (!table) return new Set();
+    const rows = sqlite
+      .prepare('SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL')
+      .all() as { name: string }[];
+    return new Set(rows.map((row) => row.name));
+  } catch (error) {
+    throw databaseError(error, options.file, 'reading');
   } finally {
-    await engine.close();
+    sqlite?.close();
   }
 }
 
 /**
- * Opens the database, migrated, in WAL mode with full fsync so an acknowledged
- * write survives a crash.
+ * Applies every migration in `prisma/migrations` that the database lacks, the
+ * way `prisma migrate deploy` does (same `_prisma_migrations` table). Starts the
+ * schema engine only when one is missing. The caller holds the data dir's lock.
+ * @returns the names of the migrations applied now.
+ * @throws DatabaseError when the database is newer than this code, is locked by another
+ *   process for longer than the busy timeout, or a migration fails (the database is left as
+ *   the engine left it).
+ */
+export async function migrate(options: OpenDbOptions): Promise<string[]> {
+  const status = await migrationStatus(options);
+  if (status.unknown.length > 0) throw newerDatabase(options.file, status.unknown);
+  if (status.pending.length === 0) return [];
+  mkdirSync(dirname(options.file), { recursive: true });
+  try {
+    const engine = await SchemaEngineSession.open(sqliteFactory({ ...options, readOnly: false }));
+    try {
+      return await engine.applyMigrations(await readMigrations(join(prismaDir, 'migrations')));
+    } finally {
+      await engine.close();
+    }
+  } catch (error) {
+    throw databaseError(error, options.file, 'migrating');
+  }
+}
+
+/**
+ * Opens the database. Read-write (the default): migrated first, in WAL mode with full fsync so
+ * an acknowledged write survives a crash. Read-only: checked, never written.
+ * @throws DatabaseError as `migrate` does; read-only, also when the file is missing or lacks a
+ *   migration of this code.
  */
 export async function openDb(options: OpenDbOptions): Promise<Db> {
+  if (options.readOnly) {
+    if (!existsSync(options.file)) throw new DatabaseError(`no entity-memory database at ${options.file}`);
+    const status = await migrationStatus(options);
+    if (status.unknown.length > 0) throw newerDatabase(options.file, status.unknown);
+    if (status.pending.length > 0) {
+      throw new DatabaseError(
+        `the database at ${options.file} lacks ${status.pending.length} migration(s) of this entity-memory (from ${status.pending[0]}); start \`entity-memory serve\` or run \`entity-memory backfill\` on it once to apply them`,
+      );
+    }
+    return new PrismaClient({ adapter: sqliteFactory(options) });
+  }
   await migrate(options);
   const db = new PrismaClient({ adapter: sqliteFactory(options) });
-  // WAL lets readers (the API) run while the mirror worker writes.
+  // WAL lets readers (the API, `verify`) run while the mirror worker writes.
   await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
   await db.$executeRawUnsafe('PRAGMA synchronous = FULL');
   await db.$executeRawUnsafe('PRAGMA foreign_keys = ON');
@@ -58,4 +140,26 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
 export function readSchemaFile(): { path: string; content: string } {
   const path = join(prismaDir, 'schema.prisma');
   return { path, content: readFileSync(path, 'utf8') };
+}
+
+function newerDatabase(file: string, unknown: string[]): DatabaseError {
+  return new DatabaseError(
+    `the database at ${file} was migrated by a newer entity-memory (${unknown.at(-1)}); run that version, or a copy of the data dir`,
+  );
+}
+
+/**
+ * One line for a failure of SQLite or the schema engine. The engine reports SQLITE_BUSY as
+ * `unknown variant "SocketTimeout"` followed by a Rust backtrace.
+ */
+function databaseError(error: unknown, file: string, doing: 'reading' | 'migrating'): DatabaseError {
+  if (error instanceof DatabaseError) return error;
+  const text = error instanceof Error ? `${error.message} ${String((error as { code?: unknown }).code ?? '')}` : String(error);
+  if (/SocketTimeout|SQLITE_BUSY|database is locked/.test(text)) {
+    return new DatabaseError(
+      `the database at ${file} is locked by another process (${doing === 'migrating' ? 'migrating needs it alone' : 'still locked after the busy timeout'}): stop other programs using it (another entity-memory, a sqlite3 shell) and try again`,
+    );
+  }
+  const firstLine = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.trim() ?? '';
+  return new DatabaseError(`${doing} the database at ${file} failed: ${firstLine}`);
 }
