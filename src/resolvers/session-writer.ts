@@ -8,7 +8,7 @@ import type { Message, Prisma, Session, Turn } from '../generated/prisma/client.
 import { BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
 import { assertValidId, newId } from '../ids.js';
 import type { TurnCapture } from '../projects/capture.js';
-import type { Role } from './validate.js';
+import { assertBranchRefName, type Role } from './validate.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -201,6 +201,7 @@ export class SessionWriter {
 
     const messageId = draft.messageId ?? newId();
     const turnBranch = fork ? `fork-${messageId}` : branchName;
+    if (fork) assertBranchRefName(turnBranch, 'messageId');
     const message = await this.insertMessage({ ...draft, messageId }, fromTip?.id ?? null, null, null);
     const turn = await this.tx.turn.create({
       data: {
@@ -264,6 +265,7 @@ export class SessionWriter {
     }
     const messageId = draft.messageId ?? newId();
     const branchName = `retry-${messageId}`;
+    assertBranchRefName(branchName, 'messageId');
     const turn = await this.tx.turn.create({
       data: {
         id: newId(),

@@ -3,6 +3,7 @@
  * BadUserInputError with a message that says what to change.
  */
 import { BadUserInputError } from '../errors.js';
+import { refFormatProblem } from '../git/ref-format.js';
 
 export const ROLES = ['USER', 'ASSISTANT', 'TOOL', 'SYSTEM'] as const;
 export type Role = (typeof ROLES)[number];
@@ -63,5 +64,23 @@ export function assertNonNegativeInt(value: number | null | undefined, field: st
   if (value == null) return;
   if (!Number.isInteger(value) || value < 0) {
     throw new BadUserInputError(`${field} must be a whole number of at least 0, got ${value}.`, { field });
+  }
+}
+
+/**
+ * A branch named after a caller's id (`retry-<id>`, `fork-<id>`) must be a ref
+ * name git accepts, or its turns could be stored and never committed. The id
+ * rule (src/ids.ts) already keeps ids ref-safe; this checks the name where it
+ * is derived, so no later change of either can store a branch git refuses.
+ * Call it before writing anything.
+ * @throws BadUserInputError naming git's rule in the message and in `extensions.rule`.
+ */
+export function assertBranchRefName(branch: string, field: string): void {
+  const problem = refFormatProblem(`refs/heads/${branch}`);
+  if (problem) {
+    throw new BadUserInputError(
+      `The branch ${JSON.stringify(branch)} named after ${field} is not a name git accepts: it ${problem.message}. Choose another ${field}.`,
+      { field, rule: problem.rule, branch },
+    );
   }
 }
