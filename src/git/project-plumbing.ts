@@ -178,10 +178,13 @@ export interface BuiltCommit {
  * Only the folders on the way to the states are rebuilt, from `ls-tree` of
  * them and one `mktree --batch`: a temporary index of a 10,000-file tree
  * costs a read-tree, an update-index and a write-tree of every entry
- * (~30 ms), this a few hundred entries. Where that route cannot be sure of a
- * byte-exact result (a listed name git printed as something other than
- * UTF-8, a tree git wrote with another id than computed), the commit is built
- * through a temporary index instead, the same content either way.
+ * (~30 ms on bench/project-commit.ts), this a few hundred entries. Where that
+ * route cannot be sure of a byte-exact result (a listed name git printed as
+ * something other than UTF-8, a tree git wrote with another id than
+ * computed), the tree is built through a temporary index instead, the same
+ * content either way. When no state changes what the parent holds, the
+ * commit gets the parent's own tree and `unchanged` is true (an index would
+ * also re-encode a legacy tree's non-canonical modes as a change).
  */
 export async function buildCommit(
   run: ProjectGitRun,
