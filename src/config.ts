@@ -66,6 +66,71 @@ export const serveOptions = {
   'max-subscriptions-per-connection': { type: 'string' },
 } as const;
 
+/** What `serve --help` and the README's Configuration table say about a flag. */
+export interface FlagHelp {
+  /** The value's placeholder, e.g. `N`; absent for a switch. */
+  value?: string;
+  /** The environment variable read when the flag is absent. */
+  variable?: string;
+  /** The default, as a person reads it. */
+  default: string;
+  meaning: string;
+  repeatable?: boolean;
+}
+
+/** One entry per serve flag (the type makes a new flag without help a compile error). */
+export const serveFlagHelp: Record<keyof typeof serveOptions, FlagHelp> = {
+  'data-dir': { value: 'DIR', variable: 'OPENPROGRAM_HOME', default: '~/.openprogram', meaning: 'database (entity-memory.db) and sessions/; one server per data dir' },
+  port: { value: 'N', variable: 'PORT', default: '4000', meaning: 'HTTP and WebSocket port, 0 to 65535 (0 picks a free one, printed at start)' },
+  host: { value: 'HOST', variable: 'HOST', default: '127.0.0.1', meaning: 'address to listen on' },
+  'allowed-root': {
+    value: 'PATH',
+    variable: 'ENTITY_MEMORY_ALLOWED_ROOTS',
+    default: 'your home directory',
+    meaning: "folders a project's working directory must lie inside (the variable: path-delimiter separated)",
+    repeatable: true,
+  },
+  'max-content-bytes': { value: 'N', default: String(DEFAULT_MAX_CONTENT_BYTES), meaning: 'largest message content accepted, in bytes' },
+  'log-level': { value: 'LEVEL', variable: 'LOG_LEVEL', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent; JSON lines on stdout' },
+  token: {
+    value: 'TOKEN',
+    variable: 'ENTITY_MEMORY_TOKEN',
+    default: 'none on loopback; generated into <data-dir>/token otherwise',
+    meaning: 'bearer token (16+ characters) required on HTTP and WebSocket; prefer the variable',
+  },
+  'allowed-origin': {
+    value: 'URL',
+    variable: 'ENTITY_MEMORY_ALLOWED_ORIGINS',
+    default: 'none',
+    meaning: 'extra browser origin allowed to call the API (the variable: comma separated)',
+    repeatable: true,
+  },
+  'public-url': {
+    value: 'URL',
+    variable: 'ENTITY_MEMORY_PUBLIC_URL',
+    default: 'none',
+    meaning: 'the address people reach the server by (behind a proxy); turns the token on',
+  },
+  'max-ws-connections': {
+    value: 'N',
+    variable: 'ENTITY_MEMORY_MAX_WS_CONNECTIONS',
+    default: String(DEFAULT_MAX_WS_CONNECTIONS),
+    meaning: 'open WebSockets in all (over it: close 4429)',
+  },
+  'max-ws-per-address': {
+    value: 'N',
+    variable: 'ENTITY_MEMORY_MAX_WS_PER_ADDRESS',
+    default: String(DEFAULT_MAX_WS_PER_ADDRESS),
+    meaning: 'open WebSockets per remote address',
+  },
+  'max-subscriptions-per-connection': {
+    value: 'N',
+    variable: 'ENTITY_MEMORY_MAX_SUBSCRIPTIONS_PER_CONNECTION',
+    default: String(DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION),
+    meaning: 'live subscriptions on one WebSocket',
+  },
+};
+
 export function databaseFile(config: Pick<Config, 'dataDir'>): string {
   return join(config.dataDir, 'entity-memory.db');
 }
@@ -129,7 +194,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   const dataDir = absolute(values['data-dir'] ?? env.OPENPROGRAM_HOME ?? join(homedir(), '.openprogram'), '--data-dir');
   const portRaw = values.port ?? env.PORT ?? '4000';
-  const port = portRaw === '0' ? 0 : positiveInt(portRaw, '--port', 65535);
+  if (!/^\d+$/.test(portRaw) || Number(portRaw) > 65535) {
+    throw new ConfigError(`--port must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(portRaw)}`);
+  }
+  const port = Number(portRaw);
   const host = values.host ?? env.HOST ?? '127.0.0.1';
   if (host.trim() === '') throw new ConfigError('--host must not be empty');
   const rootsRaw =
