@@ -1,11 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { serveFlagHelp, serveOptions } from '../../src/config.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { tempDir } from '../helpers/temp.js';
 
-const bin = join(import.meta.dirname, '..', '..', 'bin', 'entity-memory.js');
+const root = join(import.meta.dirname, '..', '..');
+const bin = join(root, 'bin', 'entity-memory.js');
+const packageVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   const child = spawn(process.execPath, [bin, ...args], {
@@ -113,5 +117,76 @@ describe('command line', () => {
     expect(await out.exit).toBe(2);
     expect(out.stderr().trim().split('\n')).toHaveLength(1);
     expect(out.stderr()).toMatch(text);
+  });
+
+  it.each([
+    [['serve', '--help'], ['--data-dir DIR', '--port N', 'default 4000; env PORT', '0 picks a free one', '--max-subscriptions-per-connection N', 'default 100']],
+    [['serve', '-h'], ['usage: entity-memory serve [flags]', '--allowed-root PATH (repeatable)', 'default 127.0.0.1; env HOST']],
+    [['--port', '0', '--help'], ['usage: entity-memory serve [flags]']],
+    [['backfill', '--help'], ['usage: entity-memory backfill', '--session ID', '--rebuild', 'default $OPENPROGRAM_HOME, else ~/.openprogram', '1 to 125']],
+    [['backfill', '-h'], ['usage: entity-memory backfill']],
+    [['verify', '--help'], ['usage: entity-memory verify', '--data-dir DIR', 'read-only', '1 to 125']],
+    [['verify', '-h', '--data-dir', '/nowhere'], ['usage: entity-memory verify']],
+    [['--help'], ['entity-memory backfill [flags]', 'entity-memory <command> --help']],
+    [['-h'], ['entity-memory verify [flags]']],
+  ])('%j prints the help with flags and defaults on stdout and exits 0', async (args, texts) => {
+    const out = output(run(args, { OPENPROGRAM_HOME: join(tempDir(), 'untouched') }));
+    expect(await out.exit).toBe(0);
+    expect(out.stderr()).toBe('');
+    for (const text of texts) expect(out.stdout()).toContain(text);
+  });
+
+  it('serve --help lists every serve flag', async () => {
+    const out = output(run(['serve', '--help']));
+    expect(await out.exit).toBe(0);
+    for (const flag of Object.keys(serveOptions)) expect(out.stdout()).toContain(`--${flag}`);
+  });
+
+  it.each([[['--version']], [['serve', '--version']], [['verify', '--version']], [['backfill', '--version']]])(
+    '%j prints the version from package.json and exits 0',
+    async (args) => {
+      const out = output(run(args));
+      expect(await out.exit).toBe(0);
+      expect(out.stdout()).toBe(`entity-memory ${packageVersion}\n`);
+    },
+  );
+
+  it('a port in use is one line and exit 2, and leaves the data dir free', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    onCleanup(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const port = (blocker.address() as { port: number }).port;
+    const dataDir = tempDir();
+    const out = output(run(['serve', '--data-dir', dataDir, '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'silent' }));
+    expect(await out.exit).toBe(2);
+    expect(out.stdout()).toBe('');
+    expect(out.stderr()).toBe(`entity-memory: port ${port} is in use; pass --port (0 picks a free one)\n`);
+    expect(existsSync(join(dataDir, 'entity-memory.lock'))).toBe(false);
+  });
+
+  it('--port 0 picks a free port and prints it', async () => {
+    const out = output(run(['serve', '--data-dir', tempDir(), '--port', '0'], { LOG_LEVEL: 'silent' }));
+    const [, url, port] = await waitFor(() => /GraphiQL at (http:\/\/127\.0\.0\.1:(\d+))\/graphql/.exec(out.stdout()) ?? undefined);
+    expect(Number(port)).toBeGreaterThan(0);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+  });
+
+  it("the README's Configuration table and serve --help name the same flags, variables and defaults", () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+    const rows = section
+      .split('\n')
+      .filter((line) => line.startsWith('| `--'))
+      .map((line) => line.split('|').map((cell) => cell.trim().replaceAll('`', '')));
+    const documented = new Map(rows.map(([, flag = '', variable = '', fallback = '', meaning = '']) => [flag.split(' ')[0]!.slice(2), { variable, fallback, meaning }]));
+    expect([...documented.keys()].sort()).toEqual(Object.keys(serveOptions).sort());
+    for (const [name, help] of Object.entries(serveFlagHelp)) {
+      const row = documented.get(name)!;
+      if (help.variable) expect(row.variable, name).toContain(help.variable);
+      else expect(row.variable, name).toBe('');
+      expect(row.fallback.startsWith(help.default), `${name}: README says ${row.fallback}, --help says ${help.default}`).toBe(true);
+    }
+    expect(documented.get('port')?.meaning).toContain('0 picks a free one');
+    expect(serveFlagHelp.port.meaning).toContain('0 picks a free one');
   });
 });
