@@ -62,8 +62,11 @@ export interface LockDataDirOptions {
 
 /** proper-lockfile's smallest staleness; also how long a dead holder's lock must be untouched. */
 const DEAD_HOLDER_STALE_MS = 2_000;
-/** How long to wait for a dead holder's lock to age, or for a new holder to say who it is. */
-const SETTLE_MS = 3_000;
+/**
+ * How long to wait for a dead holder's lock to age (its last touch is at most one update interval,
+ * 2 s by default, before it died), or for a new holder to say who it is.
+ */
+const SETTLE_MS = 5_000;
 
 export function lockPath(dataDir: string): string {
   return join(dataDir, 'entity-memory.lock');
@@ -75,7 +78,7 @@ export function holderPath(dataDir: string): string {
 
 /**
  * Takes the data dir's lock, creating the folder if missing.
- * @throws DataDirBusyError at once when a live process holds it; waits up to ~3 s when its
+ * @throws DataDirBusyError at once when a live process holds it; waits up to 5 s when its
  *   holder was a process of this machine that is gone (killed with SIGKILL), then takes it.
  * @throws the file system's error when the folder cannot be created or written.
  */
