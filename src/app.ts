@@ -6,6 +6,7 @@ import { databaseFile, type Config } from './config.js';
 import { openDb, type Db } from './db/index.js';
 import { KeyedLocks } from './locks.js';
 import type { Logger } from './logger.js';
+import { RepoHealthMonitor, type RepoHealthOptions } from './mirror/health.js';
 import { reconcile } from './mirror/reconcile.js';
 import { MirrorWorker, type MirrorWorkerOptions } from './mirror/worker.js';
 import { ProjectCommitter, type ProjectCommitterOptions } from './projects/committer.js';
@@ -29,6 +30,8 @@ export interface App {
  */
 export interface AppOptions {
   mirror?: MirrorWorkerOptions;
+  /** The periodic look at every session repo (default every 30 s; see RepoHealthOptions). */
+  repoHealth?: RepoHealthOptions;
   projectCommitter?: ProjectCommitterOptions;
 }
 
@@ -37,6 +40,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   const sessionLocks = new KeyedLocks();
   const pubsub = createEventPubSub();
   const mirror = new MirrorWorker({ db, config, logger, sessionLocks, pubsub }, options.mirror);
+  const health = new RepoHealthMonitor({ db, config, logger }, mirror, options.repoHealth);
   const projectLocks = new KeyedLocks();
   const projects = new ProjectCommitter({ db, config, logger, pubsub, projectLocks }, options.projectCommitter);
   const deps: Deps = {
@@ -59,13 +63,16 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   // (turns closed meanwhile wait in the outbox).
   const catchUp = (async () => {
     try {
-      const results = await reconcile({ db, config, logger, pubsub, sessionLocks });
-      const changed = results.filter((r) => r.outcome !== 'in-sync');
+      const report = await reconcile({ db, config, logger, pubsub, sessionLocks });
+      const changed = report.sessions.filter((r) => r.outcome !== 'in-sync');
       if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
+      // Each failure was logged and published; the worker retries those repos with backoff.
+      for (const { sessionId, error } of report.failed) mirror.repair(sessionId, error);
     } catch (error) {
       logger.error({ err: error }, 'reconciling session repos failed; the mirror starts anyway');
     }
     await mirror.start();
+    health.start();
   })();
   let closed: Promise<void> | undefined;
   return {
@@ -77,6 +84,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     close: () => {
       closed ??= (async () => {
         await catchUp;
+        await health.stop();
         await Promise.all([mirror.stop(), projects.stop()]);
         await db.$disconnect();
       })();

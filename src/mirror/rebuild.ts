@@ -3,10 +3,11 @@
  * backfill, a long outage caught up), and moving a repo's HEAD to where the
  * session is.
  */
+import { rename, rm } from 'node:fs/promises';
 import type { Db } from '../db/index.js';
-import { fastImport, fastImportMark, type FastImportCommit, type SessionRepo } from '../git/index.js';
+import { fastImport, fastImportMark, SessionRepo, type FastImportCommit } from '../git/index.js';
 import type { MirrorWorkerDeps } from './worker.js';
-import { moveAside, openSessionRepo } from './session-repos.js';
+import { moveAside, openSessionRepo, removeStaleStaging, sessionPathTaken, sessionRepoPath, stagingPath } from './session-repos.js';
 import { loadTurnPlans } from './turn-plan.js';
 
 /**
@@ -42,9 +43,16 @@ export async function closedTurnIds(db: Db, sessionId: string): Promise<string[]
 }
 
 /**
- * Writes the whole repo again from the database. With `moveAside`, an
- * existing repo is first renamed (never deleted). Call under the session's lock.
+ * Writes the whole repo again from the database. The new repo is written in
+ * a staging folder beside the others and swapped in only once complete, so a
+ * rebuild that fails (git missing, a turn git refuses, a disk full) leaves
+ * what was there in place and nothing half-written behind; what was at the
+ * repo's path is moved to `<data-dir>/moved-aside/` (never deleted) just
+ * before the swap. Call under the session's lock.
+ * @param options.moveAside false when the caller knows nothing is at the
+ *   repo's path; then anything found there is an error rather than moved.
  * @returns the number of turns written.
+ * @throws whatever stopped the rebuild; the database is then unchanged.
  */
 export async function rebuildSession(
   deps: Pick<MirrorWorkerDeps, 'db' | 'config' | 'logger' | 'pubsub'>,
@@ -52,14 +60,24 @@ export async function rebuildSession(
   options: { moveAside: boolean },
 ): Promise<number> {
   const { db, config, logger } = deps;
-  if (options.moveAside) {
-    const movedTo = await moveAside(config, sessionId);
-    if (movedTo) logger.warn({ sessionId, movedTo }, 'moved a session repo aside before rebuilding it');
+  const taken = await sessionPathTaken(config, sessionId);
+  if (taken && !options.moveAside) throw new Error(`${sessionRepoPath(config, sessionId)} exists; rebuild with moveAside to keep it aside`);
+  await removeStaleStaging(config, sessionId);
+  const staging = stagingPath(config, sessionId);
+  let written: { turnId: string; sha: string }[];
+  try {
+    const fresh = new SessionRepo(staging);
+    await fresh.init();
+    const ids = await closedTurnIds(db, sessionId);
+    written = ids.length > 0 ? await writeBulk(db, fresh, sessionId, ids) : [];
+    const movedTo = taken ? await moveAside(config, sessionId) : null;
+    if (movedTo) logger.warn({ sessionId, movedTo }, 'moved a session repo aside (kept there, never deleted) to rebuild it from the database');
+    await rename(staging, sessionRepoPath(config, sessionId));
+  } catch (error) {
+    // Ours alone, written from the database moments ago.
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    throw error;
   }
-  const repo = openSessionRepo(config, sessionId);
-  await repo.init();
-  const ids = await closedTurnIds(db, sessionId);
-  const written = ids.length > 0 ? await writeBulk(db, repo, sessionId, ids) : [];
   const at = new Date();
   await db.$transaction(async (tx) => {
     for (const { turnId, sha } of written) {
@@ -67,7 +85,12 @@ export async function rebuildSession(
     }
     await tx.mirrorJob.deleteMany({ where: { sessionId, kind: 'SESSION' } });
   });
-  await syncHead(db, repo, sessionId);
+  try {
+    await syncHead(db, openSessionRepo(config, sessionId), sessionId);
+  } catch (error) {
+    // The repo is whole and recorded; HEAD follows at the mirror's next pass.
+    logger.warn({ err: error, sessionId }, 'could not move a rebuilt session repo to the current branch');
+  }
   return written.length;
 }
 

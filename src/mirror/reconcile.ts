@@ -2,13 +2,15 @@
  * Comparing each session's closed turns with its repo: missing commits are
  * queued (a one-time backfill for sessions that predate the mirror), a missing
  * repo is rebuilt, a repo that disagrees with the database is moved aside and
- * rebuilt. Runs at start-up and from `entity-memory backfill`.
+ * rebuilt. Runs at start-up and from `entity-memory backfill`; one session
+ * that fails never stops the others.
  */
 import type { Db } from '../db/index.js';
 import type { SessionRepo } from '../git/index.js';
 import { parseTurnTrailers } from './commit-message.js';
+import { clearRepoProblem, noteRepoProblem } from './health.js';
 import { rebuildSession } from './rebuild.js';
-import { openSessionRepo } from './session-repos.js';
+import { openSessionRepo, sessionPathTaken } from './session-repos.js';
 import type { MirrorWorkerDeps } from './worker.js';
 
 export type ReconcileOutcome = 'in-sync' | 'queued' | 'rebuilt' | 'moved-aside-and-rebuilt';
@@ -20,27 +22,65 @@ export interface ReconcileResult {
   turns: number;
 }
 
+/** A session reconcile could not bring in line; the others went on. */
+export interface ReconcileFailure {
+  sessionId: string;
+  /** What stopped it, as logged, published over `mirrorFailed` and shown in `Session.mirror.lastError`. */
+  error: string;
+}
+
+export interface ReconcileReport {
+  /** The sessions reconciled, in creation order (those that failed are in `failed` instead). */
+  sessions: ReconcileResult[];
+  failed: ReconcileFailure[];
+}
+
 export interface ReconcileOptions {
   sessionId?: string;
   /** Rebuild every repo from the database (moved aside first) instead of only broken ones. */
   rebuildAll?: boolean;
+  /** Called after each session, whether it succeeded or failed. */
   onProgress?: (done: number, total: number) => void;
 }
 
 type Deps = Pick<MirrorWorkerDeps, 'db' | 'config' | 'logger' | 'pubsub' | 'sessionLocks'>;
 
-export async function reconcile(deps: Deps, options: ReconcileOptions = {}): Promise<ReconcileResult[]> {
+/**
+ * Brings each session's repo in line with the database, one session at a
+ * time under its lock. A session that fails is logged, published over
+ * `mirrorFailed`, noted for `Session.mirror.lastError` and listed in
+ * `failed`; the next session goes on regardless.
+ * @throws only when the list of sessions cannot be read.
+ */
+export async function reconcile(deps: Deps, options: ReconcileOptions = {}): Promise<ReconcileReport> {
   const sessions = await deps.db.session.findMany({
     where: options.sessionId ? { sessionId: options.sessionId } : {},
     select: { sessionId: true },
     orderBy: { createdAt: 'asc' },
   });
-  const results: ReconcileResult[] = [];
+  const report: ReconcileReport = { sessions: [], failed: [] };
   for (const [i, { sessionId }] of sessions.entries()) {
-    results.push(await deps.sessionLocks.run(sessionId, () => reconcileSession(deps, sessionId, options.rebuildAll ?? false)));
+    try {
+      report.sessions.push(await deps.sessionLocks.run(sessionId, () => reconcileSession(deps, sessionId, options.rebuildAll ?? false)));
+    } catch (error) {
+      report.failed.push({ sessionId, error: await recordReconcileFailure(deps, sessionId, error) });
+    }
     options.onProgress?.(i + 1, sessions.length);
   }
-  return results;
+  return report;
+}
+
+async function recordReconcileFailure(deps: Deps, sessionId: string, error: unknown): Promise<string> {
+  const message = `reconciling the session repo with the database failed: ${error instanceof Error ? error.message : String(error)}`;
+  deps.logger.error({ err: error, sessionId }, 'reconciling a session repo failed; the other sessions go on');
+  noteRepoProblem(deps.config, sessionId, message);
+  try {
+    const turn = await deps.db.turn.findFirst({ where: { sessionId, open: false }, orderBy: { closedAt: 'desc' }, select: { id: true, number: true } });
+    deps.pubsub.publish('mirrorFailed', { sessionId, turnId: turn?.id ?? '', turnNumber: turn?.number ?? 0, error: message, willRetry: true });
+  } catch (dbError) {
+    deps.logger.error({ err: dbError, sessionId }, 'could not publish a reconcile failure');
+  }
+  return message;
 }
 
 async function reconcileSession(deps: Deps, sessionId: string, rebuildAll: boolean): Promise<ReconcileResult> {
@@ -52,15 +92,16 @@ async function reconcileSession(deps: Deps, sessionId: string, rebuildAll: boole
     select: { id: true, branch: true, number: true, commitSha: true },
   });
   const committed = turns.filter((t) => t.commitSha !== null);
-  if (rebuildAll && turns.length > 0) {
-    return { sessionId, outcome: hasRepo ? 'moved-aside-and-rebuilt' : 'rebuilt', turns: await rebuildSession(deps, sessionId, { moveAside: hasRepo }) };
-  }
-  if (!hasRepo && committed.length > 0) {
-    return { sessionId, outcome: 'rebuilt', turns: await rebuildSession(deps, sessionId, { moveAside: false }) };
-  }
-  if (hasRepo && committed.length > 0 && !(await agrees(db, repo, sessionId, committed))) {
-    return { sessionId, outcome: 'moved-aside-and-rebuilt', turns: await rebuildSession(deps, sessionId, { moveAside: true }) };
-  }
+  const rebuild = async (): Promise<ReconcileResult> => {
+    // Whatever is at the path (a repo, a folder without .git, a file) is moved aside, never deleted.
+    const taken = await sessionPathTaken(config, sessionId);
+    const written = await rebuildSession(deps, sessionId, { moveAside: true });
+    clearRepoProblem(config, sessionId);
+    return { sessionId, outcome: taken ? 'moved-aside-and-rebuilt' : 'rebuilt', turns: written };
+  };
+  if (rebuildAll && turns.length > 0) return rebuild();
+  if (!hasRepo && committed.length > 0) return rebuild();
+  if (hasRepo && committed.length > 0 && !(await agrees(db, repo, sessionId, committed))) return rebuild();
   // Closed turns that have neither a commit nor a job: queue them (backfill).
   const jobs = new Set(
     (await db.mirrorJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true } })).map((j) => j.turnId),
@@ -119,16 +160,26 @@ export interface VerifyRow {
   dagTurns: number;
   gitCommits: number;
   ok: boolean;
+  /** Why the repo could not be read (then `gitCommits` is 0 and `ok` false); null when it was. */
+  error: string | null;
 }
 
-/** Per session: closed turns in the database against turn commits in its repo (all branches). */
+/**
+ * Per session: closed turns in the database against turn commits in its repo
+ * (all branches). A repo that cannot be read is a row with `error`, and the
+ * next session is read regardless.
+ */
 export async function verify(deps: Pick<Deps, 'db' | 'config'>, onProgress?: (done: number, total: number) => void): Promise<VerifyRow[]> {
   const sessions = await deps.db.session.findMany({ select: { sessionId: true }, orderBy: { createdAt: 'asc' } });
   const rows: VerifyRow[] = [];
   for (const [i, { sessionId }] of sessions.entries()) {
     const dagTurns = await deps.db.turn.count({ where: { sessionId, open: false } });
-    const gitCommits = await countTurnCommits(openSessionRepo(deps.config, sessionId));
-    rows.push({ sessionId, dagTurns, gitCommits, ok: dagTurns === gitCommits });
+    try {
+      const gitCommits = await countTurnCommits(openSessionRepo(deps.config, sessionId));
+      rows.push({ sessionId, dagTurns, gitCommits, ok: dagTurns === gitCommits, error: null });
+    } catch (error) {
+      rows.push({ sessionId, dagTurns, gitCommits: 0, ok: false, error: error instanceof Error ? error.message : String(error) });
+    }
     onProgress?.(i + 1, sessions.length);
   }
   return rows;

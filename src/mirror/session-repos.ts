@@ -1,8 +1,8 @@
 /**
- * Where session repos live, and moving a broken one aside (never deleting it).
+ * Where session repos live, where a rebuild writes before it swaps a repo in,
+ * and moving a broken one aside (never deleting it).
  */
-import { existsSync } from 'node:fs';
-import { mkdir, rename } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sessionsDir, type Config } from '../config.js';
 import { SessionRepo } from '../git/index.js';
@@ -15,17 +15,55 @@ export function openSessionRepo(config: Pick<Config, 'dataDir'>, sessionId: stri
   return new SessionRepo(sessionRepoPath(config, sessionId));
 }
 
+/** Whether anything (a repo, a folder, a file, a link) is at the session repo's path. */
+export async function sessionPathTaken(config: Pick<Config, 'dataDir'>, sessionId: string): Promise<boolean> {
+  return lstat(sessionRepoPath(config, sessionId)).then(
+    () => true,
+    () => false,
+  );
+}
+
 /**
- * Renames a session repo to `<data-dir>/moved-aside/<session>-<time>` so a
- * rebuild can start clean while the old one stays for a person to inspect.
+ * A rebuild's working folder beside the repos: `sessions/.rebuild+<id>+<stamp>`.
+ * Ids start with a letter or digit and hold no `+`, so it is never a session's
+ * path, and the prefix of one session never matches another's.
+ */
+export function stagingPath(config: Pick<Config, 'dataDir'>, sessionId: string, now = new Date()): string {
+  return join(sessionsDir(config), `.rebuild+${sessionId}+${process.pid}-${stamp(now)}`);
+}
+
+/**
+ * Removes what earlier rebuilds of this session left half-written (a crash
+ * mid-rebuild): only our own `.rebuild+<id>+…` folders, written from the
+ * database, never a repo. Call under the session's lock.
+ */
+export async function removeStaleStaging(config: Pick<Config, 'dataDir'>, sessionId: string): Promise<void> {
+  const prefix = `.rebuild+${sessionId}+`;
+  const names = await readdir(sessionsDir(config)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (name.startsWith(prefix)) await rm(join(sessionsDir(config), name), { recursive: true, force: true });
+  }
+}
+
+/**
+ * Renames whatever is at a session repo's path (a repo, a broken folder, a
+ * file) to `<data-dir>/moved-aside/<session>-<time>` so a rebuild can start
+ * clean while the old one stays for a person to inspect.
  * @returns the new path, or null when there was nothing to move.
+ * @throws when the rename fails (nothing is removed then).
  */
 export async function moveAside(config: Pick<Config, 'dataDir'>, sessionId: string, now = new Date()): Promise<string | null> {
+  if (!(await sessionPathTaken(config, sessionId))) return null;
   const from = sessionRepoPath(config, sessionId);
-  if (!existsSync(from)) return null;
   const dir = join(config.dataDir, 'moved-aside');
   await mkdir(dir, { recursive: true });
-  const to = join(dir, `${sessionId}-${now.toISOString().replace(/[:.]/g, '-')}`);
+  let to = join(dir, `${sessionId}-${stamp(now)}`);
+  // Two moves of one session within a millisecond (a rebuild that failed at once) must not collide.
+  for (let n = 2; await lstat(to).then(() => true, () => false); n++) to = join(dir, `${sessionId}-${stamp(now)}-${n}`);
   await rename(from, to);
   return to;
+}
+
+function stamp(now: Date): string {
+  return now.toISOString().replace(/[:.]/g, '-');
 }

@@ -3,7 +3,13 @@
  * database has them (the outbox in MirrorJob). Per session, jobs run in order
  * under the session's lock; sessions run in parallel up to a limit. A failure
  * is recorded (turn FAILED, job lastError), published, logged, and retried
- * with backoff; nothing is lost because the job stays until its commit lands.
+ * with backoff; nothing is lost because the job stays until its commit lands,
+ * and one session's failures never hold up another's.
+ *
+ * Before it touches a repo the worker looks at its files (src/mirror/health.ts):
+ * a repo that is missing, corrupted or no longer at the commits the database
+ * recorded is moved aside (never deleted) and rebuilt from the database, and
+ * the turns waiting are committed with it.
  */
 import { Semaphore } from 'async-mutex';
 import type { Config } from '../config.js';
@@ -14,6 +20,7 @@ import type { Logger } from '../logger.js';
 import { KeyedDrains } from '../drains.js';
 import type { PubSub } from '../pubsub.js';
 import { parseTurnTrailers } from './commit-message.js';
+import { clearRepoProblem, describeFault, diagnoseSessionRepo, looksLikeDamagedRepo, noteRepoProblem, type RepoFault, type RepoHealer } from './health.js';
 import { rebuildSession, syncHead, writeBulk } from './rebuild.js';
 import { openSessionRepo } from './session-repos.js';
 import { loadTurnPlans, type TurnPlan } from './turn-plan.js';
@@ -42,7 +49,10 @@ export interface MirrorWorkerOptions {
 /** About how many loose objects one turn commit leaves (blobs, three trees, the commit). */
 const OBJECTS_PER_TURN = 9;
 
-export class MirrorWorker {
+/** The branch is not where the database says and the tip is no commit of ours to adopt. */
+class RepoDivergedError extends Error {}
+
+export class MirrorWorker implements RepoHealer {
   private readonly semaphore: Semaphore;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly drains: KeyedDrains;
@@ -56,6 +66,10 @@ export class MirrorWorker {
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly bulkThreshold: number;
+  /** Sessions whose repo is to be rebuilt at their next drain, and why. */
+  private readonly rebuildDue = new Map<string, string>();
+  /** Rebuilds that failed in a row, per session (for the backoff). */
+  private readonly rebuildFailures = new Map<string, number>();
 
   constructor(
     private readonly deps: MirrorWorkerDeps,
@@ -104,6 +118,35 @@ export class MirrorWorker {
     this.drains.notify(sessionId);
   }
 
+  /** A session repo looks broken (the periodic check): the next drain looks again under the lock and heals it. Never throws. */
+  check(sessionId: string, fault: RepoFault): void {
+    this.deps.logger.warn({ sessionId, fault }, 'a session repo looks broken; checking it under its lock');
+    this.notify(sessionId);
+  }
+
+  /**
+   * Rebuilds the session's repo from the database at its next drain, whatever
+   * it looks like (reconcile could not finish it). Never throws.
+   */
+  repair(sessionId: string, reason: string): void {
+    this.rebuildDue.set(sessionId, reason);
+    this.notify(sessionId);
+  }
+
+  /**
+   * Drains the sessions whose next attempt is due and that no retry timer
+   * waits for: a safety net for a drain that stopped on an unexpected error.
+   */
+  async resumeDue(): Promise<void> {
+    if (!this.started || this.stopped) return;
+    const due = await this.deps.db.mirrorJob.findMany({
+      where: { kind: 'SESSION', nextAttemptAt: { lte: new Date() } },
+      select: { sessionId: true },
+      distinct: ['sessionId'],
+    });
+    for (const { sessionId } of due) if (!this.timers.has(sessionId)) this.notify(sessionId);
+  }
+
   /** Resolves when nothing is running (scheduled retries may remain). */
   idle(): Promise<void> {
     return this.drains.idle();
@@ -134,8 +177,10 @@ export class MirrorWorker {
     return this.deps.sessionLocks.run(sessionId, async () => {
       const { db } = this.deps;
       let committed = 0;
+      if (!(await this.healIfBroken(sessionId))) return;
       for (;;) {
         if (this.stopped) return;
+        if (this.rebuildDue.has(sessionId) && !(await this.healIfBroken(sessionId))) return;
         const due = await db.mirrorJob.findMany({
           where: { sessionId, kind: 'SESSION' },
           orderBy: { id: 'asc' },
@@ -157,6 +202,74 @@ export class MirrorWorker {
         committed += done;
       }
     });
+  }
+
+  /**
+   * Looks at the session's repo (files only) and, when it is broken or a
+   * rebuild is due, moves it aside and rebuilds it from the database. Call
+   * under the session's lock.
+   * @returns false when the repo is broken and could not be rebuilt (recorded, retried with backoff).
+   */
+  private async healIfBroken(sessionId: string): Promise<boolean> {
+    let reason = this.rebuildDue.get(sessionId);
+    if (reason === undefined) {
+      let fault: RepoFault | null;
+      try {
+        fault = await diagnoseSessionRepo(this.deps, sessionId);
+      } catch (error) {
+        // Cannot tell (the database is busy, say): commit as usual; git reports what is wrong.
+        this.deps.logger.warn({ err: error, sessionId }, 'could not check a session repo');
+        return true;
+      }
+      if (fault === null) return true;
+      reason = describeFault(fault);
+    }
+    return this.rebuild(sessionId, reason);
+  }
+
+  private async rebuild(sessionId: string, reason: string): Promise<boolean> {
+    const { db, logger } = this.deps;
+    logger.warn({ sessionId, reason }, 'rebuilding a session repo from the database; what is there is moved aside, never deleted');
+    this.initialised.delete(sessionId);
+    this.unpacked.delete(sessionId);
+    try {
+      const waiting = await db.mirrorJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true }, orderBy: { id: 'asc' } });
+      const started = Date.now();
+      const turns = await rebuildSession(this.deps, sessionId, { moveAside: true });
+      this.rebuildDue.delete(sessionId);
+      this.rebuildFailures.delete(sessionId);
+      clearRepoProblem(this.deps.config, sessionId);
+      logger.info({ sessionId, turns, ms: Date.now() - started }, 'rebuilt a session repo from the database');
+      // The turns that were waiting are in the rebuilt repo: announce them as if committed one by one.
+      const landed = await db.turn.findMany({ where: { id: { in: waiting.map((j) => j.turnId) } }, select: { id: true, commitSha: true } });
+      const shaOf = new Map(landed.map((t) => [t.id, t.commitSha]));
+      await this.publishCommitted(
+        sessionId,
+        waiting.flatMap(({ turnId }) => {
+          const sha = shaOf.get(turnId);
+          return sha ? [{ turnId, sha }] : [];
+        }),
+      );
+      return true;
+    } catch (error) {
+      const failures = (this.rebuildFailures.get(sessionId) ?? 0) + 1;
+      this.rebuildFailures.set(sessionId, failures);
+      this.rebuildDue.set(sessionId, reason);
+      const delay = this.backoff(failures);
+      const message = `${reason}; rebuilding it from the database failed: ${error instanceof Error ? error.message : String(error)}`;
+      noteRepoProblem(this.deps.config, sessionId, message);
+      logger.error({ err: error, sessionId, attempts: failures, retryInMs: delay }, 'rebuilding a session repo failed; will retry');
+      const turn = await db.turn
+        .findFirst({ where: { sessionId, open: false }, orderBy: { closedAt: 'desc' }, select: { id: true, number: true } })
+        .catch(() => null);
+      this.deps.pubsub.publish('mirrorFailed', { sessionId, turnId: turn?.id ?? '', turnNumber: turn?.number ?? 0, error: message, willRetry: !this.stopped });
+      this.retryLater(sessionId, delay);
+      return false;
+    }
+  }
+
+  private backoff(attempts: number): number {
+    return Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** Math.min(attempts - 1, 20));
   }
 
   private async afterDrain(sessionId: string): Promise<void> {
@@ -201,6 +314,12 @@ export class MirrorWorker {
       await this.recordCommitted(sessionId, [{ turnId, sha }]);
       return 1;
     } catch (error) {
+      if (error instanceof RepoDivergedError) {
+        // Rebuilt at once by the drain's next pass; the turn lands with it.
+        this.rebuildDue.set(sessionId, error.message);
+        return 1;
+      }
+      if (looksLikeDamagedRepo(error)) this.rebuildDue.set(sessionId, `git says the session repo is damaged: ${(error as Error).message}`);
       await this.recordFailure(sessionId, jobId, turnId, plan?.number, attempts + 1, error);
       return 0;
     }
@@ -226,12 +345,7 @@ export class MirrorWorker {
         return { sha: tip, checkedOut: false };
       }
       // The repo disagrees with the database: keep it aside and rebuild from the truth.
-      this.deps.logger.warn({ err: error, sessionId: plan.sessionId }, 'session repo disagrees with the database; rebuilding it');
-      this.initialised.delete(plan.sessionId);
-      await rebuildSession(this.deps, plan.sessionId, { moveAside: true });
-      const turn = await this.deps.db.turn.findUniqueOrThrow({ where: { id: plan.turnId }, select: { commitSha: true } });
-      if (!turn.commitSha) throw error;
-      return { sha: turn.commitSha, checkedOut: true };
+      throw new RepoDivergedError(`the session repo is diverged: ${error.message}`, { cause: error });
     }
   }
 
@@ -247,13 +361,14 @@ export class MirrorWorker {
     } catch (error) {
       const first = jobs[0]!;
       this.initialised.delete(sessionId);
+      if (looksLikeDamagedRepo(error)) this.rebuildDue.set(sessionId, `git says the session repo is damaged: ${(error as Error).message}`);
       await this.recordFailure(sessionId, first.id, first.turnId, undefined, first.attempts + 1, error);
       return 0;
     }
   }
 
   private async recordCommitted(sessionId: string, commits: { turnId: string; sha: string }[]): Promise<void> {
-    const { db, pubsub } = this.deps;
+    const { db } = this.deps;
     const at = new Date();
     await db.$transaction(async (tx) => {
       for (const { turnId, sha } of commits) {
@@ -261,6 +376,13 @@ export class MirrorWorker {
       }
       await tx.mirrorJob.deleteMany({ where: { kind: 'SESSION', turnId: { in: commits.map((c) => c.turnId) } } });
     });
+    clearRepoProblem(this.deps.config, sessionId);
+    await this.publishCommitted(sessionId, commits);
+  }
+
+  private async publishCommitted(sessionId: string, commits: { turnId: string; sha: string }[]): Promise<void> {
+    if (commits.length === 0) return;
+    const { db, pubsub } = this.deps;
     const turns = await db.turn.findMany({ where: { id: { in: commits.map((c) => c.turnId) } }, select: { id: true, branch: true } });
     const branchOf = new Map(turns.map((t) => [t.id, t.branch]));
     for (const { turnId, sha } of commits) {
@@ -278,7 +400,7 @@ export class MirrorWorker {
     error: unknown,
   ): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
-    const delay = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** Math.min(attempts - 1, 20));
+    const delay = this.backoff(attempts);
     const { db, logger, pubsub } = this.deps;
     logger.warn({ sessionId, turnId, attempts, retryInMs: delay, err: error }, 'mirroring a turn failed; will retry');
     let number = turnNumber;

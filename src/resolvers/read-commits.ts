@@ -8,6 +8,7 @@ import type { Message, Prisma, Session, Turn } from '../generated/prisma/client.
 import type { Db } from '../db/index.js';
 import { BadUserInputError, NotFoundError } from '../errors.js';
 import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type SessionRepo } from '../git/index.js';
+import { describeFault, diagnoseSessionRepo, isRepoReadFailure, repoProblem } from '../mirror/health.js';
 import { countTurnCommits } from '../mirror/reconcile.js';
 import { openSessionRepo } from '../mirror/session-repos.js';
 import type { Deps } from './deps.js';
@@ -22,16 +23,17 @@ export interface CommitRef {
 }
 
 /**
- * Reads from a session repo that may be missing or being rebuilt at this
- * moment (reconcile moves a broken one aside and writes it again): the
- * database stays the truth, so a read that finds no repo gets `fallback`
- * instead of an error.
+ * Reads from a session repo that may be missing, broken or being rebuilt at
+ * this moment (the mirror moves a broken one aside and writes it again), or
+ * while git itself fails: the database stays the truth, so such a read gets
+ * `fallback` instead of an error, and `Session.mirror.lastError` says why.
+ * Errors of the request itself (a bad argument, a spent budget) pass through.
  */
-export async function whileRepoMayBeRebuilt<T>(repo: SessionRepo, read: () => Promise<T>, fallback: T): Promise<T> {
+export async function whileRepoMayBeRebuilt<T>(_repo: SessionRepo, read: () => Promise<T>, fallback: T): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    if (error instanceof GitError && !repo.exists()) return fallback;
+    if (isRepoReadFailure(error)) return fallback;
     throw error;
   }
 }
@@ -92,12 +94,14 @@ export async function timeline(deps: Pick<Deps, 'config' | 'db'>, session: Sessi
   let position = skip;
   const cursors = new Map(refs.map((ref) => [ref.info.sha, encodeCursor('commit', ++position)]));
   return toPage(refs, size, skip > 0, (ref) => cursors.get(ref.info.sha)!, () =>
-    args.all ? countTurnCommits(repo) : repo.countCommits(branch),
+    // When git fails between the page and its count, the count is what was seen.
+    whileRepoMayBeRebuilt(repo, () => (args.all ? countTurnCommits(repo) : repo.countCommits(branch)), skip + infos.length),
   );
 }
 
+/** The parents that can be read; none while git fails on the repo. */
 export async function commitParents(ref: CommitRef): Promise<CommitRef[]> {
-  const parents = await Promise.all(ref.info.parents.map((sha) => ref.repo.commitInfo(sha)));
+  const parents = await whileRepoMayBeRebuilt(ref.repo, () => Promise.all(ref.info.parents.map((sha) => ref.repo.commitInfo(sha))), []);
   return parents.filter((info): info is CommitInfo => info !== null).map((info) => ({ ...ref, info }));
 }
 
@@ -230,7 +234,7 @@ export function badRepoPath(path: string): string | null {
 
 /**
  * One file of a commit, its text capped at `BLOB_TEXT_MAX_BYTES`; null when
- * the commit has no file there (missing, or a folder).
+ * the commit has no file there (missing, or a folder), or git fails on the repo.
  * @throws BadUserInputError when `path` is not a path inside the repository.
  */
 export async function commitFile(ref: CommitRef, path: string) {
@@ -243,7 +247,7 @@ export async function commitFile(ref: CommitRef, path: string) {
       { field: 'path' },
     );
   }
-  const bytes = await ref.repo.readFile(ref.info.sha, path);
+  const bytes = await whileRepoMayBeRebuilt(ref.repo, () => ref.repo.readFile(ref.info.sha, path), null);
   if (bytes === null) return null;
   const isBinary = bytes.includes(0) || !isUtf8(bytes);
   const truncated = !isBinary && bytes.length > BLOB_TEXT_MAX_BYTES;
@@ -265,23 +269,42 @@ export interface MirrorStatus {
   lastCommittedAt: Date | null;
 }
 
+/**
+ * How far the mirror is, from the database; git is asked only for the number
+ * of commits. Never fails because of the repo or git: when the repo cannot be
+ * read, `gitCommits` is the number of turns the database recorded as
+ * committed, `inSync` is false and `lastError` says what is wrong (the
+ * failure of the last rebuild or commit, or what a look at the repo's files
+ * finds), while the mirror heals it in the background.
+ */
 export async function mirrorStatus(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<MirrorStatus> {
-  const { db } = deps;
+  const { db, config } = deps;
+  const { sessionId } = session;
   const [dagTurns, jobs, last] = await Promise.all([
-    db.turn.count({ where: { sessionId: session.sessionId, open: false } }),
-    db.mirrorJob.findMany({ where: { sessionId: session.sessionId, kind: 'SESSION' }, orderBy: { id: 'asc' } }),
-    db.turn.findFirst({ where: { sessionId: session.sessionId, mirroredAt: { not: null } }, orderBy: { mirroredAt: 'desc' } }),
+    db.turn.count({ where: { sessionId, open: false } }),
+    db.mirrorJob.findMany({ where: { sessionId, kind: 'SESSION' }, orderBy: { id: 'asc' } }),
+    db.turn.findFirst({ where: { sessionId, mirroredAt: { not: null } }, orderBy: { mirroredAt: 'desc' } }),
   ]);
-  const repo = openSessionRepo(deps.config, session.sessionId);
-  const gitCommits = await whileRepoMayBeRebuilt(repo, () => countTurnCommits(repo), 0);
+  const repo = openSessionRepo(config, sessionId);
+  let gitCommits: number | null = null;
+  let readError: string | null = null;
+  try {
+    gitCommits = await countTurnCommits(repo);
+  } catch (error) {
+    if (!isRepoReadFailure(error)) throw error;
+    readError = `the session repo cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  // Only a repo that is absent or unreadable is looked at (files only, no git process).
+  const fault = gitCommits === null || !repo.exists() ? await diagnoseSessionRepo(deps, sessionId, { strict: false }).catch(() => null) : null;
+  gitCommits ??= await db.turn.count({ where: { sessionId, open: false, commitSha: { not: null } } });
   const failing = jobs.find((job) => job.lastError !== null);
+  const lastError = repoProblem(config, sessionId) ?? failing?.lastError ?? (fault ? describeFault(fault) : null) ?? readError;
   return {
     dagTurns,
     gitCommits,
     pending: jobs.length,
-    inSync: jobs.length === 0 && dagTurns === gitCommits,
-    lastError: failing?.lastError ?? null,
+    inSync: jobs.length === 0 && dagTurns === gitCommits && lastError === null,
+    lastError,
     lastCommittedAt: last?.mirroredAt ?? null,
   };
 }
-

@@ -1,0 +1,236 @@
+/**
+ * Self-healing while running: a session repo deleted, corrupted or rewritten
+ * behind the server's back is noticed (by the worker when it next touches it,
+ * or by the periodic check), moved aside (never deleted) and rebuilt from the
+ * database, without a restart; and while git fails, the reads answer.
+ */
+import { Writable } from 'node:stream';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { CreateSession, RecordTurn } from '../api/operations.js';
+import { eventually, git } from '../helpers/git.js';
+import { onCleanup } from '../helpers/leftovers.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
+
+const READ = `
+  query Read($sessionId: String!) {
+    session(sessionId: $sessionId) {
+      repoPath
+      mirror { dagTurns gitCommits pending inSync lastError }
+      head { sha headline parents { sha } }
+      branches { name isCurrent head { sha } }
+      timeline(first: 10) { totalCount edges { node { sha headline turn { number } } } }
+      turns(first: 50) { edges { node { number mirrorState commit { sha } } } }
+    }
+  }
+`;
+
+interface ReadResult {
+  repoPath: string;
+  mirror: { dagTurns: number; gitCommits: number; pending: number; inSync: boolean; lastError: string | null };
+  head: { sha: string; headline: string; parents: { sha: string }[] } | null;
+  branches: { name: string; isCurrent: boolean; head: { sha: string } | null }[];
+  timeline: { totalCount: number; edges: { node: { sha: string; headline: string; turn: { number: number } | null } }[] };
+  turns: { edges: { node: { number: number; mirrorState: string; commit: { sha: string } | null } }[] };
+}
+
+/** The whole read; fails the test on any GraphQL error, so every call checks that the reads answer. */
+async function read(api: TestServer, sessionId: string): Promise<ReadResult> {
+  const result = await api.raw(READ, { sessionId });
+  if (result.errors?.length) throw new Error(`GraphQL errors while reading ${sessionId}: ${JSON.stringify(result.errors)}`);
+  return (result.data as { session: ReadResult }).session;
+}
+
+async function turns(api: TestServer, sessionId: string, count: number, from = 1): Promise<void> {
+  for (let n = from; n < from + count; n++) {
+    await api.ok(RecordTurn, { input: { sessionId, user: { content: `question ${n}` }, assistant: { content: `answer ${n}` } } });
+  }
+}
+
+/** Polls the whole read (each poll must answer without errors) until the mirror is in sync at `dagTurns`. */
+async function healed(api: TestServer, sessionId: string, dagTurns: number, ms = 45_000): Promise<ReadResult> {
+  return eventually(async () => {
+    const view = await read(api, sessionId);
+    return view.mirror.inSync && view.mirror.dagTurns === dagTurns ? view : undefined;
+  }, ms);
+}
+
+function subjects(repo: string): string[] {
+  return git(repo, 'log', '--format=%s', 'main').trim().split('\n');
+}
+
+function expected(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `turn ${count - i}: question ${count - i}`);
+}
+
+/** A logger whose JSON lines the test can read. */
+function capturedLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+/** A server with one session of `count` turns, in sync. */
+async function sessionWithTurns(count: number, repoHealthMs: number, logger?: ReturnType<typeof capturedLogger>['logger']) {
+  const api = await startTestServer({}, { repoHealth: { intervalMs: repoHealthMs } }, logger ? { logger } : {});
+  await api.ok(CreateSession, { input: { sessionId: 's' } });
+  await turns(api, 's', count);
+  const view = await healed(api, 's', count);
+  return { api, repo: view.repoPath, tip: git(view.repoPath, 'rev-parse', 'main').trim() };
+}
+
+describe('self-healing while running', () => {
+  it('rebuilds a repo deleted while the server runs when the next turn is mirrored, with every turn committed', async () => {
+    // No periodic check: the worker notices when it next touches the repo.
+    const { api, repo, tip } = await sessionWithTurns(3, 0);
+    rmSync(repo, { recursive: true, force: true });
+
+    // Meanwhile the reads answer from the database, and say what is wrong.
+    const broken = await read(api, 's');
+    expect(broken.mirror).toMatchObject({ dagTurns: 3, inSync: false });
+    expect(broken.mirror.lastError).toMatch(/missing/);
+    expect(broken.head).toBeNull();
+    expect(broken.timeline).toEqual({ totalCount: 0, edges: [] });
+    expect(broken.branches).toEqual([{ name: 'main', isCurrent: true, head: null }]);
+
+    await turns(api, 's', 2, 4);
+    const view = await healed(api, 's', 5);
+    expect(view.mirror).toMatchObject({ gitCommits: 5, pending: 0, lastError: null });
+    expect(view.turns.edges.map((e) => e.node.mirrorState)).toEqual(Array(5).fill('COMMITTED'));
+    expect(subjects(repo)).toEqual(expected(5));
+    // Rebuilt commits are the same commits.
+    expect(git(repo, 'rev-parse', 'main~2').trim()).toBe(tip);
+    expect(view.head?.sha).toBe(git(repo, 'rev-parse', 'main').trim());
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    expect(git(repo, 'fsck', '--strict').trim()).toBe('');
+  });
+
+  it('notices a repo deleted while nothing touches it within the periodic check, and rebuilds it', async () => {
+    const { api, repo, tip } = await sessionWithTurns(3, 200);
+    rmSync(repo, { recursive: true, force: true });
+    const view = await eventually(async () => {
+      const current = await read(api, 's');
+      return existsSync(join(repo, '.git', 'HEAD')) && current.mirror.inSync ? current : undefined;
+    }, 45_000);
+    expect(view.mirror).toMatchObject({ dagTurns: 3, gitCommits: 3, lastError: null });
+    expect(git(repo, 'rev-parse', 'main').trim()).toBe(tip);
+    expect(subjects(repo)).toEqual(expected(3));
+    expect(existsSync(join(api.dataDir, 'moved-aside'))).toBe(false);
+  });
+
+  it('heals a corrupted .git/HEAD while running: the broken repo is moved aside, never deleted, and said so in the log', async () => {
+    const { logger, lines } = capturedLogger();
+    const { api, repo, tip } = await sessionWithTurns(3, 200, logger);
+    writeFileSync(join(repo, '.git', 'HEAD'), 'garbage that is not a ref\n');
+
+    // Every poll reads the whole session without an error until it is healed.
+    const view = await healed(api, 's', 3);
+    expect(view.mirror).toMatchObject({ gitCommits: 3, lastError: null });
+    expect(view.head?.sha).toBe(tip);
+    expect(git(repo, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
+    expect(git(repo, 'rev-parse', 'main').trim()).toBe(tip);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+
+    const aside = readdirSync(join(api.dataDir, 'moved-aside'));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(api.dataDir, 'moved-aside', aside[0]!, '.git', 'HEAD'), 'utf8')).toBe('garbage that is not a ref\n');
+    const moved = lines.find((l) => l.sessionId === 's' && /moved a session repo aside/.test(String(l.msg)));
+    expect(moved?.msg).toMatch(/never deleted/);
+    expect(moved?.movedTo).toBe(join(api.dataDir, 'moved-aside', aside[0]!));
+
+    // And it goes on mirroring.
+    await turns(api, 's', 1, 4);
+    await healed(api, 's', 4);
+    expect(subjects(repo)).toEqual(expected(4));
+  });
+
+  it('rebuilds a repo whose branch was moved behind the server\'s back (diverged from the database)', async () => {
+    const { api, repo, tip } = await sessionWithTurns(3, 200);
+    git(repo, '-c', 'user.name=x', '-c', 'user.email=x@y', 'commit', '-q', '--allow-empty', '-m', 'not a turn');
+    const view = await eventually(async () => {
+      const current = await read(api, 's');
+      return current.mirror.inSync && git(repo, 'rev-parse', 'main').trim() === tip ? current : undefined;
+    }, 45_000);
+    expect(view.mirror).toMatchObject({ dagTurns: 3, gitCommits: 3 });
+    expect(subjects(repo)).toEqual(expected(3));
+    const aside = readdirSync(join(api.dataDir, 'moved-aside'));
+    expect(aside).toHaveLength(1);
+    expect(git(join(api.dataDir, 'moved-aside', aside[0]!), 'log', '-1', '--format=%s', 'main').trim()).toBe('not a turn');
+  });
+
+  it('answers Session.mirror and degrades the git-backed fields while git cannot run, and moves nothing aside', async () => {
+    const { api, repo, tip } = await sessionWithTurns(2, 100);
+    const saved = process.env.ENTITY_MEMORY_GIT_BINARY;
+    process.env.ENTITY_MEMORY_GIT_BINARY = join(tempDir(), 'no-such-git');
+    onCleanup(() => {
+      if (saved === undefined) delete process.env.ENTITY_MEMORY_GIT_BINARY;
+      else process.env.ENTITY_MEMORY_GIT_BINARY = saved;
+    });
+
+    await turns(api, 's', 1, 3);
+    const failing = await eventually(async () => {
+      const view = await read(api, 's');
+      return view.mirror.lastError ? view : undefined;
+    });
+    expect(failing.mirror).toMatchObject({ dagTurns: 3, gitCommits: 2, pending: 1, inSync: false });
+    expect(failing.mirror.lastError).toMatch(/git/i);
+    expect(failing.head).toBeNull();
+    expect(failing.branches).toEqual([{ name: 'main', isCurrent: true, head: null }]);
+    expect(failing.timeline).toEqual({ totalCount: 0, edges: [] });
+    expect(failing.turns.edges.map((e) => e.node.commit)).toEqual([null, null, null]);
+    // Let the commit fail three times (50 + 100 + 200 ms of backoff): periodic checks run every 100 ms
+    // meanwhile, and git failing is no reason to move a repo aside. Every poll reads the whole session.
+    await eventually(async () => {
+      await read(api, 's');
+      const job = await api.server.app.db.mirrorJob.findFirst({ where: { sessionId: 's', kind: 'SESSION' } });
+      return (job?.attempts ?? 0) >= 3;
+    });
+
+    delete process.env.ENTITY_MEMORY_GIT_BINARY;
+    const view = await healed(api, 's', 3);
+    expect(view.mirror).toMatchObject({ gitCommits: 3, lastError: null });
+    expect(git(repo, 'rev-parse', 'main~1').trim()).toBe(tip);
+    expect(existsSync(join(api.dataDir, 'moved-aside'))).toBe(false);
+  });
+
+  it('answers every read while .git is a file instead of a folder, then heals at the next turn', async () => {
+    const { api, repo, tip } = await sessionWithTurns(2, 0);
+    renameSync(join(repo, '.git'), join(api.dataDir, 'old-git'));
+    writeFileSync(join(repo, '.git'), 'not a git directory\n');
+
+    for (let i = 0; i < 3; i++) {
+      const view = await read(api, 's');
+      expect(view.mirror).toMatchObject({ dagTurns: 2, inSync: false });
+      expect(view.mirror.lastError).toMatch(/\.git is not a folder/);
+      expect(view.head).toBeNull();
+      expect(view.timeline.edges).toEqual([]);
+      expect(view.turns.edges.map((e) => e.node.mirrorState)).toEqual(['COMMITTED', 'COMMITTED']);
+    }
+
+    await turns(api, 's', 1, 3);
+    const view = await healed(api, 's', 3);
+    expect(view.head?.parents).toEqual([{ sha: tip }]);
+    expect(subjects(repo)).toEqual(expected(3));
+    const aside = readdirSync(join(api.dataDir, 'moved-aside'));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(api.dataDir, 'moved-aside', aside[0]!, '.git'), 'utf8')).toBe('not a git directory\n');
+  });
+
+  it('a folder left without .git by a failed first init is completed, not moved aside', async () => {
+    const api = await startTestServer({}, { repoHealth: { intervalMs: 100 } });
+    await api.ok(CreateSession, { input: { sessionId: 'fresh' } });
+    mkdirSync(join(api.dataDir, 'sessions', 'fresh'), { recursive: true });
+    await turns(api, 'fresh', 1);
+    const view = await healed(api, 'fresh', 1);
+    expect(view.mirror.gitCommits).toBe(1);
+    expect(existsSync(join(api.dataDir, 'moved-aside'))).toBe(false);
+  });
+});
