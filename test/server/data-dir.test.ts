@@ -108,7 +108,6 @@ describe('one data dir, one writer', () => {
     const api = await startTestServer();
     await record(api, 'alpha', 2);
     await record(api, 'beta', 1);
-    const bound = await atOnceBound();
     const verify = run(['verify', '--data-dir', api.dataDir]);
     const { code, ms } = await verify.exit;
     expect(verify.stderr()).toBe('');
@@ -119,8 +118,10 @@ describe('one data dir, one writer', () => {
       'beta\t1\t1\tok',
       '2 sessions, 0 mismatched or failed',
     ]);
-    // Loading the mirror's modules is part of verify; the refusals below do without them.
-    expect(ms).toBeLessThan(bound + 1_000);
+    // Nothing waited on: blocked by the server, it would fail after SQLite's 10 s busy timeout (and
+    // exit 2). Its own work beyond starting the program, Prisma's client (0.4 s to load, 0.5 s to
+    // its first query on an idle 2-core machine) and git per session, is not bounded here.
+    expect(ms).toBeLessThan(10_000);
     expect((await api.raw('{ sessions(first: 5) { totalCount } }')).data).toEqual({ sessions: { totalCount: 2 } });
   });
 
