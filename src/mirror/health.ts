@@ -293,7 +293,7 @@ export class RepoHealthMonitor {
     this.timer = setTimeout(() => {
       this.running = this.checkAll().then(
         (faults) => {
-          if (faults.size > 0) this.deps.logger.info({ sessions: [...faults.keys()] }, 'periodic check found broken session repos');
+          if (faults.size > 0) this.deps.logger.info({ sessions: [...faults.keys()] }, 'periodic check: session repos that look broken, looked at again under their lock');
         },
         (error: unknown) => this.deps.logger.error({ err: error }, 'periodic check of the session repos failed'),
       );

@@ -36,7 +36,7 @@ export interface MirrorWorkerDeps {
 export interface MirrorWorkerOptions {
   /** First retry delay; doubles per attempt. Default 500 ms. */
   retryBaseMs?: number;
-  /** Longest retry delay. Default 30 000 ms. */
+  /** Longest retry delay. Default 30 000 ms (ten times that for a rebuild of a whole repo that keeps failing). */
   retryMaxMs?: number;
   /** Sessions mirrored at once. Default 4. */
   concurrency?: number;
@@ -120,7 +120,8 @@ export class MirrorWorker implements RepoHealer {
 
   /** A session repo looks broken (the periodic check): the next drain looks again under the lock and heals it. Never throws. */
   check(sessionId: string, fault: RepoFault): void {
-    this.deps.logger.warn({ sessionId, fault }, 'a session repo looks broken; checking it under its lock');
+    // Often a commit landing between the look's two reads: the look under the lock decides, and logs.
+    this.deps.logger.debug({ sessionId, fault }, 'a session repo looks broken; looking again under its lock');
     this.notify(sessionId);
   }
 
@@ -161,7 +162,8 @@ export class MirrorWorker implements RepoHealer {
 
   private async repoFor(sessionId: string): Promise<SessionRepo> {
     const repo = openSessionRepo(this.deps.config, sessionId);
-    if (!this.initialised.has(sessionId)) {
+    // A repo deleted since (before its first commit, so no rebuild was due) is created again: one stat.
+    if (!this.initialised.has(sessionId) || !repo.exists()) {
       await repo.init();
       // A git killed with us may have left its locks; no git of ours runs on this repo now.
       await repo.recoverStaleLocks(0);
@@ -255,10 +257,19 @@ export class MirrorWorker implements RepoHealer {
       const failures = (this.rebuildFailures.get(sessionId) ?? 0) + 1;
       this.rebuildFailures.set(sessionId, failures);
       this.rebuildDue.set(sessionId, reason);
-      const delay = this.backoff(failures);
+      // A rebuild rewrites the whole session: one that keeps failing is retried ten times less often than a commit.
+      const delay = Math.min(this.retryMaxMs * 10, this.retryBaseMs * 2 ** Math.min(failures, 20));
       const message = `${reason}; rebuilding it from the database failed: ${error instanceof Error ? error.message : String(error)}`;
       noteRepoProblem(this.deps.config, sessionId, message);
       logger.error({ err: error, sessionId, attempts: failures, retryInMs: delay }, 'rebuilding a session repo failed; will retry');
+      // The turns waiting show it too, as after a failed commit (and it outlives this process).
+      await db
+        .$transaction(async (tx) => {
+          const jobs = await tx.mirrorJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true } });
+          await tx.mirrorJob.updateMany({ where: { sessionId, kind: 'SESSION' }, data: { lastError: message } });
+          await tx.turn.updateMany({ where: { id: { in: jobs.map((j) => j.turnId) } }, data: { mirrorState: 'FAILED' } });
+        })
+        .catch((dbError: unknown) => logger.error({ err: dbError, sessionId }, 'could not record a failed rebuild'));
       const turn = await db.turn
         .findFirst({ where: { sessionId, open: false }, orderBy: { closedAt: 'desc' }, select: { id: true, number: true } })
         .catch(() => null);

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { CreateSession, RecordTurn } from '../api/operations.js';
+import { onGitSpawn } from '../../src/git/index.js';
+import { RepoHealthMonitor, type RepoFault } from '../../src/mirror/health.js';
 import { eventually, git } from '../helpers/git.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -56,6 +58,15 @@ async function healed(api: TestServer, sessionId: string, dagTurns: number, ms =
     const view = await read(api, sessionId);
     return view.mirror.inSync && view.mirror.dagTurns === dagTurns ? view : undefined;
   }, ms);
+}
+
+async function userMessageOfTurn(api: TestServer, sessionId: string, number: number): Promise<string> {
+  const result = await api.raw(
+    `query ($sessionId: String!) { session(sessionId: $sessionId) { turns(first: 50) { edges { node { number userMessage { messageId } } } } } }`,
+    { sessionId },
+  );
+  const edges = (result.data as { session: { turns: { edges: { node: { number: number; userMessage: { messageId: string } } }[] } } }).session.turns.edges;
+  return edges.find((e) => e.node.number === number)!.node.userMessage.messageId;
 }
 
 function subjects(repo: string): string[] {
@@ -232,5 +243,49 @@ describe('self-healing while running', () => {
     const view = await healed(api, 'fresh', 1);
     expect(view.mirror.gitCommits).toBe(1);
     expect(existsSync(join(api.dataDir, 'moved-aside'))).toBe(false);
+  });
+
+  it('looks at every repo without starting git, and finds nothing wrong with healthy ones (a retry branch, a checkout, a packed ref)', async () => {
+    const api = await startTestServer({}, { repoHealth: { intervalMs: 0 } });
+    const ids = ['a', 'b', 'c'];
+    for (const sessionId of ids) {
+      await api.ok(CreateSession, { input: { sessionId } });
+      await turns(api, sessionId, 2);
+    }
+    // b: a retry branch, current; c: a checkout of its first commit (HEAD detached); a: main packed.
+    await healed(api, 'b', 2);
+    const retried = await api.raw(
+      `mutation { retryTurn(input: { sessionId: "b", userMessageId: ${JSON.stringify(await userMessageOfTurn(api, 'b', 2))}, assistant: { content: "again" } }) { number branch } }`,
+    );
+    expect(retried.errors).toBeUndefined();
+    const c = await healed(api, 'c', 2);
+    const sha = c.timeline.edges[1]!.node.sha;
+    const checkedOut = await api.raw(`mutation { checkout(input: { sessionId: "c", sha: ${JSON.stringify(sha)} }) { sessionId } }`);
+    expect(checkedOut.errors).toBeUndefined();
+    await healed(api, 'b', 3);
+    await healed(api, 'a', 2);
+    await eventually(async () => git(join(api.dataDir, 'sessions', 'c'), 'rev-parse', 'HEAD').trim() === sha);
+    git(join(api.dataDir, 'sessions', 'a'), 'pack-refs', '--all');
+
+    const spawned: string[] = [];
+    const stop = onGitSpawn((event) => spawned.push(event.argv.join(' ')));
+    onCleanup(stop);
+    const found: [string, RepoFault][] = [];
+    const { app } = api.server;
+    const monitor = new RepoHealthMonitor(app.deps, { check: (sessionId, fault) => found.push([sessionId, fault]), resumeDue: async () => {} });
+    const faults = await monitor.checkAll();
+    stop();
+    expect(spawned).toEqual([]);
+    expect([...faults]).toEqual([]);
+    expect(found).toEqual([]);
+
+    // The same look names what is wrong.
+    rmSync(join(api.dataDir, 'sessions', 'a'), { recursive: true, force: true });
+    writeFileSync(join(api.dataDir, 'sessions', 'b', '.git', 'refs', 'heads', 'main'), 'nonsense\n');
+    const broken = await monitor.checkAll();
+    expect(Object.fromEntries(broken)).toEqual({
+      a: { kind: 'missing', detail: `${join(api.dataDir, 'sessions', 'a')} does not exist` },
+      b: { kind: 'corrupt', detail: 'branch main: refs/heads/main holds "nonsense", not a commit id' },
+    });
   });
 });
