@@ -1,8 +1,9 @@
 /**
  * The command line: `entity-memory serve [flags]` (the default command), `backfill` and `verify`.
  *
- * Exit status: 0 done; 2 could not run (a bad flag or value, no data dir, the data dir in use,
- * the port taken, the database locked or behind), with one line on stderr and nothing on stdout;
+ * Exit status: 0 done; 2 could not run (a bad flag or value, no data dir, the data dir in use or
+ * not a folder, the port taken, the database locked or behind), with one line on stderr and
+ * nothing on stdout;
  * `verify` and `backfill` exit with the number of sessions out of sync or failed, 1 to 125
  * (125: that many or more), after a table on stdout; 1 for anything unexpected (a bug: the
  * stack is printed).
@@ -306,6 +307,12 @@ main(process.argv.slice(2)).then(
     }
     if (error instanceof CannotRun || error instanceof DataDirBusyError || (await isOneLineError(error))) {
       console.error(`entity-memory: ${(error as Error).message}`);
+      process.exit(2);
+    }
+    // A file system refusal (a data dir that is a file, or not writable) already says it all in one line.
+    const fsError = error as NodeJS.ErrnoException;
+    if (typeof fsError.code === 'string' && typeof fsError.syscall === 'string' && typeof fsError.path === 'string') {
+      console.error(`entity-memory: ${fsError.message}`);
       process.exit(2);
     }
     console.error(`entity-memory: ${(error as Error).stack ?? String(error)}`);

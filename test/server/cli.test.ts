@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -162,6 +162,14 @@ describe('command line', () => {
     expect(out.stdout()).toBe('');
     expect(out.stderr()).toBe(`entity-memory: port ${port} is in use; pass --port (0 picks a free one)\n`);
     expect(existsSync(join(dataDir, 'entity-memory.lock'))).toBe(false);
+  });
+
+  it('a data dir that is a file is one line and exit 2', async () => {
+    const file = join(tempDir(), 'data');
+    writeFileSync(file, '');
+    const out = output(run(['serve', '--data-dir', file, '--port', '0'], { LOG_LEVEL: 'silent' }));
+    expect(await out.exit).toBe(2);
+    expect(out.stderr()).toBe(`entity-memory: EEXIST: file already exists, mkdir '${file}'\n`);
   });
 
   it('--port 0 picks a free port and prints it', async () => {
