@@ -68,8 +68,8 @@ export class MirrorWorker implements RepoHealer {
   private readonly bulkThreshold: number;
   /** Sessions whose repo is to be rebuilt at their next drain, and why. */
   private readonly rebuildDue = new Map<string, string>();
-  /** Rebuilds that failed in a row, per session (for the backoff). */
-  private readonly rebuildFailures = new Map<string, number>();
+  /** Rebuilds that failed in a row, per session, and when the next may start (epoch ms). */
+  private readonly rebuildFailures = new Map<string, { count: number; notBefore: number }>();
 
   constructor(
     private readonly deps: MirrorWorkerDeps,
@@ -214,6 +214,12 @@ export class MirrorWorker implements RepoHealer {
    */
   private async healIfBroken(sessionId: string): Promise<boolean> {
     let reason = this.rebuildDue.get(sessionId);
+    const failed = this.rebuildFailures.get(sessionId);
+    if (reason !== undefined && failed && failed.notBefore > Date.now()) {
+      // A new turn or a look must not restart a failing rebuild before its backoff is over.
+      this.retryLater(sessionId, failed.notBefore - Date.now());
+      return false;
+    }
     if (reason === undefined) {
       let fault: RepoFault | null;
       try {
@@ -254,11 +260,11 @@ export class MirrorWorker implements RepoHealer {
       );
       return true;
     } catch (error) {
-      const failures = (this.rebuildFailures.get(sessionId) ?? 0) + 1;
-      this.rebuildFailures.set(sessionId, failures);
-      this.rebuildDue.set(sessionId, reason);
+      const failures = (this.rebuildFailures.get(sessionId)?.count ?? 0) + 1;
       // A rebuild rewrites the whole session: one that keeps failing is retried ten times less often than a commit.
       const delay = Math.min(this.retryMaxMs * 10, this.retryBaseMs * 2 ** Math.min(failures, 20));
+      this.rebuildFailures.set(sessionId, { count: failures, notBefore: Date.now() + delay });
+      this.rebuildDue.set(sessionId, reason);
       const message = `${reason}; rebuilding it from the database failed: ${error instanceof Error ? error.message : String(error)}`;
       noteRepoProblem(this.deps.config, sessionId, message);
       logger.error({ err: error, sessionId, attempts: failures, retryInMs: delay }, 'rebuilding a session repo failed; will retry');
