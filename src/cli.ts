@@ -144,8 +144,8 @@ function failures(rows: VerifyRow[]): { sessionId: string; reason: string }[] {
     .filter((row) => !row.ok)
     .map((row) => ({
       sessionId: row.sessionId,
-      // A row that could not be checked carries its error (src/mirror/reconcile.ts).
-      reason: 'error' in row && typeof row.error === 'string' ? row.error : `${row.dagTurns} turns, ${row.gitCommits} commits`,
+      // A repo that could not be read carries its error; a mismatch is the two counts.
+      reason: row.error ?? `${row.dagTurns} turns, ${row.gitCommits} commits`,
     }));
 }
 
@@ -222,8 +222,7 @@ async function verifyCommand(argv: string[]): Promise<number> {
     const reasons = new Map(failures(rows).map((f) => [f.sessionId, f.reason]));
     console.log('session\tdag_turns\tgit_commits\tstatus');
     for (const row of rows) {
-      const failed = 'error' in row && typeof row.error === 'string';
-      const status = row.ok ? 'ok' : failed ? `FAILED\t${reasons.get(row.sessionId)}` : 'MISMATCH';
+      const status = row.ok ? 'ok' : row.error !== null ? `FAILED\t${reasons.get(row.sessionId)}` : 'MISMATCH';
       console.log(`${row.sessionId}\t${row.dagTurns}\t${row.gitCommits}\t${status}`);
     }
     console.log(`${rows.length} sessions, ${reasons.size} mismatched or failed`);
