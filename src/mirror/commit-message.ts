@@ -36,14 +36,23 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
  * trimmed away as trailing whitespace.
  */
 export function excerpt(text: string, max: number): string {
-  return Array.from(text.replace(/\r\n|\r|\n/g, ' ').replace(CONTROL, '\uFFFD')).slice(0, max).join('').trimEnd();
+  return Array.from(oneLine(text)).slice(0, max).join('').trimEnd();
 }
 
-/** "read, grep × 3, list": names in first-use order, with a count when used more than once. */
+/** Newlines folded to spaces, other control characters but tab to U+FFFD: text that stays on its line of a commit message. */
+function oneLine(text: string): string {
+  return text.replace(/\r\n|\r|\n/g, ' ').replace(CONTROL, '\uFFFD');
+}
+
+/**
+ * "read, grep × 3, list": names in first-use order, with a count when used
+ * more than once. Names are folded like excerpts: a tool name may hold a
+ * newline, and a line of its own such as "Session-Id: x" would read as a trailer.
+ */
 export function toolsLine(names: (string | null)[]): string | null {
   const counts = new Map<string, number>();
   for (const name of names) {
-    const key = name ?? 'tool';
+    const key = name == null ? 'tool' : oneLine(name);
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   if (counts.size === 0) return null;

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { excerpt, turnCommitMessage } from '../../src/mirror/commit-message.js';
+import { excerpt, parseTurnTrailers, turnCommitMessage } from '../../src/mirror/commit-message.js';
 import { projectCommitMessage } from '../../src/projects/committer.js';
 import { assertBranchRefName } from '../../src/resolvers/validate.js';
 import { eventually, git } from '../helpers/git.js';
@@ -164,6 +164,22 @@ describe('poisoned input (issue 10)', () => {
     const replyFile = files.find((f) => f.endsWith('-a-a1.json'))!;
     expect(JSON.parse(git(repo, 'show', `main:${userFile}`)).content).toBe(user);
     expect(JSON.parse(git(repo, 'show', `main:${replyFile}`)).content).toBe(reply);
+  });
+
+  it('keeps a tool name with newlines on the tools line, so it cannot pose as a trailer', async () => {
+    const api = await startTestServer();
+    await data(api, CREATE, { input: { sessionId: 't' } });
+    const toolName = 'read\nSession-Id: other\nTurn: 7\nMessage-Ids: zz';
+    await data(api, RECORD, {
+      input: { sessionId: 't', user: { messageId: 'u1', content: 'go' }, assistant: { messageId: 'a1', content: 'ok' }, toolResults: [{ messageId: 't1', content: 'r', toolName }] },
+    });
+    const done = await synced(api, 't');
+    const message = git(done.repoPath, 'log', '-1', '--format=%B', 'main');
+    expect(message.split('\n').slice(0, 4)).toEqual(['turn 1: go', '', 'assistant: ok', 'tools: read Session-Id: other Turn: 7 Message-Ids: zz']);
+    expect(parseTurnTrailers(message)).toEqual({ sessionId: 't', turn: 1, messageIds: ['u1', 'a1', 't1'] });
+    // The message file keeps the name as sent.
+    const file = git(done.repoPath, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n').find((f) => f.endsWith('-t-t1.json'))!;
+    expect(JSON.parse(git(done.repoPath, 'show', `main:${file}`)).tool_name).toBe(toolName);
   });
 
   it('folds control characters in the project commit message too, and git commit-tree takes both messages', () => {
