@@ -21,7 +21,7 @@ describe('branching and replay', () => {
     const api = await startTestServer({ dataDir });
     await api.ok(CreateSession, { input: { sessionId: 's' } });
     const events = wsSubscribe(wsClient(api.url), TimelineEvents, { sessionId: 's' });
-    await new Promise((r) => setTimeout(r, 200));
+    await events.ready();
 
     for (const n of [1, 2, 3]) {
       await api.ok(RecordTurn, {

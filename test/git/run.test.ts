@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -107,13 +107,25 @@ describe('runGit', () => {
   it('kills a hung git after timeoutMs with GitTimeoutError', async () => {
     const dir = tempDir();
     const fake = join(dir, 'slow-git');
-    // The grandchild keeps stdout open after the shell is killed: the timeout must not wait for it.
-    writeFileSync(fake, '#!/bin/sh\nsleep 3 &\nexec sleep 30\n');
+    // The grandchild keeps stdout open for 120 s after the shell is killed: the timeout must not
+    // wait for it. Any bound well under 120 s tells the two apart, however loaded the machine.
+    const pidFile = join(dir, 'grandchild.pid');
+    writeFileSync(fake, `#!/bin/sh\nsleep 120 &\necho $! > '${pidFile}'\nexec sleep 30\n`);
     chmodSync(fake, 0o755);
     process.env.ENTITY_MEMORY_GIT_BINARY = fake;
     const started = Date.now();
-    await expect(runGit(['status'], { cwd: dir, timeoutMs: 200 })).rejects.toBeInstanceOf(GitTimeoutError);
-    expect(Date.now() - started).toBeLessThan(2_500);
+    try {
+      await expect(runGit(['status'], { cwd: dir, timeoutMs: 200 })).rejects.toBeInstanceOf(GitTimeoutError);
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      if (existsSync(pidFile)) {
+        try {
+          process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
   });
 
   it('streams stdin with startGit', async () => {

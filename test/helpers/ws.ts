@@ -2,7 +2,7 @@
  * A real graphql-ws client against a test server, disposed after the test.
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { print, type ExecutionResult } from 'graphql';
+import { parse, print, type ExecutionResult } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { onCleanup } from './leftovers.js';
@@ -95,8 +95,22 @@ export function wsRequest<T, V>(client: Client, document: TypedDocumentNode<T, V
   });
 }
 
+const PING: TypedDocumentNode<{ __typename: string }, Record<string, never>> = parse('{ __typename }');
+
 /**
- * Subscribes and collects events; `next(n)` waits until n have arrived.
+ * Resolves once the server has set up every operation sent on `client` before this call. The
+ * server takes a socket's messages in order, and setting a subscription up (parse, validate,
+ * subscribing to the pubsub) waits on no I/O, so it is done before the answer to a query sent
+ * after it on the same socket can be read. Use it instead of a pause before causing an event.
+ */
+export async function wsSettled(client: Client): Promise<void> {
+  const result = await wsRequest(client, PING);
+  if (result.errors?.length) throw new Error(`ping failed: ${JSON.stringify(result.errors)}`);
+}
+
+/**
+ * Subscribes and collects events; `next(n)` waits until n have arrived, and `ready()` until
+ * the server listens (see wsSettled).
  */
 export function wsSubscribe<T, V>(client: Client, document: TypedDocumentNode<T, V>, variables?: V) {
   const events: ExecutionResult<T>[] = [];
@@ -121,6 +135,8 @@ export function wsSubscribe<T, V>(client: Client, document: TypedDocumentNode<T,
   onCleanup(() => unsubscribe());
   return {
     events,
+    /** Resolves once the subscription is live on the server, so events caused after it arrive. */
+    ready: () => wsSettled(client),
     /** Resolves with all events once at least `count` have arrived (rejects after `ms`). */
     async next(count: number, ms = 20_000): Promise<ExecutionResult<T>[]> {
       if (failure) throw failure;
