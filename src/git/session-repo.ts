@@ -8,7 +8,7 @@
  * in-process lock around every mutating call.
  */
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile as readFileFs, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile as readFileFs, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import {
   checkoutBranchArgv,
@@ -75,7 +75,16 @@ const REFLOG_REASON = 'entity-memory: turn commit';
  * Repo-local config written by `init`. Why each one:
  * - hooks and signing off: a commit must never run user code or wait for gpg;
  * - `gc.auto=0`, `maintenance.auto=false`: no background gc inside a turn commit;
- * - `core.splitIndex`: keeps `update-index` flat at 50,000 files (measured ~40 ms vs ~92 ms per turn);
+ * - `core.splitIndex=false`, `index.version=2`, `index.skipHash=false`: one
+ *   plain index file, the format every git implementation reads. With a split
+ *   index (`sharedindex.*` and a `link` extension) libgit2, dulwich and
+ *   isomorphic-git showed 10 of 12 files as changed or deleted; isomorphic-git
+ *   refuses index v4 and checks the trailing hash that `skipHash` leaves out.
+ *   Written out rather than left unset: our git runs ignore global config,
+ *   but a person's `git status` in the repo rewrites the index under theirs
+ *   (`core.splitIndex`, `feature.manyFiles`). `init` rewrites an index an
+ *   older version left split, once. Cost: without the split, each turn's
+ *   `update-index` rewrites the whole index (see bench/mirror.ts);
  * - `core.fsync*`: a crash must not leave a ref pointing at a torn object;
  * - `core.logAllRefUpdates`: reflogs, so a bad ref move can be undone by hand;
  * - `core.autocrlf=false`: blobs are the exact bytes written, for every user's git.
@@ -86,7 +95,9 @@ export const SESSION_REPO_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ['tag.gpgsign', 'false'],
   ['gc.auto', '0'],
   ['maintenance.auto', 'false'],
-  ['core.splitIndex', 'true'],
+  ['core.splitIndex', 'false'],
+  ['index.version', '2'],
+  ['index.skipHash', 'false'],
   ['core.fsync', 'objects,derived-metadata,reference'],
   ['core.fsyncMethod', 'fsync'],
   ['core.logAllRefUpdates', 'true'],
@@ -173,7 +184,9 @@ export class SessionRepo {
   /**
    * Creates the repo (branch `main`, unborn) and writes `SESSION_REPO_CONFIG`.
    * Idempotent: on an existing repo only differing config keys are rewritten
-   * (one `git config --list` when nothing differs).
+   * (one `git config --list` when nothing differs), and an index that an
+   * older version left split (or in a format other readers refuse) is
+   * rewritten as one plain file (`plainIndex`).
    */
   async init(): Promise<void> {
     await mkdir(this.dir, { recursive: true });
@@ -183,6 +196,28 @@ export class SessionRepo {
     for (const [key, value] of SESSION_REPO_CONFIG) {
       if (current.get(key.toLowerCase()) !== value) await this.git(configSetArgv(key, value));
     }
+    await this.plainIndex();
+  }
+
+  /**
+   * Makes `.git/index` one plain version-2 file if it is not: a split index
+   * (repos made before `core.splitIndex` was turned off) or a version other
+   * readers refuse is rewritten once by `update-index --no-split-index
+   * --index-version 2` (entries and their stat data kept, the working tree
+   * untouched), then the `sharedindex.*` files nothing points at any more are
+   * removed. Costs a folder listing and an 8-byte read when there is nothing
+   * to do; `init` calls it.
+   * @returns whether the index was rewritten.
+   * @throws the `GitError` of the rewrite (a corrupt index, say); nothing is removed then.
+   */
+  async plainIndex(): Promise<boolean> {
+    const names = await readdir(this.gitDir).catch(() => [] as string[]);
+    const shared = names.filter((name) => name.startsWith('sharedindex.'));
+    const version = await readIndexVersion(join(this.gitDir, 'index'));
+    const rewrite = version !== null && (shared.length > 0 || (version !== 2 && version !== 3));
+    if (rewrite) await this.git(['update-index', '--no-split-index', '--index-version', '2']);
+    await Promise.all(shared.map((name) => rm(join(this.gitDir, name), { force: true })));
+    return rewrite;
   }
 
   /**
@@ -697,6 +732,26 @@ function assertCount(n: unknown, what: string): number {
     throw new GitArgumentError(`${what} must be a non-negative integer, got ${String(n)}`);
   }
   return n;
+}
+
+/**
+ * The version in an index file's header (`DIRC` then a 32-bit version), or
+ * null when there is no index; an unreadable header counts as version 0, so
+ * that git rewrites (or reports) it.
+ */
+async function readIndexVersion(file: string): Promise<number | null> {
+  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (handle === null) return null;
+  try {
+    const header = Buffer.alloc(8);
+    const { bytesRead } = await handle.read(header, 0, 8, 0);
+    return bytesRead === 8 && header.toString('latin1', 0, 4) === 'DIRC' ? header.readUInt32BE(4) : 0;
+  } finally {
+    await handle.close();
+  }
 }
 
 async function findLockFiles(folder: string): Promise<string[]> {

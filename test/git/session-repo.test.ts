@@ -1,5 +1,8 @@
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import isomorphicGit from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
 import {
   GitArgumentError,
@@ -8,7 +11,7 @@ import {
   GitObjectNotFoundError,
   GitRefConflictError,
 } from '../../src/git/errors.js';
-import { onGitSpawn, type GitSpawnEvent } from '../../src/git/run.js';
+import { gitEnv, onGitSpawn, type GitSpawnEvent } from '../../src/git/run.js';
 import { SessionRepo } from '../../src/git/session-repo.js';
 import { ALICE, at, git, tempDir, turn } from './helpers.js';
 
@@ -32,6 +35,21 @@ function subcommand(argv: string[]): string {
   return '';
 }
 
+function sharedIndexFiles(repo: SessionRepo): string[] {
+  return readdirSync(repo.gitDir).filter((name) => name.startsWith('sharedindex.'));
+}
+
+/** The version in `.git/index`'s header. */
+function indexVersion(repo: SessionRepo): number {
+  return readFileSync(join(repo.gitDir, 'index')).readUInt32BE(4);
+}
+
+/** Paths isomorphic-git's status reports as anything but unmodified (HEAD, working tree and index alike). */
+async function changedForIsomorphicGit(dir: string): Promise<string[]> {
+  const matrix = await isomorphicGit.statusMatrix({ fs, dir });
+  return matrix.filter(([, head, workdir, stage]) => !(head === 1 && workdir === 1 && stage === 1)).map(([path]) => path);
+}
+
 async function newRepo(): Promise<SessionRepo> {
   const repo = new SessionRepo(join(tempDir(), 'sessions', 'sess-1'));
   await repo.init();
@@ -53,7 +71,9 @@ describe('SessionRepo.init', () => {
   it('creates a repo on an unborn main with the session config, and is idempotent', async () => {
     const repo = await newRepo();
     expect(git(repo.dir, 'symbolic-ref', 'HEAD')).toBe('refs/heads/main');
-    expect(git(repo.dir, 'config', 'core.splitIndex')).toBe('true');
+    expect(git(repo.dir, 'config', 'core.splitIndex')).toBe('false');
+    expect(git(repo.dir, 'config', 'index.version')).toBe('2');
+    expect(git(repo.dir, 'config', 'index.skipHash')).toBe('false');
     expect(git(repo.dir, 'config', 'core.hooksPath')).toBe('/dev/null');
     expect(git(repo.dir, 'config', 'gc.auto')).toBe('0');
     expect(git(repo.dir, 'config', 'core.fsync')).toBe('objects,derived-metadata,reference');
@@ -64,6 +84,52 @@ describe('SessionRepo.init', () => {
     git(repo.dir, 'config', 'gc.auto', '50');
     await repo.init();
     expect(git(repo.dir, 'config', 'gc.auto')).toBe('0');
+  });
+
+  it('rewrites a split index an older version left, once, so other git implementations read the repo clean', async () => {
+    const repo = await newRepo();
+    git(repo.dir, 'config', 'core.splitIndex', 'true'); // how session repos were made before
+    const [, , tip] = await commitTurns(repo, 1, 3);
+    expect(sharedIndexFiles(repo)).not.toEqual([]);
+    expect(await changedForIsomorphicGit(repo.dir)).not.toEqual([]); // the misread: files shown as changed or deleted
+
+    const { result, commands } = await spawnsDuring(() => repo.init());
+    expect(commands).toEqual(['config', 'config', 'update-index']);
+    expect(git(repo.dir, 'config', 'core.splitIndex')).toBe('false');
+    expect(sharedIndexFiles(repo)).toEqual([]);
+    expect(indexVersion(repo)).toBe(2);
+    expect(git(repo.dir, 'status', '--porcelain')).toBe('');
+    expect(await changedForIsomorphicGit(repo.dir)).toEqual([]);
+    expect(result).toBeUndefined();
+
+    // Commits after it keep one plain index; a second init has nothing to do.
+    await commitTurns(repo, 4, 5, 'main', tip!);
+    expect(sharedIndexFiles(repo)).toEqual([]);
+    expect(await changedForIsomorphicGit(repo.dir)).toEqual([]);
+    expect((await spawnsDuring(() => repo.init())).commands).toEqual(['config']);
+    expect(await repo.plainIndex()).toBe(false);
+  });
+
+  it('rewrites an index of version 4 as version 2, and keeps a person’s global config from splitting it again', async () => {
+    const repo = await newRepo();
+    const [tip] = await commitTurns(repo, 1, 1);
+    git(repo.dir, 'update-index', '--index-version', '4');
+    expect(indexVersion(repo)).toBe(4);
+    expect(await repo.plainIndex()).toBe(true);
+    expect(indexVersion(repo)).toBe(2);
+    expect(await changedForIsomorphicGit(repo.dir)).toEqual([]);
+
+    // A person's git in the repo, under a global config that splits indexes and asks for v4.
+    const global = join(tempDir(), 'gitconfig');
+    writeFileSync(global, '[core]\n\tsplitIndex = true\n[feature]\n\tmanyFiles = true\n[index]\n\tversion = 4\n');
+    // A changed mtime makes `git status` write the refreshed index (split, without the repo's own key).
+    utimesSync(join(repo.dir, turn(1).files[0]!.path), new Date('2020-01-01'), new Date('2020-01-01'));
+    execFileSync('git', ['status', '--porcelain'], { cwd: repo.dir, env: { ...gitEnv(), GIT_CONFIG_GLOBAL: global } });
+    expect(sharedIndexFiles(repo)).toEqual([]);
+    await commitTurns(repo, 2, 2, 'main', tip!);
+    expect(sharedIndexFiles(repo)).toEqual([]);
+    expect(indexVersion(repo)).toBe(2);
+    expect(await changedForIsomorphicGit(repo.dir)).toEqual([]);
   });
 
   it('says so when the folder is not a repo yet', async () => {
