@@ -16,8 +16,11 @@ import { wsClient } from '../helpers/ws.js';
 
 const TURNS = 300;
 
-/** Recording and mirroring 300 turns takes 15 s here; give a loaded machine room. */
-const LONG = 240_000;
+/**
+ * Recording and mirroring 300 turns takes 15 s here, and 120 to 180 s under `.ci/run` with four
+ * busy loops on the 2 cores; give a loaded machine room.
+ */
+const LONG = 480_000;
 
 /** Records `turns` closed turns (user, assistant, one tool result) and waits until all are committed to git. */
 async function longSession(api: TestServer, sessionId: string, turns: number, content = (n: number) => `message of turn ${n}`) {
