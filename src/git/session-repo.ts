@@ -104,6 +104,19 @@ export const SESSION_REPO_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ['core.autocrlf', 'false'],
 ];
 
+/**
+ * Settings for the runs that may write every file of the session (checkouts,
+ * `resetWorkingTree`): parallel checkout with 4 worker processes, used once a
+ * run writes at least 100 files (git's own threshold). Writing the 20,000
+ * files of a 10,000-turn session on ext4 in a 2-core VM: one process 1–18 s
+ * (mostly system time in open(O_CREAT), worst right after files were
+ * deleted), 4 workers 0.4–6.7 s; on tmpfs 0.35 s against 0.45 s.
+ */
+const WORKTREE_CONFIG: ReadonlyArray<readonly [string, string]> = [
+  ['checkout.workers', '4'],
+  ['checkout.thresholdForParallelism', '100'],
+];
+
 export interface CommitTurnSpec {
   /** A valid session branch (`main`, `retry-<id>`, `fork-<id>`); created when missing. */
   branch: string;
@@ -287,7 +300,7 @@ export class SessionRepo {
     try {
       if (head.sha !== parent) {
         touched = true;
-        await this.git(readTreeResetArgv(parent ?? EMPTY_TREE_SHA1), { timeoutMs: this.worktreeTimeoutMs });
+        await this.git(readTreeResetArgv(parent ?? EMPTY_TREE_SHA1), this.worktreeRun());
       }
       await this.writeWorkingFiles(spec.files);
       if (spec.files.length > 0) {
@@ -372,13 +385,13 @@ export class SessionRepo {
    */
   async checkoutBranch(branch: string): Promise<void> {
     assertBranchName(branch);
-    await this.git(checkoutBranchArgv(branch), { timeoutMs: this.worktreeTimeoutMs });
+    await this.git(checkoutBranchArgv(branch), this.worktreeRun());
   }
 
   /** Detaches HEAD at `sha` (a commit id or unique prefix), moving index and working tree with `-f`. */
   async checkoutDetached(sha: string): Promise<void> {
     assertSha(sha);
-    await this.git(checkoutDetachedArgv(sha), { timeoutMs: this.worktreeTimeoutMs });
+    await this.git(checkoutDetachedArgv(sha), this.worktreeRun());
   }
 
   /**
@@ -621,7 +634,7 @@ export class SessionRepo {
    */
   async resetWorkingTree(): Promise<void> {
     const head = await this.readHead();
-    await this.git(readTreeResetArgv(head.sha ?? EMPTY_TREE_SHA1), { timeoutMs: this.worktreeTimeoutMs });
+    await this.git(readTreeResetArgv(head.sha ?? EMPTY_TREE_SHA1), this.worktreeRun());
   }
 
   // --- internals -----------------------------------------------------------
@@ -651,7 +664,13 @@ export class SessionRepo {
 
   private git(
     args: string[],
-    opts: { input?: string | Uint8Array; env?: NodeJS.ProcessEnv; okExitCodes?: number[]; timeoutMs?: number } = {},
+    opts: {
+      input?: string | Uint8Array;
+      env?: NodeJS.ProcessEnv;
+      okExitCodes?: number[];
+      timeoutMs?: number;
+      config?: ReadonlyArray<readonly [string, string]>;
+    } = {},
   ): Promise<GitResult<string>> {
     return paced(() =>
       runGit(args, {
@@ -660,8 +679,14 @@ export class SessionRepo {
         input: opts.input,
         okExitCodes: opts.okExitCodes,
         timeoutMs: opts.timeoutMs ?? this.timeoutMs,
+        config: opts.config,
       }),
     );
+  }
+
+  /** Options of a run that may write every file of the working tree. */
+  private worktreeRun(): { timeoutMs: number; config: ReadonlyArray<readonly [string, string]> } {
+    return { timeoutMs: this.worktreeTimeoutMs, config: WORKTREE_CONFIG };
   }
 
   private async writeWorkingFiles(files: readonly RepoFile[]): Promise<void> {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import isomorphicGit from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
@@ -369,6 +369,32 @@ describe('SessionRepo checkout', () => {
     await expect(repo.checkoutBranch('retry-nope')).rejects.toBeInstanceOf(GitObjectNotFoundError);
     await expect(repo.checkoutBranch('nope')).rejects.toBeInstanceOf(GitArgumentError);
     await expect(repo.checkoutDetached('--orphan')).rejects.toBeInstanceOf(GitArgumentError);
+  });
+
+  it('writes whole working trees with parallel checkout, and only those runs', async () => {
+    const repo = await newRepo();
+    const big = Array.from({ length: 300 }, (_, i) => ({ path: `messages/000/${String(i + 1).padStart(6, '0')}-u-b${i}.json`, content: `{"n": ${i}}\n` }));
+    const c1 = await repo.commitTurn({ branch: 'main', parent: null, files: big, message: 'turn 1: many files\n', author: at(1) });
+    const events: GitSpawnEvent[] = [];
+    const off = onGitSpawn((e) => events.push(e));
+    try {
+      rmSync(join(repo.dir, 'messages'), { recursive: true });
+      await repo.resetWorkingTree();
+      await repo.checkoutDetached(c1);
+      await repo.checkoutBranch('main');
+      await repo.log({ limit: 1 });
+    } finally {
+      off();
+    }
+    const workers = (e: GitSpawnEvent) => Object.entries(e.env).some(([key, value]) => key.startsWith('GIT_CONFIG_VALUE_') && value === '4' && e.env[key.replace('VALUE', 'KEY')] === 'checkout.workers');
+    expect(events.map((e) => [subcommand(e.argv), workers(e)])).toEqual([
+      ['read-tree', true],
+      ['checkout', true],
+      ['checkout', true],
+      ['log', false],
+    ]);
+    expect(git(repo.dir, 'status', '--porcelain')).toBe('');
+    expect(git(repo.dir, 'ls-files').split('\n')).toHaveLength(300);
   });
 
   it('creates branches at a commit, refusing existing names and unknown commits', async () => {
