@@ -5,6 +5,7 @@
  */
 import { rename, rm } from 'node:fs/promises';
 import type { Db } from '../db/index.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { fastImport, fastImportMark, SessionRepo, type FastImportCommit } from '../git/index.js';
 import type { MirrorWorkerDeps } from './worker.js';
 import { moveAside, openSessionRepo, removeStaleStaging, sessionPathTaken, sessionRepoPath, stagingPath } from './session-repos.js';
@@ -80,8 +81,13 @@ export async function rebuildSession(
   }
   const at = new Date();
   await db.$transaction(async (tx) => {
-    for (const { turnId, sha } of written) {
-      await tx.turn.update({ where: { id: turnId }, data: { mirrorState: 'COMMITTED', commitSha: sha, mirroredAt: at } });
+    // Two statements per 500 turns instead of one per turn: 10,000 updates took 3.4–4.4 s of a 12 s rebuild.
+    for (let start = 0; start < written.length; start += 500) {
+      const chunk = written.slice(start, start + 500);
+      const ids = chunk.map((w) => w.turnId);
+      await tx.turn.updateMany({ where: { id: { in: ids } }, data: { mirrorState: 'COMMITTED', mirroredAt: at } });
+      const shas = Prisma.join(chunk.map((w) => Prisma.sql`WHEN ${w.turnId} THEN ${w.sha}`), ' ');
+      await tx.$executeRaw`UPDATE "Turn" SET "commitSha" = CASE "id" ${shas} END WHERE "id" IN (${Prisma.join(ids)})`;
     }
     await tx.mirrorJob.deleteMany({ where: { sessionId, kind: 'SESSION' } });
   });
