@@ -136,8 +136,8 @@ describe('session-git mirror', () => {
     await api.ok(CreateSession, { input: { sessionId: 'live' } });
     await api.ok(CreateSession, { input: { sessionId: 'other' } });
     const events = wsSubscribe(wsClient(api.url), TurnCommitted, { sessionId: 'live' });
-    // Let the subscription reach the server before the turns close.
-    await new Promise((r) => setTimeout(r, 200));
+    // The subscription has reached the server before the turns close.
+    await events.ready();
     await api.ok(RecordTurn, { input: { sessionId: 'other', user: { content: 'x' }, assistant: { content: 'y' } } });
     for (const n of [1, 2, 3]) {
       await api.ok(RecordTurn, { input: { sessionId: 'live', user: { content: `q${n}` }, assistant: { content: `a${n}` } } });

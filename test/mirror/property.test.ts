@@ -360,5 +360,7 @@ describe('the mirror on random valid input (issue 10)', () => {
     // The generators reach both sides of the property.
     expect(turnsSeen).toBeGreaterThan(RUNS);
     expect(refusedSeen).toBeGreaterThan(RUNS / 10);
-  }, 300_000);
+    // 94 s alone on an idle 2-core machine, 133 s beside the suite; 300 s ran out twice with
+    // four busy loops on the cores. The bound only catches a hang.
+  }, 900_000);
 });
