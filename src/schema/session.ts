@@ -151,7 +151,7 @@ const CreateSessionInput = builder.inputType('CreateSessionInput', {
   fields: (t) => ({
     sessionId: t.string({
       description:
-        "Chosen by the caller or generated: 1 to 128 of letters, digits, '.', '_' and '-', starting with a letter or digit.",
+        "Chosen by the caller or generated: 1 to 128 of letters, digits, '.', '_' and '-', starting with a letter or digit; no '..', and not ending in '.' or '.lock' (ids become parts of git branch names).",
     }),
     title: t.string(),
     agentId: t.string(),

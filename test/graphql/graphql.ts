@@ -54,7 +54,7 @@ export type CreateSessionInput = {
   agentId?: string | null | undefined;
   model?: string | null | undefined;
   projectId?: string | null | undefined;
-  /** Chosen by the caller or generated: 1 to 128 of letters, digits, '.', '_' and '-', starting with a letter or digit. */
+  /** Chosen by the caller or generated: 1 to 128 of letters, digits, '.', '_' and '-', starting with a letter or digit; no '..', and not ending in '.' or '.lock' (ids become parts of git branch names). */
   sessionId?: string | null | undefined;
   title?: string | null | undefined;
 };
