@@ -7,11 +7,11 @@
  * with `cp -a`, one copy per variant. Every turn the agent modifies 3 tracked
  * files and adds 1 new one (its touchedPaths), the same change in every copy;
  * the edits are not timed, everything git does after them is:
- *  (C) commit: the turn's close as closeProjectTurn runs it (open the repo,
- *      status, claims, captureTurnEnd: hash the agent's paths into the object
- *      store and read HEAD's entries for them, claim them), then the
- *      committer's commitTurn (open the repo, take the project lock, open it
- *      again, the real ProjectCommitter's decideAndApply: COMMITTED with a
+ *  (C) commit: the turn's close as closeProjectTurn runs it (captureAtClose:
+ *      open the repo, status and claims, hash the agent's paths into the
+ *      object store and read HEAD's entries for them, claim them), then the
+ *      committer's commitTurn (locate the repo, then ProjectCommitter.look:
+ *      take the project lock, open the repo, decide: COMMITTED with a
  *      temporary index, compare-and-swap of the branch, index sync), then the
  *      claim release;
  *  (S) snapshot: the same, with a tracked file outside touchedPaths left
@@ -38,11 +38,11 @@ import type { Turn } from '../src/generated/prisma/client.js';
 import { onGitSpawn } from '../src/git/run.js';
 import { KeyedLocks } from '../src/locks.js';
 import { createLogger } from '../src/logger.js';
-import { captureTurnEnd, type TurnCapture } from '../src/projects/capture.js';
-import { claimPaths, readClaims, releaseClaim } from '../src/projects/claims.js';
+import type { TurnCapture } from '../src/projects/capture.js';
+import { releaseClaim } from '../src/projects/claims.js';
 import { AGENT_EMAIL, agentName, projectCommitMessage, ProjectCommitter, type ProjectOutcome } from '../src/projects/committer.js';
-import { withProjectLock } from '../src/projects/project-lock.js';
-import { openProjectRepo, type PlaceProject } from '../src/projects/project-place.js';
+import { locateProjectRepo, type PlaceProject } from '../src/projects/project-place.js';
+import { captureAtClose } from '../src/projects/turn-close.js';
 import type { PubSub } from '../src/pubsub.js';
 import { bareGitEnv, benchConfig, command, fmt, percentile, row, summary } from './stats.js';
 
@@ -166,30 +166,18 @@ const committer = new ProjectCommitter({ db: unused<Db>('db'), pubsub: unused<Pu
 
 /** closeProjectTurn with touchedPaths, without its database reads: what runs in the closing request. */
 async function closeTurn(project: PlaceProject, change: Change, turnId: string): Promise<TurnCapture> {
-  const place = await openProjectRepo(project, config, { init: true });
-  const dirty = (await place.repo.status()).dirtyPaths;
-  await readClaims(place.location);
-  const capture = await captureTurnEnd(place.repo.run, place.workdir, { touched: change.touched, dirtyAtStart: [], dirtyAtClose: dirty, startedAt: null });
-  await claimPaths(place.location, turnId, capture.files.map((f) => f.path), SESSION_ID);
-  return capture;
+  const close = await captureAtClose(project, config, { sessionId: SESSION_ID, touched: change.touched, dirtyAtStart: [], startedAt: null });
+  await close.claim(turnId);
+  return close.capture;
 }
 
 /** One look of ProjectCommitter.commitTurn at the turn (`final`: the deciding one), then the claim release of its finish. */
 async function commitTurn(project: PlaceProject, change: Change, turnId: string, capture: TurnCapture, final: boolean): Promise<ProjectOutcome | null> {
-  const before = await openProjectRepo(project, config);
-  const gitDir = before.location.gitDir;
+  const gitDir = (await locateProjectRepo(project, config)).location.gitDir;
   const now = new Date();
   const turn = { id: turnId, number: change.turn + 1, branch: 'main', projectHeadAtClose: capture.headAtClose, closedAt: now, createdAt: now } as unknown as Turn;
   const ctx = { files: capture.files, suspects: capture.suspects, final, message: change.message, identity: WHO, sessionId: SESSION_ID, projectId: project.projectId };
-  const decided = await withProjectLock(
-    projectLocks,
-    project.workdir,
-    async () => {
-      const place = await openProjectRepo(project, config);
-      return committer['decideAndApply'](place, turn, ctx);
-    },
-    { gitDir },
-  );
+  const decided = await committer.look(project, gitDir, turn, ctx);
   if (decided) await releaseClaim({ gitDir }, turnId);
   return decided;
 }

@@ -209,6 +209,25 @@ export class ProjectRepo {
   }
 
   /**
+   * Which of `paths` (relative to the top) are dirty, without scanning the rest
+   * of the tree: git status limited to them as literal pathspecs, and no git
+   * at all for none. A whole-tree status of 10,000 files is most of a turn's
+   * commit (about 20 ms here), and the commit only asks about the few paths
+   * that were in the way at the close.
+   */
+  async dirtyAmong(paths: readonly string[]): Promise<string[]> {
+    if (paths.length === 0) return [];
+    const wanted = new Set(paths);
+    // An argv has a limit; beyond a few hundred paths one whole scan is as good.
+    const limited = paths.length <= 500;
+    const { stdout } = await this.git(
+      ['status', '--porcelain=v1', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty', ...(limited ? ['--', ...paths] : [])],
+      { env: { GIT_OPTIONAL_LOCKS: '0', GIT_LITERAL_PATHSPECS: '1' } },
+    );
+    return parseStatus(stdout).paths.filter((p) => wanted.has(p));
+  }
+
+  /**
    * Stages and commits `paths` (every change when null) as `who`, with hooks
    * and signing off. With `onlyPaths: false` the caller has seen that nothing
    * else is staged, and the index is committed as it is after staging. Waits while another git holds the index lock (up to

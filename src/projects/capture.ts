@@ -44,8 +44,7 @@ export async function captureTurnEnd(run: ProjectGitRun, top: string, input: Cap
     }
   }
   const split = splitAtClose({ ...input, changedBeforeStart });
-  const head = await readHead(run);
-  const states = await captureFileStates(run, top, split.agent);
+  const [head, states] = await Promise.all([readHead(run), captureFileStates(run, top, split.agent)]);
   const base = await entriesAt(run, head.sha, states.map((s) => s.path));
   const files = states.map((s) => {
     const b = base.get(s.path);

@@ -18,6 +18,7 @@
  * deadline.
  */
 import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { Turn } from '../generated/prisma/client.js';
@@ -42,7 +43,7 @@ import { claimedPaths, releaseClaim } from './claims.js';
 import { initialCommitHint } from './initial-commit.js';
 import { decideCommit, skipWarningText } from './ownership.js';
 import { withProjectLock } from './project-lock.js';
-import { openProjectRepo, refusalReason, type RepoPlace } from './project-place.js';
+import { locateProjectRepo, openProjectRepo, refusalReason, type PlaceProject, type RepoPlace } from './project-place.js';
 import type { RecordedState } from './restore-plan.js';
 
 export interface ProjectCommitterDeps {
@@ -103,6 +104,18 @@ export interface ProjectCommitterOptions {
   retryMaxMs?: number;
   /** How long after the turn's close a transient failure is still retried (default 10 min); then FAILED. */
   retryDeadlineMs?: number;
+}
+
+/** What one look at a turn works from: its capture, and how to write its commit. */
+export interface LookContext {
+  files: RecordedState[];
+  suspects: string[];
+  /** The deciding look: unclaimed suspects are the user's now. */
+  final: boolean;
+  message: string;
+  identity: { name: string; email: string };
+  sessionId: string;
+  projectId: string;
 }
 
 export class ProjectCommitter {
@@ -230,7 +243,7 @@ export class ProjectCommitter {
   /** Decides and carries out one turn's commit; throws only what may be retried or must fail it. */
   private async commitTurn(
     turn: Turn,
-    project: { projectId: string; workdir: string; trustedConfig: string | null },
+    project: PlaceProject,
     sessionId: string,
     model: string | null,
     userContent: string,
@@ -241,35 +254,43 @@ export class ProjectCommitter {
     }
     const files = JSON.parse(turn.projectFiles) as RecordedState[];
     const suspects = JSON.parse(turn.projectSuspects ?? '[]') as string[];
-    // Checked before the lock file is made in the git directory, and again under the lock, just before
-    // git runs: the folder, its repo and its config may all have changed while we waited.
-    const before = await openProjectRepo(project, this.deps.config);
-    const gitDir = before.location.gitDir;
-    if (before.autoCommit === 'DISABLED_UNSAFE_CONFIG') {
-      const reason = `the repo's config defines filter drivers (${before.verdict.unsafeKeys.join(', ')}) that were not trusted`;
-      return { outcome: outcome('FAILED', { message: before.autoCommitMessage, reason }), gitDir };
-    }
+    // Located before the lock file is made in the git directory, and opened again under the lock, just
+    // before git runs: the folder, its repo and its config may all have changed while we waited.
+    const gitDir = (await locateProjectRepo(project, this.deps.config)).location.gitDir;
     const message = projectCommitMessage(sessionId, turn.number, userContent);
     const identity = { name: agentName(model), email: AGENT_EMAIL };
     for (let look = 0; ; look++) {
       const final = look >= this.options.settleAttempts;
-      const decided = await withProjectLock(
-        this.deps.projectLocks,
-        project.workdir,
-        async () => {
-          const place = await openProjectRepo(project, this.deps.config);
-          if (place.location.gitDir !== gitDir) {
-            throw new Error(`The git directory of ${project.workdir} moved from ${gitDir} to ${place.location.gitDir} during the commit; nothing was committed.`);
-          }
-          return this.decideAndApply(place, turn, { files, suspects, final, message, identity, sessionId, projectId: project.projectId });
-        },
-        { gitDir },
-      );
+      const decided = await this.look(project, gitDir, turn, { files, suspects, final, message, identity, sessionId, projectId: project.projectId });
       if (decided) return { outcome: decided, gitDir };
       // Another agent's edits look like the user's until its turn closes and claims them:
       // give them a moment (outside the lock) before deciding they are the user's.
       await new Promise((r) => setTimeout(r, this.options.settleMs));
     }
+  }
+
+  /**
+   * One look at the turn under the working directory's lock: the repo opened
+   * again (its config read), then decided and, when it is time, carried out.
+   * @returns null when the committer should look again in a moment.
+   */
+  async look(project: PlaceProject, gitDir: string, turn: Turn, ctx: LookContext): Promise<ProjectOutcome | null> {
+    return withProjectLock(
+      this.deps.projectLocks,
+      project.workdir,
+      async () => {
+        const place = await openProjectRepo(project, this.deps.config);
+        if (place.location.gitDir !== gitDir) {
+          throw new Error(`The git directory of ${project.workdir} moved from ${gitDir} to ${place.location.gitDir} during the commit; nothing was committed.`);
+        }
+        if (place.autoCommit === 'DISABLED_UNSAFE_CONFIG') {
+          const reason = `the repo's config defines filter drivers (${place.verdict.unsafeKeys.join(', ')}) that were not trusted`;
+          return outcome('FAILED', { message: place.autoCommitMessage, reason });
+        }
+        return this.decideAndApply(place, turn, ctx);
+      },
+      { gitDir },
+    );
   }
 
   /**
@@ -293,33 +314,27 @@ export class ProjectCommitter {
     return ours === shas.length;
   }
 
-  private async decideAndApply(
-    place: RepoPlace,
-    turn: Turn,
-    ctx: {
-      files: RecordedState[];
-      suspects: string[];
-      final: boolean;
-      message: string;
-      identity: { name: string; email: string };
-      sessionId: string;
-      projectId: string;
-    },
-  ): Promise<ProjectOutcome | null> {
+  private async decideAndApply(place: RepoPlace, turn: Turn, ctx: LookContext): Promise<ProjectOutcome | null> {
     const run = place.repo.run;
     const gitDir = place.location.gitDir;
-    const indexLock = (await run(['rev-parse', '--git-path', 'index.lock'])).stdout.trim();
-    if (await exists(indexLock.startsWith('/') ? indexLock : `${place.workdir}/${indexLock}`)) {
-      throw new TransientProjectError(`another git is using the repository (${indexLock} exists)`);
-    }
-    const busy = await operationInProgress(run, place.workdir);
-    const head = await readHead(run);
-    const status = await place.repo.status();
-    const claimed = await claimedPaths(place.location, turn.id);
+    // The index is per working tree, so its lock is in this worktree's git directory (what
+    // `git rev-parse --git-path index.lock` prints, without the process).
+    const indexLock = join(gitDir, 'index.lock');
+    // Independent looks, so in parallel: this is the commit's critical path, under the lock.
+    // Only the suspects' state matters now (decideCommit): what the user changes after the close is
+    // not this turn's business, and the agent's paths are committed from their captured blobs.
+    const [locked, busy, head, dirtyNow, claimed] = await Promise.all([
+      exists(indexLock),
+      operationInProgress(run, place.workdir),
+      readHead(run),
+      place.repo.dirtyAmong(ctx.suspects),
+      claimedPaths(place.location, turn.id),
+    ]);
+    if (locked) throw new TransientProjectError(`another git is using the repository (${indexLock} exists)`);
     const decision = decideCommit({
       agent: ctx.files.map((f) => f.path),
       suspects: ctx.suspects,
-      dirtyNow: status.dirtyPaths,
+      dirtyNow,
       claimed,
       busy,
       detached: head.ref === null,
@@ -332,7 +347,8 @@ export class ProjectCommitter {
       return built.sha;
     };
     // With no commit yet, every file of the folder is "the user's": say how to get out of that.
-    const hint = head.sha === null && status.dirtyPaths.length > 0 ? initialCommitHint(ctx.projectId) : undefined;
+    const skipped = decision.kind === 'busy' || decision.kind === 'dirty';
+    const hint = skipped && head.sha === null && (await place.repo.status()).dirtyPaths.length > 0 ? initialCommitHint(ctx.projectId) : undefined;
     switch (decision.kind) {
       case 'wait':
         return null;

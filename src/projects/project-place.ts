@@ -91,6 +91,16 @@ export async function checkRepoPlace(workdir: string, config: PlaceConfig): Prom
  * resolves somewhere other than the project's stored real path (replaced by a symlink).
  */
 export async function openProjectRepo(project: PlaceProject, config: PlaceConfig, options: { init?: boolean } = {}): Promise<RepoPlace> {
+  const { workdir, location } = await locateProjectRepo(project, config, options);
+  return placeOf(project, workdir, location, config);
+}
+
+/**
+ * `openProjectRepo` without reading the repo's config: where the repo is, with
+ * the same checks, for a caller that only needs its git directory (to lock it)
+ * and opens the place itself before running git there. One git process.
+ */
+export async function locateProjectRepo(project: PlaceProject, config: PlaceConfig, options: { init?: boolean } = {}): Promise<{ workdir: string; location: RepoLocation }> {
   // The stored workdir is a real path: anything else now means a symlink was put in its way.
   const real = await realpath(project.workdir).catch(() => project.workdir);
   if (real !== project.workdir) {
@@ -111,7 +121,7 @@ export async function openProjectRepo(project: PlaceProject, config: PlaceConfig
   if (!checked.location) {
     throw new BadUserInputError(`${checked.workdir} is not a git repository any more.`, { projectId: project.projectId });
   }
-  return placeOf(project, checked.workdir, checked.location, config);
+  return { workdir: checked.workdir, location: checked.location };
 }
 
 /** Reads the repo's effective config and picks how git may run there. */

@@ -10,7 +10,7 @@ import type { Db } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import { captureTurnEnd, type TurnCapture } from './capture.js';
 import { claimPaths, pathsOf, readClaims } from './claims.js';
-import { openProjectRepo, refusalReason } from './project-place.js';
+import { openProjectRepo, refusalReason, type PlaceProject } from './project-place.js';
 
 export interface ProjectClose {
   /** What was captured, or null when nothing could be (see `error`). */
@@ -50,23 +50,14 @@ export async function closeProjectTurn(
   // A turn opened by this very call (recordTurn, retryTurn) begins where the session's last turn closed.
   const dirtyAtStart = JSON.parse(open?.dirtyAtStart ?? session.projectDirtyBaseline ?? '[]') as string[];
   try {
-    // A .git removed since the last turn is initialised again here, as on-disk.md says.
-    const place = await openProjectRepo(session.project, deps.config, { init: true });
-    const dirty = (await place.repo.status()).dirtyPaths;
-    const claims = await readClaims(place.location);
-    const others = pathsOf(claims, sessionId, false);
-    const ownPending = pathsOf(claims, sessionId, true);
-    // Without touchedPaths, what another session's turn left and has not committed yet is that agent's, not ours.
-    const dirtyAtClose = input.touched ? dirty : dirty.filter((p) => !others.has(p));
-    const capture = await captureTurnEnd(place.repo.run, place.workdir, { touched: input.touched, dirtyAtStart, dirtyAtClose, startedAt: input.startedAt });
-    const agent = new Set(capture.files.map((f) => f.path));
+    const close = await captureAtClose(session.project, deps.config, { sessionId, touched: input.touched, dirtyAtStart, startedAt: input.startedAt });
     return {
-      capture,
+      capture: close.capture,
       error: null,
-      baseline: dirty.filter((p) => !agent.has(p) && !ownPending.has(p)),
+      baseline: close.baseline,
       claim: async (turnId) => {
         try {
-          await claimPaths(place.location, turnId, [...agent], sessionId);
+          await close.claim(turnId);
         } catch (error) {
           deps.logger.warn({ err: error, sessionId, turnId }, 'could not claim the paths of a turn in its project');
         }
@@ -76,4 +67,30 @@ export async function closeProjectTurn(
     deps.logger.warn({ err: error, sessionId, workdir: session.project.workdir }, "could not capture the agent's edits at the turn's close");
     return { capture: null, error: refusalReason(error), baseline: null, claim: async () => {} };
   }
+}
+
+/**
+ * The git side of `closeProjectTurn`, without the database: opens the project's
+ * repo (initialising a `.git` removed since the last turn, as on-disk.md says),
+ * takes the dirty paths and the claims, and captures the agent's state.
+ * @throws what opening the folder or running git there throws.
+ */
+export async function captureAtClose(
+  project: PlaceProject,
+  config: Config,
+  input: { sessionId: string; touched: readonly string[] | null; dirtyAtStart: readonly string[]; startedAt: Date | null },
+): Promise<{ capture: TurnCapture; baseline: string[]; claim(turnId: string): Promise<void> }> {
+  const place = await openProjectRepo(project, config, { init: true });
+  const [{ dirtyPaths: dirty }, claims] = await Promise.all([place.repo.status(), readClaims(place.location)]);
+  const others = pathsOf(claims, input.sessionId, false);
+  const ownPending = pathsOf(claims, input.sessionId, true);
+  // Without touchedPaths, what another session's turn left and has not committed yet is that agent's, not ours.
+  const dirtyAtClose = input.touched ? dirty : dirty.filter((p) => !others.has(p));
+  const capture = await captureTurnEnd(place.repo.run, place.workdir, { touched: input.touched, dirtyAtStart: input.dirtyAtStart, dirtyAtClose, startedAt: input.startedAt });
+  const agent = new Set(capture.files.map((f) => f.path));
+  return {
+    capture,
+    baseline: dirty.filter((p) => !agent.has(p) && !ownPending.has(p)),
+    claim: (turnId) => claimPaths(place.location, turnId, [...agent], input.sessionId),
+  };
 }

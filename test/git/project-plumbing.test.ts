@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,7 +13,8 @@ import {
   type ProjectGitRun,
 } from '../../src/git/project-plumbing.js';
 import { GitRefConflictError } from '../../src/git/errors.js';
-import { runGit } from '../../src/git/run.js';
+import { ProjectRepo } from '../../src/git/project-repo.js';
+import { onGitSpawn, runGit } from '../../src/git/run.js';
 import { git, tempDir } from './helpers.js';
 
 const WHO = { name: 'agent (m via OpenProgram)', email: 'agent@openprogram.invalid' };
@@ -103,5 +104,30 @@ describe('project plumbing', () => {
     git(dir, 'bisect', 'reset');
     git(dir, 'checkout', '-q', '--detach');
     expect((await readHead(run)).ref).toBeNull();
+  });
+});
+
+describe('ProjectRepo.dirtyAmong', () => {
+  it('answers for the given paths only, literally, and runs no git for none', async () => {
+    const { dir } = repo();
+    mkdirSync(join(dir, 'd'));
+    writeFileSync(join(dir, 'a.txt'), 'changed\n');
+    writeFileSync(join(dir, 'b.txt'), 'changed too\n');
+    writeFileSync(join(dir, 'd', 'new.txt'), 'untracked\n');
+    writeFileSync(join(dir, '*.txt'), 'a file named like a glob\n');
+    const repo2 = new ProjectRepo(dir);
+    expect(await repo2.dirtyAmong(['a.txt', 'd/new.txt', 'clean-or-absent.txt'])).toEqual(['a.txt', 'd/new.txt']);
+    // '*.txt' names that one file, never every .txt; ':(glob)' and '-' stay paths too.
+    expect(await repo2.dirtyAmong(['*.txt'])).toEqual(['*.txt']);
+    expect(await repo2.dirtyAmong([':(glob)**', '--porcelain'])).toEqual([]);
+    let spawned = 0;
+    const off = onGitSpawn(() => spawned++);
+    try {
+      expect(await repo2.dirtyAmong([])).toEqual([]);
+    } finally {
+      off();
+    }
+    expect(spawned).toBe(0);
+    expect((await repo2.status()).dirtyPaths.sort()).toEqual(['*.txt', 'a.txt', 'b.txt', 'd/new.txt']);
   });
 });
