@@ -4,10 +4,9 @@
  * Exit status: 0 done; 2 could not run (a bad flag or value, no data dir, the data dir in use or
  * not a folder, the port taken, the database locked or behind), with one line on stderr and
  * nothing on stdout;
- * `verify` and `backfill` exit 1 when a session is out of sync or failed, after a table on
- * stdout whose last line counts them (diff's convention: 0 same, 1 different, 2 trouble, so a
- * count never reads as "could not run"); 1 also for anything unexpected (a bug: the stack is
- * printed on stderr).
+ * `verify` and `backfill` exit with the number of sessions out of sync or failed, 1 to 125
+ * (125: that many or more), after a table on stdout; 1 for anything unexpected (a bug: the
+ * stack is printed).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -18,6 +17,9 @@ import type { VerifyRow } from './mirror/reconcile.js';
 
 // Only the modules above load before a command has checked its flags and its data dir: the
 // server's (GraphQL, Prisma, git) take a second or more, and a refusal should not wait for them.
+
+/** Exit statuses above 125 mean "not found", "not executable" or a signal to a shell. */
+const MAX_FAILED_EXIT = 125;
 
 /** A one-line refusal that is not a usage mistake (so no "see --help"); exit 2. */
 class CannotRun extends Error {}
@@ -64,8 +66,8 @@ ${DATA_DIR_LINE}
   --rebuild            rebuild repos from the database even when they agree (moved aside first)
 ${COMMON_LINES}
 
-Exit status: 0 every session in sync afterwards; 1 some session still out of sync or failed
-(the last line of stdout counts them); 2 when it could not run (bad flag, no data dir, data
+Exit status: 0 every session in sync afterwards; 1 to 125 the number of sessions still out of
+sync or failed (125: that many or more); 2 when it could not run (bad flag, no data dir, data
 dir in use), with one line on stderr.`;
 
 const VERIFY_HELP = `usage: entity-memory verify [--data-dir DIR]
@@ -76,8 +78,8 @@ Read-only (the database is opened read-only and never migrated), so it runs besi
 ${DATA_DIR_LINE}
 ${COMMON_LINES}
 
-Exit status: 0 every session in sync; 1 some session out of sync or failed (the last line of
-stdout counts them); 2 when it could not run (bad flag, no data dir, no database, or a
+Exit status: 0 every session in sync; 1 to 125 the number of sessions out of sync or failed
+(125: that many or more); 2 when it could not run (bad flag, no data dir, no database, or a
 database older than this entity-memory), with one line on stderr.`;
 
 function version(): string {
@@ -148,7 +150,7 @@ function failures(rows: VerifyRow[]): { sessionId: string; reason: string }[] {
 }
 
 function exitFor(failed: number): number {
-  return failed > 0 ? 1 : 0;
+  return Math.min(failed, MAX_FAILED_EXIT);
 }
 
 /** `backfill`: brings every session repo (or one) in line with the database, now, holding the data dir's lock. */
