@@ -3,7 +3,7 @@
  * stream, in one run.
  *
  * Setup: 10,000 closed turns on main (user + assistant, ~300 B each), the rows
- * the resolvers would write, inserted straight through Prisma in a few big
+ * the services would write, inserted straight through Prisma in a few big
  * transactions (as bench/replay.ts does); no server, so no background check
  * touches the repo between repetitions. The stream is what `writeBulk`
  * encodes for those turns (`loadTurnPlans` + `encodeCommit`), written once to

@@ -64,7 +64,7 @@ async function bare(): Promise<void> {
     await tx.message.createMany({
       data: ids.slice(1).map((id, i) => ({ id, sessionId: 'bare', messageId: id, seq: bareSeq++, role: roles[i + 1]!, content: text(300), createdAt: at, turnId })),
     });
-    await tx.mirrorJob.create({ data: { sessionId: 'bare', turnId, kind: 'SESSION' } });
+    await tx.outboxJob.create({ data: { sessionId: 'bare', turnId, kind: 'SESSION' } });
     await tx.session.update({ where: { sessionId: 'bare' }, data: { nextSeq: bareSeq } });
   });
 }

@@ -6,7 +6,7 @@
  *
  * Setup: a real server in-process on a temp data dir; 10,000 closed turns
  * (user + assistant, ~300 B each) written straight through Prisma in a few big
- * transactions, the rows the resolvers would write; the repo built by
+ * transactions, the rows the services would write; the repo built by
  * `rebuildSession` (fast-import); `session.mirror.inSync` checked over GraphQL.
  * head.messages is its first page (first: 50), what the UI renders first.
  * The git baseline is what a person types (`git checkout --detach <sha>`, no
@@ -25,7 +25,7 @@ import { newId } from '../src/ids.js';
 import { createLogger } from '../src/logger.js';
 import { rebuildSession } from '../src/mirror/rebuild.js';
 import { openSessionRepo, sessionRepoPath } from '../src/mirror/session-repos.js';
-import { commitMessages } from '../src/resolvers/read-commits.js';
+import { commitMessages } from '../src/services/replay/read-commits.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { bareGitEnv, benchConfig, command, fmt, percentile, row, summary, timed } from './stats.js';
 
@@ -129,7 +129,7 @@ function breakdown(all: Marks[]): string {
   return `${parts.join(' | ')}${others > 0 ? ` (${others} run(s) with another spawn sequence left out)` : ''}`;
 }
 
-// --- setup: rows straight through Prisma, the way the resolvers leave them ---
+// --- setup: rows straight through Prisma, the way the services leave them ---
 
 async function fillDatabase(): Promise<{ tipTurnId: string }> {
   const db = server!.app.deps.db;

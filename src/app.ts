@@ -1,5 +1,5 @@
 /**
- * Wires the parts together: database, locks, resolvers' dependencies and the
+ * Wires the parts together: database, locks, services' dependencies and the
  * GraphQL handler. Both the HTTP server and the tests start from here.
  */
 import { databaseFile, type Config } from './config.js';
@@ -11,7 +11,7 @@ import { reconcile } from './mirror/reconcile.js';
 import { MirrorWorker, type MirrorWorkerOptions } from './mirror/worker.js';
 import { ProjectCommitter, type ProjectCommitterOptions } from './projects/committer.js';
 import { createEventPubSub } from './pubsub.js';
-import type { Deps } from './resolvers/deps.js';
+import type { Deps } from './services/deps.js';
 import { createYogaHandler, type Yoga } from './yoga.js';
 
 export interface App {

@@ -1,6 +1,6 @@
-import type { Deps } from './resolvers/deps.js';
+import type { Deps } from './services/deps.js';
 
-/** The GraphQL context: the same dependencies the plain resolvers take. */
+/** The GraphQL context: the same dependencies the services take. */
 export interface Context {
   deps: Deps;
   requestId: string;

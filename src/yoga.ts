@@ -12,7 +12,7 @@ import { renderGraphiQLWithToken } from './http/graphiql.js';
 import { originAllowed, type BoundaryConfig } from './http/origin.js';
 import type { Logger } from './logger.js';
 import { currentRequestId } from './request-context.js';
-import type { Deps } from './resolvers/deps.js';
+import type { Deps } from './services/deps.js';
 import { schema } from './schema/index.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;

@@ -3,7 +3,7 @@
  * them. Everything comes from the database, so a repo rebuilt from it has the
  * same trees (and, with the same dates, the same commit shas).
  */
-import { messagePath } from '../resolvers/paths.js';
+import { messagePath } from './paths.js';
 
 export interface MessageRecord {
   messageId: string;

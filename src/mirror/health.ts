@@ -161,7 +161,7 @@ export async function diagnoseSessionRepo(
   sessionId: string,
   options: Partial<InspectOptions> = {},
 ): Promise<RepoFault | null> {
-  const strict = options.strict ?? (await deps.db.mirrorJob.count({ where: { sessionId, kind: 'SESSION' } })) === 0;
+  const strict = options.strict ?? (await deps.db.outboxJob.count({ where: { sessionId, kind: 'SESSION' } })) === 0;
   const expected = (await expectedBranchTips(deps.db, sessionId)).get(sessionId) ?? new Map<string, string>();
   return inspectSessionRepo(sessionRepoPath(deps.config, sessionId), expected, { strict });
 }
@@ -195,7 +195,7 @@ export function isRepoReadFailure(error: unknown): boolean {
  * The last repo-level failure of each session repo (a rebuild that failed,
  * a reconcile that could not finish), as this process saw it, for
  * `Session.mirror.lastError`. Turn-level failures live in the database
- * (`MirrorJob.lastError`); these concern the repo as a whole and are redone
+ * (`OutboxJob.lastError`); these concern the repo as a whole and are redone
  * from the database at the next start anyway, so they are not persisted.
  * Keyed by the repo's absolute path, so servers over other data dirs in the
  * same process never see each other's.
@@ -273,7 +273,7 @@ export class RepoHealthMonitor {
     const { db, config } = this.deps;
     const [tips, waiting] = await Promise.all([
       expectedBranchTips(db),
-      db.mirrorJob.findMany({ where: { kind: 'SESSION' }, select: { sessionId: true }, distinct: ['sessionId'] }),
+      db.outboxJob.findMany({ where: { kind: 'SESSION' }, select: { sessionId: true }, distinct: ['sessionId'] }),
     ]);
     const pending = new Set(waiting.map((j) => j.sessionId));
     const faults = new Map<string, RepoFault>();

@@ -89,7 +89,7 @@ export async function rebuildSession(
       const shas = Prisma.join(chunk.map((w) => Prisma.sql`WHEN ${w.turnId} THEN ${w.sha}`), ' ');
       await tx.$executeRaw`UPDATE "Turn" SET "commitSha" = CASE "id" ${shas} END WHERE "id" IN (${Prisma.join(ids)})`;
     }
-    await tx.mirrorJob.deleteMany({ where: { sessionId, kind: 'SESSION' } });
+    await tx.outboxJob.deleteMany({ where: { sessionId, kind: 'SESSION' } });
   });
   try {
     await syncHead(db, openSessionRepo(config, sessionId), sessionId);

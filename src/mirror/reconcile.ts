@@ -104,7 +104,7 @@ async function reconcileSession(deps: Deps, sessionId: string, rebuildAll: boole
   if (hasRepo && committed.length > 0 && !(await agrees(db, repo, sessionId, committed))) return rebuild();
   // Closed turns that have neither a commit nor a job: queue them (backfill).
   const jobs = new Set(
-    (await db.mirrorJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true } })).map((j) => j.turnId),
+    (await db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true } })).map((j) => j.turnId),
   );
   const missing = turns.filter((t) => t.commitSha === null && !jobs.has(t.id));
   if (missing.length > 0) {
@@ -113,7 +113,7 @@ async function reconcileSession(deps: Deps, sessionId: string, rebuildAll: boole
       select: { id: true },
       orderBy: [{ closedAt: 'asc' }, { number: 'asc' }],
     });
-    await db.mirrorJob.createMany({ data: order.map((t) => ({ sessionId, turnId: t.id, kind: 'SESSION' })) });
+    await db.outboxJob.createMany({ data: order.map((t) => ({ sessionId, turnId: t.id, kind: 'SESSION' })) });
     return { sessionId, outcome: 'queued', turns: missing.length };
   }
   return { sessionId, outcome: jobs.size > 0 ? 'queued' : 'in-sync', turns: jobs.size };

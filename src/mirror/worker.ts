@@ -1,6 +1,6 @@
 /**
  * The mirror worker: commits closed turns to their session repos, after the
- * database has them (the outbox in MirrorJob). Per session, jobs run in order
+ * database has them (the outbox in OutboxJob). Per session, jobs run in order
  * under the session's lock; sessions run in parallel up to a limit. A failure
  * is recorded (turn FAILED, job lastError), published, logged, and retried
  * with backoff; nothing is lost because the job stays until its commit lands,
@@ -95,7 +95,7 @@ export class MirrorWorker implements RepoHealer {
     this.started = true;
     for (const sessionId of this.early) this.notify(sessionId);
     this.early.clear();
-    const sessions = await this.deps.db.mirrorJob.findMany({
+    const sessions = await this.deps.db.outboxJob.findMany({
       where: { kind: 'SESSION' },
       select: { sessionId: true },
       distinct: ['sessionId'],
@@ -140,7 +140,7 @@ export class MirrorWorker implements RepoHealer {
    */
   async resumeDue(): Promise<void> {
     if (!this.started || this.stopped) return;
-    const due = await this.deps.db.mirrorJob.findMany({
+    const due = await this.deps.db.outboxJob.findMany({
       where: { kind: 'SESSION', nextAttemptAt: { lte: new Date() } },
       select: { sessionId: true },
       distinct: ['sessionId'],
@@ -183,7 +183,7 @@ export class MirrorWorker implements RepoHealer {
       for (;;) {
         if (this.stopped) return;
         if (this.rebuildDue.has(sessionId) && !(await this.healIfBroken(sessionId))) return;
-        const due = await db.mirrorJob.findMany({
+        const due = await db.outboxJob.findMany({
           where: { sessionId, kind: 'SESSION' },
           orderBy: { id: 'asc' },
           take: this.bulkThreshold + 1,
@@ -241,7 +241,7 @@ export class MirrorWorker implements RepoHealer {
     this.initialised.delete(sessionId);
     this.unpacked.delete(sessionId);
     try {
-      const waiting = await db.mirrorJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true }, orderBy: { id: 'asc' } });
+      const waiting = await db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true }, orderBy: { id: 'asc' } });
       const started = Date.now();
       const turns = await rebuildSession(this.deps, sessionId, { moveAside: true });
       this.rebuildDue.delete(sessionId);
@@ -271,8 +271,8 @@ export class MirrorWorker implements RepoHealer {
       // The turns waiting show it too, as after a failed commit (and it outlives this process).
       await db
         .$transaction(async (tx) => {
-          const jobs = await tx.mirrorJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true } });
-          await tx.mirrorJob.updateMany({ where: { sessionId, kind: 'SESSION' }, data: { lastError: message } });
+          const jobs = await tx.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true } });
+          await tx.outboxJob.updateMany({ where: { sessionId, kind: 'SESSION' }, data: { lastError: message } });
           await tx.turn.updateMany({ where: { id: { in: jobs.map((j) => j.turnId) } }, data: { mirrorState: 'FAILED' } });
         })
         .catch((dbError: unknown) => logger.error({ err: dbError, sessionId }, 'could not record a failed rebuild'));
@@ -368,7 +368,7 @@ export class MirrorWorker implements RepoHealer {
 
   /** Writes every pending turn of a session in one fast-import stream; returns how many (0 on failure). */
   private async commitBulk(sessionId: string): Promise<number> {
-    const jobs = await this.deps.db.mirrorJob.findMany({ where: { sessionId, kind: 'SESSION' }, orderBy: { id: 'asc' } });
+    const jobs = await this.deps.db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, orderBy: { id: 'asc' } });
     try {
       const repo = await this.repoFor(sessionId);
       const written = await writeBulk(this.deps.db, repo, sessionId, jobs.map((j) => j.turnId));
@@ -391,7 +391,7 @@ export class MirrorWorker implements RepoHealer {
       for (const { turnId, sha } of commits) {
         await tx.turn.update({ where: { id: turnId }, data: { mirrorState: 'COMMITTED', commitSha: sha, mirroredAt: at } });
       }
-      await tx.mirrorJob.deleteMany({ where: { kind: 'SESSION', turnId: { in: commits.map((c) => c.turnId) } } });
+      await tx.outboxJob.deleteMany({ where: { kind: 'SESSION', turnId: { in: commits.map((c) => c.turnId) } } });
     });
     clearRepoProblem(this.deps.config, sessionId);
     await this.publishCommitted(sessionId, commits);
@@ -423,7 +423,7 @@ export class MirrorWorker implements RepoHealer {
     let number = turnNumber;
     try {
       await db.$transaction([
-        db.mirrorJob.update({
+        db.outboxJob.update({
           where: { id: jobId },
           data: { attempts, lastError: message, nextAttemptAt: new Date(Date.now() + delay) },
         }),

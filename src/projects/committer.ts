@@ -135,7 +135,7 @@ export class ProjectCommitter {
   }
 
   async start(): Promise<void> {
-    const jobs = await this.deps.db.mirrorJob.findMany({ where: { kind: 'PROJECT' }, select: { sessionId: true }, distinct: ['sessionId'] });
+    const jobs = await this.deps.db.outboxJob.findMany({ where: { kind: 'PROJECT' }, select: { sessionId: true }, distinct: ['sessionId'] });
     for (const job of jobs) this.notify(job.sessionId);
   }
 
@@ -158,7 +158,7 @@ export class ProjectCommitter {
   private async drain(sessionId: string): Promise<void> {
     for (;;) {
       if (this.drains.isStopped) return;
-      const job = await this.deps.db.mirrorJob.findFirst({ where: { sessionId, kind: 'PROJECT' }, orderBy: { id: 'asc' } });
+      const job = await this.deps.db.outboxJob.findFirst({ where: { sessionId, kind: 'PROJECT' }, orderBy: { id: 'asc' } });
       if (!job) return;
       const wait = job.nextAttemptAt.getTime() - Date.now();
       if (wait > 0) {
@@ -181,7 +181,7 @@ export class ProjectCommitter {
     });
     const project = turn?.session.project;
     if (!turn || !project) {
-      await db.mirrorJob.delete({ where: { id: jobId } });
+      await db.outboxJob.delete({ where: { id: jobId } });
       return;
     }
     let result: ProjectOutcome;
@@ -196,7 +196,7 @@ export class ProjectCommitter {
       if (isTransient(error) && Date.now() - closedAt < this.options.retryDeadlineMs) {
         const delay = Math.min(this.options.retryMaxMs, this.options.retryBaseMs * 2 ** Math.min(attempts, 20));
         logger.warn({ err: error, sessionId: turn.sessionId, turn: turn.number, retryInMs: delay }, 'project commit failed for now; will retry');
-        await db.mirrorJob.update({ where: { id: jobId }, data: { attempts: attempts + 1, lastError: reason, nextAttemptAt: new Date(Date.now() + delay) } });
+        await db.outboxJob.update({ where: { id: jobId }, data: { attempts: attempts + 1, lastError: reason, nextAttemptAt: new Date(Date.now() + delay) } });
         return;
       }
       logger.warn({ err: error, sessionId: turn.sessionId, turn: turn.number, workdir: project.workdir }, 'project commit failed');
@@ -221,7 +221,7 @@ export class ProjectCommitter {
           projectReason: result.reason,
         },
       }),
-      db.mirrorJob.delete({ where: { id: jobId } }),
+      db.outboxJob.delete({ where: { id: jobId } }),
     ]);
     const sessionId = turn.session.sessionId;
     if (result.result === 'COMMITTED' && result.sha) {

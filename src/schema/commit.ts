@@ -10,8 +10,8 @@ import {
   type CommitRef,
   type DiffView,
   type FileChangeView,
-} from '../resolvers/read-commits.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../resolvers/page.js';
+} from '../services/replay/read-commits.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../services/page.js';
 import { builder } from './builder.js';
 import { pageTotalCount } from './connection.js';
 import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST, SHARED_GIT_COST } from './cost.js';

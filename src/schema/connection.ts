@@ -1,7 +1,7 @@
-import type { Page } from '../resolvers/page.js';
+import type { Page } from '../services/page.js';
 
 /**
- * Connection objects are the resolvers' Page values; Pothos types a
+ * Connection objects are the services' Page values; Pothos types a
  * connection's parent without our extra `totalCount` thunk, so read it here.
  */
 export function pageTotalCount(parent: object): Promise<number> {

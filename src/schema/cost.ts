@@ -12,7 +12,7 @@
 import { complexityFromQuery, ComplexityErrorKind } from '@pothos/plugin-complexity';
 import { getNamedType, isListType, isNonNullType, Kind, type DocumentNode, type GraphQLField, type GraphQLResolveInfo, type GraphQLOutputType } from 'graphql';
 import { BadUserInputError } from '../errors.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../resolvers/page.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../services/page.js';
 
 /** The most a request may cost: 10,000. */
 export const MAX_COST = 10_000;

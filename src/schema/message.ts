@@ -1,7 +1,7 @@
-import { appendMessage } from '../resolvers/append-message.js';
-import { updateMessage } from '../resolvers/update-message.js';
-import { messagePath } from '../resolvers/paths.js';
-import { MessageContentLoader } from '../resolvers/read-session.js';
+import { appendMessage } from '../services/sessions/append-message.js';
+import { updateMessage } from '../services/sessions/update-message.js';
+import { messagePath } from '../mirror/paths.js';
+import { MessageContentLoader } from '../services/sessions/read-session.js';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';
 import { pageTotalCount } from './connection.js';

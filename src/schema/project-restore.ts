@@ -2,7 +2,7 @@
  * Taking a skipped turn's edits later (applyTurnSnapshot) and putting the
  * agent's files back to an earlier turn (restoreProjectFiles).
  */
-import { applyTurnSnapshot, restoreProjectFiles, type ProjectFilesResult, type ProjectFilesResultKind } from '../resolvers/project-restore.js';
+import { applyTurnSnapshot, restoreProjectFiles, type ProjectFilesResult, type ProjectFilesResultKind } from '../services/projects/project-restore.js';
 import { builder } from './builder.js';
 import { Commit } from './commit.js';
 import { GIT_PROCESS_COST, QUERY_COST } from './cost.js';

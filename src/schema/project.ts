@@ -1,6 +1,6 @@
 import { assertValidId } from '../ids.js';
-import { addSessionToProject, createProject, importProjects, listProjects, updateProject } from '../resolvers/projects.js';
-import { listSessions } from '../resolvers/read-session.js';
+import { addSessionToProject, createProject, importProjects, listProjects, updateProject } from '../services/projects/manage-projects.js';
+import { listSessions } from '../services/sessions/read-session.js';
 import {
   projectAutoCommit,
   projectHistory,
@@ -9,7 +9,7 @@ import {
   workingTree,
   type ProjectAutoCommit,
   type ProjectCommitOutcome,
-} from '../resolvers/read-projects.js';
+} from '../services/projects/read-projects.js';
 import { builder } from './builder.js';
 import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';

@@ -1,11 +1,11 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { createSession } from '../resolvers/create-session.js';
-import { getSession, listBranchMessages, listBranchTurns, listSessions } from '../resolvers/read-session.js';
-import { mirrorStatus, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../resolvers/read-commits.js';
+import { createSession } from '../services/sessions/create-session.js';
+import { getSession, listBranchMessages, listBranchTurns, listSessions } from '../services/sessions/read-session.js';
+import { mirrorStatus, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
 import { sessionRepoPath } from '../mirror/session-repos.js';
-import { checkout } from '../resolvers/checkout.js';
-import { sessionBranches, sessionHead, type BranchView } from '../resolvers/read-branches.js';
-import { switchBranch } from '../resolvers/switch-branch.js';
+import { checkout } from '../services/replay/checkout.js';
+import { sessionBranches, sessionHead, type BranchView } from '../services/replay/read-branches.js';
+import { switchBranch } from '../services/replay/switch-branch.js';
 import { builder } from './builder.js';
 import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';

@@ -5,11 +5,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { filter, pipe } from 'graphql-yoga';
 import { assertValidId } from '../ids.js';
-import { sessionCommit } from '../resolvers/read-commits.js';
-import { requireSession } from '../resolvers/read-session.js';
+import { sessionCommit } from '../services/replay/read-commits.js';
+import { requireSession } from '../services/sessions/read-session.js';
 import type { DirtyTreeWarningPayload, MirrorFailedPayload, ProjectCommittedPayload, TimelinePayload, TurnCommittedPayload } from '../pubsub.js';
-import { requireProject } from '../resolvers/projects.js';
-import { projectReader } from '../resolvers/read-projects.js';
+import { requireProject } from '../services/projects/manage-projects.js';
+import { projectReader } from '../services/projects/read-projects.js';
 import { Project } from './project.js';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';

@@ -1,7 +1,7 @@
-import { endTurn } from '../resolvers/end-turn.js';
-import { recordTurn } from '../resolvers/record-turn.js';
-import { retryTurn } from '../resolvers/retry-turn.js';
-import { sessionCommit } from '../resolvers/read-commits.js';
+import { endTurn } from '../services/sessions/end-turn.js';
+import { recordTurn } from '../services/sessions/record-turn.js';
+import { retryTurn } from '../services/sessions/retry-turn.js';
+import { sessionCommit } from '../services/replay/read-commits.js';
 import { builder } from './builder.js';
 import { Commit } from './commit.js';
 import { SHARED_GIT_COST } from './cost.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { excerpt, parseTurnTrailers, turnCommitMessage } from '../../src/mirror/commit-message.js';
 import { projectCommitMessage } from '../../src/projects/committer.js';
-import { assertBranchRefName } from '../../src/resolvers/validate.js';
+import { assertBranchRefName } from '../../src/services/sessions/validate.js';
 import { eventually, git } from '../helpers/git.js';
 import { startTestServer, type Result, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';

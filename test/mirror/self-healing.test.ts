@@ -201,7 +201,7 @@ describe('self-healing while running', () => {
     // meanwhile, and git failing is no reason to move a repo aside. Every poll reads the whole session.
     await eventually(async () => {
       await read(api, 's');
-      const job = await api.server.app.db.mirrorJob.findFirst({ where: { sessionId: 's', kind: 'SESSION' } });
+      const job = await api.server.app.db.outboxJob.findFirst({ where: { sessionId: 's', kind: 'SESSION' } });
       return (job?.attempts ?? 0) >= 3;
     });
 

@@ -248,7 +248,7 @@ describe('projects', () => {
     writeFileSync(join(dir, 'out.txt'), 'agent\n');
     await api.ok(RecordTurn, { input: { sessionId: 's', user: { content: 'go' }, assistant: { content: 'ok' } } });
     // The committer has met the lock twice, and is still waiting: the lock is the user's.
-    await eventually(async () => ((await api.server.app.db.mirrorJob.findFirst({ where: { kind: 'PROJECT' } }))?.attempts ?? 0) >= 2);
+    await eventually(async () => ((await api.server.app.db.outboxJob.findFirst({ where: { kind: 'PROJECT' } }))?.attempts ?? 0) >= 2);
     expect(readFileSync(lock, 'utf8')).toBe('');
     expect(git(dir, 'rev-list', '--count', 'HEAD').trim()).toBe('1');
     const { rmSync } = await import('node:fs');

@@ -33,7 +33,7 @@ const read = (dir: string, path: string) => readFileSync(join(dir, path), 'utf8'
 
 /** The session's queued project job: how often the committer has tried it (null when none is left). */
 async function projectJob(api: TestServer): Promise<{ attempts: number } | null> {
-  return api.server.app.db.mirrorJob.findFirst({ where: { kind: 'PROJECT' }, select: { attempts: true } });
+  return api.server.app.db.outboxJob.findFirst({ where: { kind: 'PROJECT' }, select: { attempts: true } });
 }
 
 /**

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { onGitSpawn } from '../../src/git/run.js';
 import { REQUEST_GIT_PROCESSES, REQUEST_TEXT_BYTES } from '../../src/request-context.js';
-import { BLOB_TEXT_MAX_BYTES, PATCH_MAX_BYTES } from '../../src/resolvers/read-commits.js';
+import { BLOB_TEXT_MAX_BYTES, PATCH_MAX_BYTES } from '../../src/services/replay/read-commits.js';
 import { MAX_COST } from '../../src/schema/cost.js';
 import { startTestServer, type Result, type TestServer } from '../helpers/server.js';
 import { wsClient } from '../helpers/ws.js';

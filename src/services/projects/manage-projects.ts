@@ -3,18 +3,18 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { Prisma, Project, Session } from '../generated/prisma/client.js';
-import { AppError, BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
-import { GitError, ProjectRepo, type RepoLocation } from '../git/index.js';
-import { assertValidId, newId } from '../ids.js';
-import { INITIAL_COMMIT_MESSAGE, initialCommitUnsafeMessage, SETUP_IDENTITY } from '../projects/initial-commit.js';
-import { checkRepoPlace, openProjectRepo, placeOf, type PlaceProject } from '../projects/project-place.js';
-import { judgeRepoConfig } from '../projects/repo-config.js';
-import { outsideRequest } from '../request-context.js';
-import { checkScanRoot, realRoots } from '../projects/workdir.js';
-import { now, type Deps } from './deps.js';
-import { decodeNewestFirst, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from './page.js';
-import { assertShortText } from './validate.js';
+import type { Prisma, Project, Session } from '../../generated/prisma/client.js';
+import { AppError, BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
+import { GitError, ProjectRepo, type RepoLocation } from '../../git/index.js';
+import { assertValidId, newId } from '../../ids.js';
+import { INITIAL_COMMIT_MESSAGE, initialCommitUnsafeMessage, SETUP_IDENTITY } from '../../projects/initial-commit.js';
+import { checkRepoPlace, openProjectRepo, placeOf, type PlaceProject } from '../../projects/project-place.js';
+import { judgeRepoConfig } from '../../projects/repo-config.js';
+import { outsideRequest } from '../../request-context.js';
+import { checkScanRoot, realRoots } from '../../projects/workdir.js';
+import { now, type Deps } from '../deps.js';
+import { decodeNewestFirst, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from '../page.js';
+import { assertShortText } from '../sessions/validate.js';
 
 export const PROJECT_STATUSES = ['ACTIVE', 'PAUSED', 'DONE'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];

@@ -1,14 +1,14 @@
 /**
  * Reading a project: its repo's history, its working tree, and what a turn did there.
  */
-import type { Project, Turn } from '../generated/prisma/client.js';
-import { AppError } from '../errors.js';
-import { SessionRepo, type WorkingTreeState } from '../git/index.js';
-import { openProjectRepo } from '../projects/project-place.js';
-import type { AutoCommitState } from '../projects/repo-config.js';
-import type { Deps } from './deps.js';
-import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from './page.js';
-import type { CommitRef } from './read-commits.js';
+import type { Project, Turn } from '../../generated/prisma/client.js';
+import { AppError } from '../../errors.js';
+import { SessionRepo, type WorkingTreeState } from '../../git/index.js';
+import { openProjectRepo } from '../../projects/project-place.js';
+import type { AutoCommitState } from '../../projects/repo-config.js';
+import type { Deps } from '../deps.js';
+import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
+import type { CommitRef } from '../replay/read-commits.js';
 
 /**
  * A reader over the user's repo (log, diff, files); nothing here writes to

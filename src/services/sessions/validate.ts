@@ -1,9 +1,9 @@
 /**
- * Checks on user input shared by several resolvers. Each throws
+ * Checks on user input shared by several services. Each throws
  * BadUserInputError with a message that says what to change.
  */
-import { BadUserInputError } from '../errors.js';
-import { refFormatProblem } from '../git/ref-format.js';
+import { BadUserInputError } from '../../errors.js';
+import { refFormatProblem } from '../../git/ref-format.js';
 
 export const ROLES = ['USER', 'ASSISTANT', 'TOOL', 'SYSTEM'] as const;
 export type Role = (typeof ROLES)[number];

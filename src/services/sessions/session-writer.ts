@@ -4,10 +4,10 @@
  * and flushes the session row at the end, so recordTurn costs a handful of
  * statements however many tool results it carries.
  */
-import type { Message, Prisma, Session, Turn } from '../generated/prisma/client.js';
-import { BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
-import { assertValidId, newId } from '../ids.js';
-import type { TurnCapture } from '../projects/capture.js';
+import type { Message, Prisma, Session, Turn } from '../../generated/prisma/client.js';
+import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
+import { assertValidId, newId } from '../../ids.js';
+import type { TurnCapture } from '../../projects/capture.js';
 import { assertBranchRefName, type Role } from './validate.js';
 
 type Tx = Prisma.TransactionClient;
@@ -109,7 +109,7 @@ export class SessionWriter {
   }
 
   /**
-   * Closes the open turn and queues its mirror jobs in the same transaction
+   * Closes the open turn and queues its outbox jobs in the same transaction
    * (the outbox), so a closed turn is never without its pending git commit.
    */
   async closeTurn(close: TurnClose): Promise<Turn> {
@@ -126,13 +126,13 @@ export class SessionWriter {
         ...(this.session.projectId ? this.projectCloseFields() : {}),
       },
     });
-    const jobs: Prisma.MirrorJobCreateManyInput[] = [
+    const jobs: Prisma.OutboxJobCreateManyInput[] = [
       { sessionId: this.sessionId, turnId: turn.id, kind: 'SESSION', nextAttemptAt: this.at, createdAt: this.at },
     ];
     if (this.session.projectId) {
       jobs.push({ sessionId: this.sessionId, turnId: turn.id, kind: 'PROJECT', nextAttemptAt: this.at, createdAt: this.at });
     }
-    await this.tx.mirrorJob.createMany({ data: jobs });
+    await this.tx.outboxJob.createMany({ data: jobs });
     this.openTurnId = null;
     this.open = null;
     return turn;

@@ -1,11 +1,11 @@
-import type { Session } from '../generated/prisma/client.js';
-import { ConflictError, NotFoundError } from '../errors.js';
-import { assertValidId } from '../ids.js';
-import { openSessionRepo } from '../mirror/session-repos.js';
-import type { Deps } from './deps.js';
+import type { Session } from '../../generated/prisma/client.js';
+import { ConflictError, NotFoundError } from '../../errors.js';
+import { assertValidId } from '../../ids.js';
+import { openSessionRepo } from '../../mirror/session-repos.js';
+import type { Deps } from '../deps.js';
 import { assertShaInput } from './read-commits.js';
-import { requireSession } from './read-session.js';
-import { moveRepoToView, publishTimeline } from './session-view.js';
+import { requireSession } from '../sessions/read-session.js';
+import { moveRepoToView, publishTimeline } from '../sessions/session-view.js';
 
 export interface CheckoutInput {
   sessionId: string;

@@ -4,16 +4,16 @@
  * the database.
  */
 import { isUtf8 } from 'node:buffer';
-import type { Message, Prisma, Session, Turn } from '../generated/prisma/client.js';
-import type { Db } from '../db/index.js';
-import { BadUserInputError, NotFoundError } from '../errors.js';
-import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type SessionRepo } from '../git/index.js';
-import { describeFault, diagnoseSessionRepo, isRepoReadFailure, repoProblem } from '../mirror/health.js';
-import { countTurnCommits } from '../mirror/reconcile.js';
-import { openSessionRepo } from '../mirror/session-repos.js';
-import type { Deps } from './deps.js';
+import type { Message, Prisma, Session, Turn } from '../../generated/prisma/client.js';
+import type { Db } from '../../db/index.js';
+import { BadUserInputError, NotFoundError } from '../../errors.js';
+import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type SessionRepo } from '../../git/index.js';
+import { describeFault, diagnoseSessionRepo, isRepoReadFailure, repoProblem } from '../../mirror/health.js';
+import { countTurnCommits } from '../../mirror/reconcile.js';
+import { openSessionRepo } from '../../mirror/session-repos.js';
+import type { Deps } from '../deps.js';
 import { branchSegments, messageFilter } from './branch-path.js';
-import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from './page.js';
+import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
 
 /** A commit of a repo, with the repo to ask for more (and the session, for session repos). */
 export interface CommitRef {
@@ -282,7 +282,7 @@ export async function mirrorStatus(deps: Pick<Deps, 'config' | 'db'>, session: S
   const { sessionId } = session;
   const [dagTurns, jobs, last] = await Promise.all([
     db.turn.count({ where: { sessionId, open: false } }),
-    db.mirrorJob.findMany({ where: { sessionId, kind: 'SESSION' }, orderBy: { id: 'asc' } }),
+    db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, orderBy: { id: 'asc' } }),
     db.turn.findFirst({ where: { sessionId, mirroredAt: { not: null } }, orderBy: { mirroredAt: 'desc' } }),
   ]);
   const repo = openSessionRepo(config, sessionId);

@@ -1,7 +1,7 @@
-import type { Message } from '../generated/prisma/client.js';
-import { BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
-import { assertValidId } from '../ids.js';
-import type { Deps } from './deps.js';
+import type { Message } from '../../generated/prisma/client.js';
+import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
+import { assertValidId } from '../../ids.js';
+import type { Deps } from '../deps.js';
 import { assertContentSize, metadataText } from './validate.js';
 
 export interface UpdateMessageInput {

@@ -5,9 +5,9 @@
  * segments: its own turns, then its parent branch's up to the fork point, and
  * so on. Queries stay indexed whatever the session's length.
  */
-import type { Prisma } from '../generated/prisma/client.js';
-import type { Db } from '../db/index.js';
-import { NotFoundError } from '../errors.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import type { Db } from '../../db/index.js';
+import { NotFoundError } from '../../errors.js';
 
 type Reader = Pick<Db, 'branch' | 'turn'>;
 

@@ -1,7 +1,7 @@
-import type { Turn } from '../generated/prisma/client.js';
-import { BadUserInputError } from '../errors.js';
-import { assertValidId } from '../ids.js';
-import type { Deps } from './deps.js';
+import type { Turn } from '../../generated/prisma/client.js';
+import { BadUserInputError } from '../../errors.js';
+import { assertValidId } from '../../ids.js';
+import type { Deps } from '../deps.js';
 import type { TurnClose } from './session-writer.js';
 import { assertNonNegativeInt } from './validate.js';
 import { closeTurnWith } from './close-turn.js';

@@ -1,6 +1,6 @@
-import type { Turn } from '../generated/prisma/client.js';
-import { closeProjectTurn } from '../projects/turn-close.js';
-import { now, type Deps } from './deps.js';
+import type { Turn } from '../../generated/prisma/client.js';
+import { closeProjectTurn } from '../../projects/turn-close.js';
+import { now, type Deps } from '../deps.js';
 import { SessionWriter, type TurnClose } from './session-writer.js';
 import { publishNewBranches } from './session-view.js';
 

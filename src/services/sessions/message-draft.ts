@@ -1,5 +1,5 @@
-import { assertValidId } from '../ids.js';
-import type { Deps } from './deps.js';
+import { assertValidId } from '../../ids.js';
+import type { Deps } from '../deps.js';
 import type { MessageDraft } from './session-writer.js';
 import { assertContentSize, assertShortText, metadataText, type Role } from './validate.js';
 

@@ -1,6 +1,6 @@
-import type { Turn } from '../generated/prisma/client.js';
-import { assertValidId } from '../ids.js';
-import type { Deps } from './deps.js';
+import type { Turn } from '../../generated/prisma/client.js';
+import { assertValidId } from '../../ids.js';
+import type { Deps } from '../deps.js';
 import { validateTurnClose } from './end-turn.js';
 import { messageDraft, type MessageFields } from './message-draft.js';
 import type { TurnClose } from './session-writer.js';

@@ -4,10 +4,10 @@
  * commit. The database is the truth; if git fails here the mirror worker
  * tries again at its next pass.
  */
-import { syncHead } from '../mirror/rebuild.js';
-import { openSessionRepo } from '../mirror/session-repos.js';
-import type { TimelineKind } from '../pubsub.js';
-import type { Deps } from './deps.js';
+import { syncHead } from '../../mirror/rebuild.js';
+import { openSessionRepo } from '../../mirror/session-repos.js';
+import type { TimelineKind } from '../../pubsub.js';
+import type { Deps } from '../deps.js';
 
 /** Call under the session's lock. Never throws. */
 export async function moveRepoToView(deps: Deps, sessionId: string): Promise<void> {

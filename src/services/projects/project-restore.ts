@@ -11,9 +11,9 @@
  */
 import { lstat, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Project, Session, Turn } from '../generated/prisma/client.js';
-import { BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
-import { GitRefConflictError } from '../git/errors.js';
+import type { Project, Session, Turn } from '../../generated/prisma/client.js';
+import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
+import { GitRefConflictError } from '../../git/errors.js';
 import {
   buildCommit,
   captureFileStates,
@@ -27,18 +27,18 @@ import {
   type FileState,
   type ProjectBlobReader,
   type ProjectGitRun,
-} from '../git/project-plumbing.js';
-import { assertValidId, newId } from '../ids.js';
-import { KeyedLocks } from '../locks.js';
-import { AGENT_EMAIL, agentName } from '../projects/committer.js';
-import { withProjectLock } from '../projects/project-lock.js';
-import { openProjectRepo, type RepoPlace } from '../projects/project-place.js';
-import { changedPaths, planRestore, type AgentEvent, type RecordedState } from '../projects/restore-plan.js';
-import { branchSegments, turnFilter } from './branch-path.js';
-import { now, type Deps } from './deps.js';
+} from '../../git/project-plumbing.js';
+import { assertValidId, newId } from '../../ids.js';
+import { KeyedLocks } from '../../locks.js';
+import { AGENT_EMAIL, agentName } from '../../projects/committer.js';
+import { withProjectLock } from '../../projects/project-lock.js';
+import { openProjectRepo, type RepoPlace } from '../../projects/project-place.js';
+import { changedPaths, planRestore, type AgentEvent, type RecordedState } from '../../projects/restore-plan.js';
+import { branchSegments, turnFilter } from '../replay/branch-path.js';
+import { now, type Deps } from '../deps.js';
 import { readProjectCommit } from './read-projects.js';
-import type { CommitRef } from './read-commits.js';
-import { requireSession } from './read-session.js';
+import type { CommitRef } from '../replay/read-commits.js';
+import { requireSession } from '../sessions/read-session.js';
 
 export type ProjectFilesResultKind = 'APPLIED' | 'COMMITTED' | 'SNAPSHOT' | 'NOTHING';
 

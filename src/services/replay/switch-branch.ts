@@ -1,10 +1,10 @@
-import type { Session } from '../generated/prisma/client.js';
-import { BadUserInputError, ConflictError, NotFoundError } from '../errors.js';
-import { isValidBranchName } from '../git/index.js';
-import { assertValidId } from '../ids.js';
-import type { Deps } from './deps.js';
-import { requireSession } from './read-session.js';
-import { moveRepoToView, publishTimeline } from './session-view.js';
+import type { Session } from '../../generated/prisma/client.js';
+import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
+import { isValidBranchName } from '../../git/index.js';
+import { assertValidId } from '../../ids.js';
+import type { Deps } from '../deps.js';
+import { requireSession } from '../sessions/read-session.js';
+import { moveRepoToView, publishTimeline } from '../sessions/session-view.js';
 
 export interface SwitchBranchInput {
   sessionId: string;

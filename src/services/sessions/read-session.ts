@@ -1,13 +1,13 @@
 /**
  * Reading sessions, and a branch's messages and turns, page by page.
  */
-import type { Message, Prisma, Session, Turn } from '../generated/prisma/client.js';
-import type { Db } from '../db/index.js';
-import { NotFoundError } from '../errors.js';
-import { assertValidId } from '../ids.js';
-import { spendTextBytes } from '../request-context.js';
-import { branchSegments, messageFilter, turnFilter, type Segment } from './branch-path.js';
-import { decodeIntCursor, decodeNewestFirst, encodeCursor, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from './page.js';
+import type { Message, Prisma, Session, Turn } from '../../generated/prisma/client.js';
+import type { Db } from '../../db/index.js';
+import { NotFoundError } from '../../errors.js';
+import { assertValidId } from '../../ids.js';
+import { spendTextBytes } from '../../request-context.js';
+import { branchSegments, messageFilter, turnFilter, type Segment } from '../replay/branch-path.js';
+import { decodeIntCursor, decodeNewestFirst, encodeCursor, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from '../page.js';
 
 export async function getSession(
   db: Db,
