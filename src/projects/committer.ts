@@ -36,7 +36,7 @@ import {
 } from '../git/project-plumbing.js';
 import type { KeyedLocks } from '../locks.js';
 import type { Logger } from '../logger.js';
-import { excerpt } from '../mirror/commit-message.js';
+import { excerpt } from '../text.js';
 import { KeyedDrains } from '../drains.js';
 import type { PubSub } from '../pubsub.js';
 import { claimedPaths, releaseClaim } from './claims.js';
