@@ -7,7 +7,7 @@ import { rename, rm } from 'node:fs/promises';
 import type { Db } from '../db/index.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { fastImport, fastImportMark, SessionRepo, type FastImportCommit } from '../git/index.js';
-import type { MirrorWorkerDeps } from './worker.js';
+import type { MirrorWorkerDeps } from './worker-deps.js';
 import { moveAside, openSessionRepo, removeStaleStaging, sessionPathTaken, sessionRepoPath, stagingPath } from './session-repos.js';
 import { loadTurnPlans } from './turn-plan.js';
 

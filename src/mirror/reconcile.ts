@@ -11,7 +11,7 @@ import { parseTurnTrailers } from './commit-message.js';
 import { clearRepoProblem, noteRepoProblem } from './health.js';
 import { rebuildSession } from './rebuild.js';
 import { openSessionRepo, sessionPathTaken } from './session-repos.js';
-import type { MirrorWorkerDeps } from './worker.js';
+import type { MirrorWorkerDeps } from './worker-deps.js';
 
 export type ReconcileOutcome = 'in-sync' | 'queued' | 'rebuilt' | 'moved-aside-and-rebuilt';
 

@@ -12,26 +12,14 @@
  * the turns waiting are committed with it.
  */
 import { Semaphore } from 'async-mutex';
-import type { Config } from '../config.js';
-import type { Db } from '../db/index.js';
 import { GitRefConflictError, type SessionRepo } from '../git/index.js';
-import type { KeyedLocks } from '../locks.js';
-import type { Logger } from '../logger.js';
 import { KeyedDrains } from '../drains.js';
-import type { PubSub } from '../pubsub.js';
 import { parseTurnTrailers } from './commit-message.js';
 import { clearRepoProblem, describeFault, diagnoseSessionRepo, looksLikeDamagedRepo, noteRepoProblem, type RepoFault, type RepoHealer } from './health.js';
 import { rebuildSession, syncHead, writeBulk } from './rebuild.js';
 import { openSessionRepo } from './session-repos.js';
 import { loadTurnPlans, type TurnPlan } from './turn-plan.js';
-
-export interface MirrorWorkerDeps {
-  db: Db;
-  config: Config;
-  logger: Logger;
-  sessionLocks: KeyedLocks;
-  pubsub: PubSub;
-}
+import type { MirrorWorkerDeps } from './worker-deps.js';
 
 export interface MirrorWorkerOptions {
   /** First retry delay; doubles per attempt. Default 500 ms. */
