@@ -7,6 +7,7 @@ import {
   commitParents,
   commitTurn,
   PATCH_MAX_BYTES,
+  sessionCommit,
   type CommitRef,
   type DiffView,
   type FileChangeView,
@@ -170,4 +171,18 @@ export const CommitConnection = builder.connectionObject(
     fields: (t) => ({ totalCount: t.int({ resolve: pageTotalCount }) }),
   },
   { name: 'CommitEdge' },
+);
+
+// Turn.commit is defined here, where Commit and Turn both are: turn.ts importing
+// commit.ts while commit.ts imports turn.ts (for Commit.turn) was an import cycle.
+builder.prismaObjectField(Turn, 'commit', (t) =>
+  t.field({
+    type: Commit,
+    nullable: true,
+    description: 'The session-git commit of this turn, once mirrored. Git-backed: the commits of the turns asked for together are read by one git process.',
+    select: { commitSha: true, session: true },
+    complexity: SHARED_GIT_COST,
+    resolve: async (turn, _args, ctx) =>
+      turn.commitSha ? sessionCommit(ctx.deps, turn.session, turn.commitSha) : null,
+  }),
 );

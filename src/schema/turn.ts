@@ -1,10 +1,7 @@
 import { endTurn } from '../services/sessions/end-turn.js';
 import { recordTurn } from '../services/sessions/record-turn.js';
 import { retryTurn } from '../services/sessions/retry-turn.js';
-import { sessionCommit } from '../services/replay/read-commits.js';
 import { builder } from './builder.js';
-import { Commit } from './commit.js';
-import { SHARED_GIT_COST } from './cost.js';
 import { pageTotalCount } from './connection.js';
 import { MirrorStateEnum, type MirrorStateValue } from './enums.js';
 import { Message } from './message.js';
@@ -43,19 +40,6 @@ export const Turn = builder.prismaObject('Turn', {
     mirrorState: t.field({ type: MirrorStateEnum, resolve: (turn) => turn.mirrorState as MirrorStateValue }),
   }),
 });
-
-// Added here rather than above: Commit refers back to Turn.
-builder.prismaObjectField(Turn, 'commit', (t) =>
-  t.field({
-    type: Commit,
-    nullable: true,
-    description: 'The session-git commit of this turn, once mirrored. Git-backed: the commits of the turns asked for together are read by one git process.',
-    select: { commitSha: true, session: true },
-    complexity: SHARED_GIT_COST,
-    resolve: async (turn, _args, ctx) =>
-      turn.commitSha ? sessionCommit(ctx.deps, turn.session, turn.commitSha) : null,
-  }),
-);
 
 export const TurnConnection = builder.connectionObject(
   {
