@@ -1,6 +1,6 @@
 import { appendMessage } from '../services/sessions/append-message.js';
 import { updateMessage } from '../services/sessions/update-message.js';
-import { messagePath } from '../mirror/paths.js';
+import { messagePath } from '../mirror/index.js';
 import { MessageContentLoader } from '../services/sessions/read-session.js';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';

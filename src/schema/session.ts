@@ -2,7 +2,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import { createSession } from '../services/sessions/create-session.js';
 import { getSession, listBranchMessages, listBranchTurns, listSessions } from '../services/sessions/read-session.js';
 import { mirrorStatus, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
-import { sessionRepoPath } from '../mirror/session-repos.js';
+import { sessionRepoPath } from '../mirror/index.js';
 import { checkout } from '../services/replay/checkout.js';
 import { sessionBranches, sessionHead, type BranchView } from '../services/replay/read-branches.js';
 import { switchBranch } from '../services/replay/switch-branch.js';

@@ -1,7 +1,7 @@
 import type { Session } from '../../generated/prisma/client.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
-import { openSessionRepo } from '../../mirror/session-repos.js';
+import { openSessionRepo } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
 import { assertShaInput } from './read-commits.js';
 import { requireSession } from '../sessions/read-session.js';

@@ -2,7 +2,7 @@
  * A session's branches and its head, as the database and the repo see them.
  */
 import type { Session } from '../../generated/prisma/client.js';
-import { openSessionRepo } from '../../mirror/session-repos.js';
+import { openSessionRepo } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
 import { whileRepoMayBeRebuilt, type CommitRef } from './read-commits.js';
 

@@ -8,9 +8,7 @@ import type { Message, Prisma, Session, Turn } from '../../generated/prisma/clie
 import type { Db } from '../../db/index.js';
 import { BadUserInputError, NotFoundError } from '../../errors.js';
 import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type SessionRepo } from '../../git/index.js';
-import { describeFault, diagnoseSessionRepo, isRepoReadFailure, repoProblem } from '../../mirror/health.js';
-import { countTurnCommits } from '../../mirror/reconcile.js';
-import { openSessionRepo } from '../../mirror/session-repos.js';
+import { countTurnCommits, describeFault, diagnoseSessionRepo, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
 import { branchSegments, messageFilter } from './branch-path.js';
 import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';

@@ -4,15 +4,14 @@
  * commit. The database is the truth; if git fails here the mirror worker
  * tries again at its next pass.
  */
-import { syncHead } from '../../mirror/rebuild.js';
-import { openSessionRepo } from '../../mirror/session-repos.js';
+import { syncSessionView } from '../../mirror/index.js';
 import type { TimelineKind } from '../../pubsub.js';
 import type { Deps } from '../deps.js';
 
 /** Call under the session's lock. Never throws. */
 export async function moveRepoToView(deps: Deps, sessionId: string): Promise<void> {
   try {
-    await syncHead(deps.db, openSessionRepo(deps.config, sessionId), sessionId);
+    await syncSessionView(deps, sessionId);
   } catch (error) {
     deps.logger.warn({ err: error, sessionId }, 'could not move the session repo to the session view; the mirror will retry');
     deps.onViewChanged?.(sessionId);

@@ -1,0 +1,55 @@
+/**
+ * The session mirror as the API layer (src/services/, src/schema/) sees it:
+ * the one module of src/mirror/ those layers may import (.dependency-cruiser.cjs
+ * checks it in npm test). Everything behind it (the on-disk layout, the
+ * worker, reconcile, rebuild, health) may change without touching the API.
+ *
+ * Git writes to a session repo belong to the mirror worker, which takes them
+ * from the outbox after the database has committed: with one exception,
+ * `syncSessionView` below.
+ */
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import { syncHead } from './rebuild.js';
+import { openSessionRepo } from './session-repos.js';
+
+/** Where a message lives in its session repo (the on-disk contract). */
+export { messagePath } from './paths.js';
+
+/**
+ * A session repo's folder, and the repo itself to read from: the API reads
+ * commits, branches, trees and files, and never writes through it.
+ */
+export { openSessionRepo, sessionRepoPath } from './session-repos.js';
+
+/** Moves whatever is at a session repo's path to `<data-dir>/moved-aside/` (never deletes it). */
+export { moveAside } from './session-repos.js';
+
+/** Turn commits in a session repo (all branches); 0 when there is no repo. */
+export { countTurnCommits } from './reconcile.js';
+
+/**
+ * The mirror's health as `Session.mirror` reports it: a look at a repo's
+ * files, the last repo-level failure, and which read failures degrade to an
+ * empty answer rather than an error.
+ */
+export { describeFault, diagnoseSessionRepo, isRepoReadFailure, repoProblem, type RepoFault } from './health.js';
+
+/**
+ * Moves the session repo's HEAD (and working tree) to where the database now
+ * says the session is: detached at the viewed commit during replay, else on
+ * the current branch. Call under the session's lock.
+ *
+ * The one git write made inside a request rather than by the outbox's worker.
+ * `checkout` and `switchBranch` promise that when they return, the repo a
+ * person has open is where the session is (`cd` into it and `git log` shows
+ * the viewed commit; the README's replay section); through the outbox it would
+ * follow only after the mutation answered. It writes no commit and no ref, only
+ * HEAD, the index and the working tree, all derived from the database, so a
+ * failure loses nothing: the caller logs it and has the worker redo it
+ * (`Deps.onViewChanged`).
+ * @throws whatever git or the database threw; the database is not changed.
+ */
+export async function syncSessionView(deps: { db: Db; config: Pick<Config, 'dataDir'> }, sessionId: string): Promise<void> {
+  await syncHead(deps.db, openSessionRepo(deps.config, sessionId), sessionId);
+}
