@@ -1,0 +1,111 @@
+/**
+ * The layers of src/ and the one direction their imports go (issue 11),
+ * lowest first:
+ *
+ *   git/  <-  mirror/, projects/  <-  services/  <-  schema/ (+ context.ts)  <-  yoga.ts, app.ts, server.ts, cli.ts, http/, data-dir-lock.ts
+ *
+ * Shared leaves (errors, ids, logger, locks, config, db/, generated/, pubsub,
+ * drains, request-context, text) may be imported from anywhere and import no
+ * layer but git/. mirror/ and projects/ sit side by side and never import each
+ * other; services/ and schema/ see the mirror only through src/mirror/index.ts.
+ * Type-only imports count (tsPreCompilationDeps): a cycle of types is a cycle
+ * of design too. Checked in npm test by test/architecture/layers.test.ts; by
+ * hand: npx depcruise src
+ */
+
+/** One regular expression matching any of the given paths (already escaped where they need it). */
+const any = (...paths) => paths.join('|');
+
+const TOP = any('^src/(yoga|app|server|cli|data-dir-lock)\\.ts$', '^src/http/');
+const SCHEMA = any('^src/schema/', '^src/context\\.ts$');
+const SERVICES = '^src/services/';
+const MIRROR = '^src/mirror/';
+const PROJECTS = '^src/projects/';
+const GIT = '^src/git/';
+const LEAVES = any(
+  '^src/(errors|ids|logger|locks|config|pubsub|drains|request-context|text)\\.ts$',
+  '^src/db/',
+  '^src/generated/',
+);
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'git-is-the-bottom',
+      comment: 'src/git/ runs git and imports nothing above it (shared leaves only).',
+      severity: 'error',
+      from: { path: GIT },
+      to: { path: any(MIRROR, PROJECTS, SERVICES, SCHEMA, TOP) },
+    },
+    {
+      name: 'mirror-below-services',
+      comment: 'src/mirror/ owns the session repos; it imports git/ and leaves, nothing of the API and not projects/.',
+      severity: 'error',
+      from: { path: MIRROR },
+      to: { path: any(PROJECTS, SERVICES, SCHEMA, TOP) },
+    },
+    {
+      name: 'projects-below-services',
+      comment: 'src/projects/ owns the user project folders; it imports git/ and leaves, nothing of the API and not mirror/ (shared text goes to a leaf such as src/text.ts).',
+      severity: 'error',
+      from: { path: PROJECTS },
+      to: { path: any(MIRROR, SERVICES, SCHEMA, TOP) },
+    },
+    {
+      name: 'services-below-schema',
+      comment: 'src/services/ holds the domain rules as plain functions: no GraphQL, no server.',
+      severity: 'error',
+      from: { path: SERVICES },
+      to: { path: any(SCHEMA, TOP) },
+    },
+    {
+      name: 'schema-below-app',
+      comment: 'src/schema/ is the Pothos schema; the handler, the app and the server are built on it, not the other way.',
+      severity: 'error',
+      from: { path: SCHEMA },
+      to: { path: TOP },
+    },
+    {
+      name: 'api-sees-one-mirror-face',
+      comment: 'src/services/ and src/schema/ import src/mirror/index.ts only, never the mirror\'s internals.',
+      severity: 'error',
+      from: { path: any(SERVICES, SCHEMA) },
+      to: { path: MIRROR, pathNot: '^src/mirror/index\\.ts$' },
+    },
+    {
+      name: 'leaves-stay-leaves',
+      comment: 'Shared leaf modules are imported from every layer, so they import none but git/.',
+      severity: 'error',
+      from: { path: LEAVES },
+      to: { path: any(MIRROR, PROJECTS, SERVICES, SCHEMA, TOP) },
+    },
+    {
+      name: 'no-circular',
+      comment: 'No import cycles, type-only imports included.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'resolvable',
+      comment: 'An import of src/ that cannot be resolved would escape every rule above.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    // Prisma's generated client has cycles of its own; it is a leaf to us.
+    doNotFollow: { path: ['node_modules', '^src/generated/'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    // NodeNext: imports name './x.js' for './x.ts'.
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+      // As Node resolves packages with an exports map (graphql-ws/use/ws, @prisma/schema-engine-wasm).
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+  },
+};
