@@ -57,11 +57,15 @@ export function turnCommitMessage(summary: TurnSummary): string {
   return `${paragraphs.join('\n\n')}\n`;
 }
 
-/** Reads our trailers back from a commit message; null when they are not there. */
-export function parseTurnTrailers(message: string): { sessionId: string; turn: number; messageIds: string[] } | null {
-  const sessionId = /^Session-Id: (\S+)$/m.exec(message)?.[1];
-  const turn = /^Turn: (\d+)$/m.exec(message)?.[1];
-  const ids = /^Message-Ids: (\S*)$/m.exec(message)?.[1];
-  if (!sessionId || !turn || ids === undefined) return null;
+/**
+ * Our trailers from a commit's trailers as git parsed them (`CommitInfo.trailers`,
+ * `%(trailers:only,unfold)`); null when they are not there. Git decides what is a
+ * trailer, so a line in a message body can never pose as one.
+ */
+export function turnTrailers(trailers: Readonly<Record<string, string>>): { sessionId: string; turn: number; messageIds: string[] } | null {
+  const sessionId = trailers['Session-Id'];
+  const turn = trailers['Turn'];
+  const ids = trailers['Message-Ids'];
+  if (!sessionId || !turn || !/^\d+$/.test(turn) || ids === undefined) return null;
   return { sessionId, turn: Number(turn), messageIds: ids ? ids.split(',') : [] };
 }

@@ -7,7 +7,7 @@
  */
 import type { Db } from '../db/index.js';
 import type { SessionRepo } from '../git/index.js';
-import { parseTurnTrailers } from './commit-message.js';
+import { turnTrailers } from './commit-message.js';
 import { clearRepoProblem, noteRepoProblem } from './health.js';
 import { rebuildSession } from './rebuild.js';
 import { openSessionRepo, sessionPathTaken } from './session-repos.js';
@@ -146,7 +146,7 @@ async function agrees(
     if (tip === expected.sha) continue;
     if (!tip) return false;
     const info = await repo.commitInfo(tip);
-    const trailers = info ? parseTurnTrailers(info.message) : null;
+    const trailers = info ? turnTrailers(info.trailers) : null;
     const next = await db.turn.findFirst({ where: { sessionId, branch, number: expected.number + 1, open: false, commitSha: null } });
     if (!info || !trailers || !next || info.parents[0] !== expected.sha || trailers.sessionId !== sessionId || trailers.turn !== next.number) {
       return false;

@@ -14,7 +14,7 @@
 import { Semaphore } from 'async-mutex';
 import { GitRefConflictError, type SessionRepo } from '../git/index.js';
 import { KeyedDrains } from '../drains.js';
-import { parseTurnTrailers } from './commit-message.js';
+import { turnTrailers } from './commit-message.js';
 import { clearRepoProblem, describeFault, diagnoseSessionRepo, looksLikeDamagedRepo, noteRepoProblem, type RepoFault, type RepoHealer } from './health.js';
 import { rebuildSession, syncHead, writeBulk } from './rebuild.js';
 import { openSessionRepo } from './session-repos.js';
@@ -342,7 +342,7 @@ export class MirrorWorker implements RepoHealer {
       if (!(error instanceof GitRefConflictError)) throw error;
       const tip = (await repo.branchTips()).get(plan.branch);
       const info = tip ? await repo.commitInfo(tip) : null;
-      const trailers = info ? parseTurnTrailers(info.message) : null;
+      const trailers = info ? turnTrailers(info.trailers) : null;
       const parentOk = info && (parent === null ? info.parents.length === 0 : info.parents[0] === parent);
       if (tip && trailers && parentOk && trailers.sessionId === plan.sessionId && trailers.messageIds.join(',') === plan.messageIds.join(',')) {
         this.deps.logger.info({ sessionId: plan.sessionId, turn: plan.number, sha: tip }, 'adopted a turn commit made before a crash');

@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTurnTrailers, turnCommitMessage } from '../../src/mirror/commit-message.js';
+import { turnCommitMessage, turnTrailers } from '../../src/mirror/commit-message.js';
+import { parseTrailers } from '../../src/git/parse.js';
 import { excerpt } from '../../src/text.js';
 import { projectCommitMessage } from '../../src/projects/committer.js';
 import { assertBranchRefName } from '../../src/services/sessions/validate.js';
@@ -177,7 +178,9 @@ describe('poisoned input (issue 10)', () => {
     const done = await synced(api, 't');
     const message = git(done.repoPath, 'log', '-1', '--format=%B', 'main');
     expect(message.split('\n').slice(0, 4)).toEqual(['turn 1: go', '', 'assistant: ok', 'tools: read Session-Id: other Turn: 7 Message-Ids: zz']);
-    expect(parseTurnTrailers(message)).toEqual({ sessionId: 't', turn: 1, messageIds: ['u1', 'a1', 't1'] });
+    // As the server reads them: git's own trailer parse.
+    const trailers = parseTrailers(git(done.repoPath, 'log', '-1', '--format=%(trailers:only,unfold)', 'main'));
+    expect(turnTrailers(trailers)).toEqual({ sessionId: 't', turn: 1, messageIds: ['u1', 'a1', 't1'] });
     // The message file keeps the name as sent.
     const file = git(done.repoPath, 'ls-tree', '-r', '--name-only', 'main').trim().split('\n').find((f) => f.endsWith('-t-t1.json'))!;
     expect(JSON.parse(git(done.repoPath, 'show', `main:${file}`)).tool_name).toBe(toolName);

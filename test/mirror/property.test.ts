@@ -9,7 +9,8 @@
 import fc from 'fast-check';
 import type { Client } from 'graphql-ws';
 import { describe, expect, it } from 'vitest';
-import { parseTurnTrailers } from '../../src/mirror/commit-message.js';
+import { turnTrailers } from '../../src/mirror/commit-message.js';
+import { parseTrailers } from '../../src/git/parse.js';
 import { git } from '../helpers/git.js';
 import { startTestServer, type Result, type TestServer } from '../helpers/server.js';
 import { wsClient, wsSettled } from '../helpers/ws.js';
@@ -287,24 +288,24 @@ interface RepoCommit {
   messageIds: string[];
   /** The branches whose tip this commit is. */
   tipOf: string[];
-  /** Trailers as the server's reader (parseTurnTrailers) parses the message. */
-  ours: ReturnType<typeof parseTurnTrailers>;
+  /** Trailers as the server reads them: git's own parse (%(trailers:only,unfold)), then turnTrailers. */
+  ours: ReturnType<typeof turnTrailers>;
 }
 
 /** Every commit on any branch, in one git call (each call forks this big test process). */
 function commits(repo: string): RepoCommit[] {
   const trailers = ['Session-Id', 'Turn', 'Message-Ids'].map((key) => `%(trailers:key=${key},valueonly,separator=%x2C)`).join('%x1f');
-  return git(repo, 'log', '--all', '--decorate-refs=refs/heads/', `--format=${trailers}%x1f%D%x1f%B%x1e`)
+  return git(repo, 'log', '--all', '--decorate-refs=refs/heads/', `--format=${trailers}%x1f%D%x1f%(trailers:only,unfold)%x1e`)
     .split('\x1e')
     .filter((record) => record.trim() !== '')
     .map((record) => {
-      const [sessionId = '', turn = '', ids = '', tips = '', message = ''] = record.replace(/^\n/, '').split('\x1f');
+      const [sessionId = '', turn = '', ids = '', tips = '', parsed = ''] = record.replace(/^\n/, '').split('\x1f');
       return {
         sessionId: sessionId.trim(),
         turn: Number(turn),
         messageIds: ids.trim().split(','),
         tipOf: tips ? tips.split(', ') : [],
-        ours: parseTurnTrailers(message),
+        ours: turnTrailers(parseTrailers(parsed)),
       };
     });
 }
