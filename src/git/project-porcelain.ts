@@ -20,16 +20,17 @@
  *
  * Completion: `{ onClose: true, onExit: 50 }`, simple-git's default, written
  * out. A task settles on `close` (all output read) or 50 ms after `exit`,
- * whichever comes first. Measured (bench/project-status.ts, 60 interleaved
- * runs of a status on a small tree): p50 6.2 ms with the runner, 6.8 ms with
- * the default, 6.7 ms with `onExit: false`, 6.9 ms with `onExit: 0`, all
+ * whichever comes first. Measured (bench/project-status.ts, 57 interleaved
+ * rounds of a small repo's status, shared machine at load ~13): p50 18.8 ms
+ * with the runner, 18.2 ms with the default, 16.7 ms with `onExit: false`,
+ * 19.1 ms with `onExit: 0` (an earlier, quieter run: 6.2, 6.8, 6.7, 6.9), all
  * within noise, because `close` follows `exit` at once when git's stdio is
  * only ours. `onExit: false` would buy nothing and would wait forever on a
  * process that keeps git's stderr open after git exits (a trusted filter
  * driver's daemon): simple-git's block timeout is cleared at `exit`. What
  * does cost is simple-git waiting 50 ms after a process that printed nothing
- * at all, in every completion setting (`git init -q` p50 67 ms against
- * 12 ms for `git init`): the commands here are run so that they print
+ * at all, in every completion setting (`git init -q` p50 78 ms against
+ * 28 ms for `git init` in the same run): the commands here are run so that they print
  * (`init` without `-q`, `commit` without `--quiet`), except `add`.
  */
 import { type SimpleGit, simpleGit, GitError as SimpleGitError, GitPluginError } from 'simple-git';
