@@ -1,4 +1,8 @@
-/** The git layer: the only place git is spawned. */
+/**
+ * The git layer: the only place git is spawned, through the runner (run.ts)
+ * or, for the user's porcelain operations in a project, simple-git
+ * (project-porcelain.ts); README.md says which path runs what, and why.
+ */
 export * from './errors.js';
 export { gitEnv, gitBinary, hardenEnv, runGit, runGitBuffer, startGit, onGitSpawn, DEFAULT_GIT_TIMEOUT_MS, PER_CALL_CONFIG } from './run.js';
 export type { RunGitOptions, GitResult, GitSpawnEvent, StreamingGit } from './run.js';

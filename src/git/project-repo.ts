@@ -3,11 +3,25 @@
  * user's own: we read their config (their ignores), never check anything out,
  * never delete a lock, never run their hooks or their signing, and touch only
  * the paths we commit.
+ *
+ * Two ways of running git here, each where it fits (see src/git/README.md):
+ * - simple-git (src/git/project-porcelain.ts) for the user's porcelain
+ *   operations: `status` (its `StatusResult` gives `WorkingTreeState`),
+ *   `init`, and the first commit's `add -A` + `commit`. These are what a
+ *   person would type, the index and HEAD moving the ordinary way;
+ * - the runner (src/git/run.ts) for `locate`, config reads and the
+ *   end-of-turn commit's plumbing (src/git/project-plumbing.ts through
+ *   `run`): content captured as blobs at the close, a temporary index, a
+ *   compare-and-swap of the branch. No porcelain command does that, and the
+ *   plumbing is a dozen short processes per turn where the runner's lower
+ *   fixed cost counts. `dirtyAmong`, the commit-time status limited to the
+ *   suspects, stays on the runner as well (see there).
+ * Both run with the same per-call settings, environment and ceilings.
  */
-import { randomUUID } from 'node:crypto';
-import { realpath, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import type { SimpleGit, StatusResult } from 'simple-git';
 import { GitError, GitLockedError, GitNoWorkTreeError } from './errors.js';
+import { runPorcelain } from './project-porcelain.js';
 import { runGit } from './run.js';
 import type { ProjectGitRun } from './project-plumbing.js';
 
@@ -55,6 +69,32 @@ export function parseStatus(output: string): { branch: string | null; paths: str
     if (!' ?!'.includes(entry[0]!)) staged.add(entry.slice(3));
   }
   return { branch, paths: [...paths].sort(), staged: [...staged].sort() };
+}
+
+/**
+ * Our reading of simple-git's `StatusResult` (of `status --porcelain -b -u -z
+ * --no-renames`): the branch (null when detached), every path with a change
+ * and those with a staged one (index column not ' ', '?' or '!'), sorted.
+ *
+ * simple-git trims every entry before parsing it, so a path that begins or
+ * ends with whitespace comes out wrong (`"a.txt "` as `"a.txt"`; `" a"`
+ * modified in the working tree as `"a"` staged). When `raw`, the output it
+ * parsed, holds such a path, the answer is `parseStatus(raw)` instead, so
+ * such a file is never reported clean or under another name.
+ */
+export function statusFromResult(result: StatusResult, raw: string): { branch: string | null; paths: string[]; staged: string[] } {
+  if (holdsEdgeWhitespacePath(raw)) return parseStatus(raw);
+  const paths = new Set<string>();
+  const staged = new Set<string>();
+  for (const file of result.files) {
+    paths.add(file.path);
+    if (!' ?!'.includes(file.index)) staged.add(file.path);
+  }
+  return { branch: result.detached ? null : result.current, paths: [...paths].sort(), staged: [...staged].sort() };
+}
+
+function holdsEdgeWhitespacePath(raw: string): boolean {
+  return raw.split('\0').some((entry) => entry.length > 3 && !entry.startsWith('## ') && entry.slice(3) !== entry.slice(3).trim());
 }
 
 export interface RepoLocation {
@@ -133,6 +173,15 @@ export class ProjectRepo {
     });
   }
 
+  /** One simple-git process in the repo, with this repo's settings (see src/git/project-porcelain.ts). */
+  private porcelain<T>(env: NodeJS.ProcessEnv, task: (git: SimpleGit, stdout: () => string) => Promise<T>): Promise<T> {
+    const ceilings = this.options.ceilings?.length ? { GIT_CEILING_DIRECTORIES: this.options.ceilings.join(':') } : {};
+    return runPorcelain(
+      { cwd: this.dir, env: userGitEnv({ ...ceilings, ...env }), config: this.options.config, timeoutMs: this.options.timeoutMs ?? 60_000 },
+      task,
+    );
+  }
+
   /**
    * Runs one git command in the repo with this repo's settings (the same
    * per-call config, neutralised drivers and ceilings as every other call):
@@ -183,9 +232,13 @@ export class ProjectRepo {
     return parseConfigEntries(stdout).filter((e) => e.scope !== 'command');
   }
 
-  /** `git init` (their default branch and templates apply). */
+  /**
+   * `git init` (their default branch and templates apply), through
+   * simple-git. Not `-q`: simple-git waits 50 ms after a process that
+   * printed nothing (bench/project-status.ts: p50 78 ms with `-q`, 28 ms without).
+   */
   async init(): Promise<void> {
-    await this.git(['init', '-q']);
+    await this.porcelain({}, (git) => git.init());
   }
 
   /**
@@ -198,13 +251,15 @@ export class ProjectRepo {
     return this.status();
   }
 
-  /** `state()` for a folder already located as the top of a repo: one git process. */
+  /**
+   * `state()` for a folder already located as the top of a repo: one git
+   * process, simple-git's `status()` (`--porcelain -b -u -z`, to which we add
+   * `--no-renames` and `--ignore-submodules=dirty`) read by `statusFromResult`.
+   */
   async status(): Promise<WorkingTreeState & { staged: string[] }> {
-    const { stdout } = await this.git(
-      ['status', '--porcelain=v1', '-z', '--branch', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'],
-      { env: { GIT_OPTIONAL_LOCKS: '0' } },
+    const { branch, paths, staged } = await this.porcelain({ GIT_OPTIONAL_LOCKS: '0' }, async (git, stdout) =>
+      statusFromResult(await git.status(['--no-renames', '--ignore-submodules=dirty']), stdout()),
     );
-    const { branch, paths, staged } = parseStatus(stdout);
     return { isRepo: true, branch, dirtyPaths: paths, staged };
   }
 
@@ -214,6 +269,12 @@ export class ProjectRepo {
    * at all for none. A whole-tree status of 10,000 files is most of a turn's
    * commit (about 20 ms here), and the commit only asks about the few paths
    * that were in the way at the close.
+   *
+   * On the runner, not simple-git: it is the end-of-turn commit's own check
+   * (a path it misses is a user's edit the commit could take), read with our
+   * parser, whose paths are byte for byte git's, next to the plumbing it
+   * guards. simple-git would not be measurably slower (bench/project-status.ts:
+   * p50 within 1 ms of the runner per status).
    */
   async dirtyAmong(paths: readonly string[]): Promise<string[]> {
     if (paths.length === 0) return [];
@@ -225,54 +286,6 @@ export class ProjectRepo {
       { env: { GIT_OPTIONAL_LOCKS: '0', GIT_LITERAL_PATHSPECS: '1' } },
     );
     return parseStatus(stdout).paths.filter((p) => wanted.has(p));
-  }
-
-  /**
-   * Stages and commits `paths` (every change when null) as `who`, with hooks
-   * and signing off. With `onlyPaths: false` the caller has seen that nothing
-   * else is staged, and the index is committed as it is after staging. Waits while another git holds the index lock (up to
-   * `lockWaitMs`, default 15 s), never removing it. If the commit fails after
-   * staging, the staged paths are unstaged again.
-   * @returns the new commit's sha.
-   */
-  async commit(paths: string[] | null, message: string, who: Committer, options: { onlyPaths?: boolean; gitDir?: string } = {}): Promise<string> {
-    // The message file lives in the repo's own git directory (as git's COMMIT_EDITMSG does), never in a
-    // shared temp folder: nothing of ours is written outside the project.
-    const gitDir = options.gitDir ?? (await this.locate())?.gitDir;
-    if (!gitDir) throw new GitError(`${this.dir} is not a git repository`);
-    const messageFile = join(gitDir, `entity-memory-message-${randomUUID()}`);
-    await writeFile(messageFile, message, { flag: 'wx' });
-    const pathList = paths ? `${paths.join('\0')}\0` : undefined;
-    const pathArgs = paths ? ['--pathspec-from-file=-', '--pathspec-file-nul'] : [];
-    // `commit -- <paths>` builds a temporary index from HEAD (slow on big trees); it is only
-    // needed when the index holds staged changes that are not ours.
-    const commitPathArgs = paths && options.onlyPaths !== false ? pathArgs : [];
-    const identity = {
-      GIT_AUTHOR_NAME: who.name,
-      GIT_AUTHOR_EMAIL: who.email,
-      GIT_COMMITTER_NAME: who.name,
-      GIT_COMMITTER_EMAIL: who.email,
-    };
-    let staged = false;
-    try {
-      await this.whileLocked(() => this.git(['add', '-A', ...pathArgs], { input: pathList }));
-      staged = true;
-      await this.whileLocked(() =>
-        this.git(['commit', '--quiet', '--no-verify', '--no-gpg-sign', '--allow-empty-message', '-F', messageFile, ...commitPathArgs], {
-          input: commitPathArgs.length > 0 ? pathList : undefined,
-          env: identity,
-        }),
-      );
-      staged = false;
-      return (await this.git(['rev-parse', 'HEAD'])).stdout.trim();
-    } catch (error) {
-      if (staged && paths) {
-        await this.git(['reset', '--quiet', ...pathArgs], { input: pathList }).catch(() => undefined);
-      }
-      throw error;
-    } finally {
-      await rm(messageFile, { force: true });
-    }
   }
 
   /**
@@ -302,14 +315,14 @@ export class ProjectRepo {
    * and whether anything is staged. One status, with GIT_OPTIONAL_LOCKS=0.
    */
   async unbornHead(): Promise<{ hasFiles: boolean; staged: boolean } | null> {
-    const { stdout } = await this.git(
-      ['status', '--porcelain=v1', '-z', '--branch', '--no-renames', '--untracked-files=normal', '--ignore-submodules=dirty'],
-      { env: { GIT_OPTIONAL_LOCKS: '0' } },
-    );
-    const entries = stdout.split('\0').filter((e) => e !== '');
-    if (!entries[0]?.startsWith('## No commits yet on ')) return null;
-    const files = entries.slice(1);
-    return { hasFiles: files.length > 0, staged: files.some((e) => !' ?!'.includes(e[0]!)) };
+    // `--untracked-files=normal` after simple-git's `-u`: the last one wins, and an untracked folder is one entry.
+    return this.porcelain({ GIT_OPTIONAL_LOCKS: '0' }, async (git, stdout) => {
+      const result = await git.status(['--no-renames', '--untracked-files=normal', '--ignore-submodules=dirty']);
+      // StatusResult has no "unborn": its `current` is the branch either way. git's own branch line says it.
+      if (!stdout().startsWith('## No commits yet on ')) return null;
+      const { paths, staged } = statusFromResult(result, stdout());
+      return { hasFiles: paths.length > 0, staged: staged.length > 0 };
+    });
   }
 
   /**
@@ -330,14 +343,21 @@ export class ProjectRepo {
       GIT_COMMITTER_NAME: who.name,
       GIT_COMMITTER_EMAIL: who.email,
     };
+    let sha: string;
     try {
-      await this.whileLocked(() => this.git(['add', '-A']));
-      await this.whileLocked(() => this.git(['commit', '--quiet', '--no-verify', '--no-gpg-sign', '-m', message], { env: identity }));
+      // `add` prints nothing, so simple-git adds its 50 ms wait here (once per project); `commit` is not
+      // `--quiet`: its summary line carries the full sha (simple-git passes core.abbrev=40), which
+      // saves a `rev-parse HEAD`.
+      await this.whileLocked(() => this.porcelain({}, (git) => git.add(['-A'])));
+      const result = await this.whileLocked(() =>
+        this.porcelain(identity, (git) => git.commit(message, [], { '--no-verify': null, '--no-gpg-sign': null })),
+      );
+      sha = result.commit;
     } catch (error) {
       await this.git(['read-tree', '--empty']).catch(() => undefined);
       throw error;
     }
-    return (await this.git(['rev-parse', 'HEAD'])).stdout.trim();
+    return /^[0-9a-f]{40,64}$/.test(sha) ? sha : (await this.git(['rev-parse', 'HEAD'])).stdout.trim();
   }
 
   private async whileLocked<T>(run: () => Promise<T>): Promise<T> {

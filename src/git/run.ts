@@ -1,9 +1,12 @@
 /**
- * Spawning git: the only place in the project that starts a git process.
+ * Spawning git, the runner: every git process of the session mirror and of
+ * the end-of-turn project commit's plumbing starts here. The user's porcelain
+ * operations in a project (status, init, the first commit) go through
+ * simple-git instead (src/git/project-porcelain.ts), with the same settings,
+ * environment hardening, listeners and request budget; see src/git/README.md.
  *
- * Plain `node:child_process.spawn`, no wrapper library: simple-git's completion
- * plugin waits up to 50 ms after every exit (see shared/notes/git-costs.md),
- * which is more than a whole turn commit costs here.
+ * Plain `node:child_process.spawn` here: no queue, no plugin chain, stdout as
+ * raw bytes (blobs, fast-import) and a streaming stdin for fast-import.
  */
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
@@ -15,12 +18,14 @@ import { classifyGitFailure, commandOf, GitError, GitNotFoundError, GitTimeoutEr
 export const DEFAULT_GIT_TIMEOUT_MS = 30_000;
 
 /**
- * Global options and settings prefixed to every run, in session repos and in
- * users' projects alike, so that no config (the repo's `.git/config`, a file it
- * includes, the user's global or system config) can make git start a program.
- * Per-call `-c` beats every config file, `include.path` included. Why each:
- * - `--no-pager`: `core.pager` / `pager.<cmd>` would run a program (only on a
- *   terminal, which we never give git, but the option costs nothing);
+ * Settings (`-c`) given to every git process, in session repos and in users'
+ * projects alike, by this runner and by simple-git (its `config` option), so
+ * that no config (the repo's `.git/config`, a file it includes, the user's
+ * global or system config) can make git start a program. Per-call `-c` beats
+ * every config file, `include.path` included. Why each:
+ * - `core.pager=cat` (and the runner's `--no-pager`): `core.pager` /
+ *   `pager.<cmd>` would run a program (only on a terminal, which neither
+ *   path ever gives git, but the setting costs nothing);
  * - `core.fsmonitor=false`: an fsmonitor hook runs on every index refresh:
  *   status, diff, add, commit (measured: it ran at turn start, turn end,
  *   session join and a `workingTree` read before this was set);
@@ -59,26 +64,26 @@ export const DEFAULT_GIT_TIMEOUT_MS = 30_000;
  * - `merge.<driver>.driver`, `trailer.<token>.cmd`: per-name keys for
  *   commands we never run (merge, `interpret-trailers`, `commit --trailer`).
  */
-export const PER_CALL_CONFIG: readonly string[] = [
-  '--no-pager',
-  ...[
-    'core.fsmonitor=false',
-    'core.hooksPath=/dev/null',
-    'commit.gpgsign=false',
-    'tag.gpgsign=false',
-    'log.showSignature=false',
-    'core.pager=cat',
-    'core.editor=:',
-    'sequence.editor=:',
-    'credential.helper=',
-    'core.askPass=',
-    'core.sshCommand=',
-    'protocol.allow=never',
-    'gc.auto=0',
-    'maintenance.auto=false',
-    'submodule.recurse=false',
-  ].flatMap((setting) => ['-c', setting]),
+export const PER_CALL_SETTINGS: readonly string[] = [
+  'core.fsmonitor=false',
+  'core.hooksPath=/dev/null',
+  'commit.gpgsign=false',
+  'tag.gpgsign=false',
+  'log.showSignature=false',
+  'core.pager=cat',
+  'core.editor=:',
+  'sequence.editor=:',
+  'credential.helper=',
+  'core.askPass=',
+  'core.sshCommand=',
+  'protocol.allow=never',
+  'gc.auto=0',
+  'maintenance.auto=false',
+  'submodule.recurse=false',
 ];
+
+/** `--no-pager`, then `PER_CALL_SETTINGS` as `-c` pairs: what the runner puts before every subcommand. */
+export const PER_CALL_CONFIG: readonly string[] = ['--no-pager', ...PER_CALL_SETTINGS.flatMap((setting) => ['-c', setting])];
 
 /**
  * Environment variables that name a program git would run, or that inject
@@ -206,6 +211,20 @@ export function onGitSpawn(listener: (event: GitSpawnEvent) => void): () => void
   return () => spawnListeners.delete(listener);
 }
 
+/**
+ * Tells the `onGitSpawn` listeners about a git process about to start (or,
+ * for simple-git, just started). For the other git path in this folder only.
+ */
+export function announceGitSpawn(event: GitSpawnEvent): void {
+  for (const listener of spawnListeners) {
+    try {
+      listener({ argv: [...event.argv], cwd: event.cwd, env: { ...event.env } });
+    } catch {
+      // Observers must never break a git run.
+    }
+  }
+}
+
 /** The argv actually executed: binary, per-call config, then `args`. */
 export function buildGitArgv(args: readonly string[]): string[] {
   return [gitBinary(), ...PER_CALL_CONFIG, ...args];
@@ -266,13 +285,7 @@ function startProcess(args: readonly string[], opts: RunGitOptions, pipeStdin: b
   // before any observer hears of a process that never starts).
   const meter = meterGitProcess();
   const env = hardenEnv(opts.env ?? gitEnv(), opts.config);
-  for (const listener of spawnListeners) {
-    try {
-      listener({ argv: [...argv], cwd: opts.cwd, env: { ...env } });
-    } catch {
-      // Observers must never break a git run.
-    }
-  }
+  announceGitSpawn({ argv, cwd: opts.cwd, env });
   const okExitCodes = opts.okExitCodes ?? [0];
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
 
