@@ -4,6 +4,7 @@ import { messagePath } from '../mirror/paths.js';
 import { MessageContentLoader } from '../services/sessions/read-session.js';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';
+import { serviceThenRow } from './refetch.js';
 import { pageTotalCount } from './connection.js';
 import { RoleEnum, type RoleValue } from './enums.js';
 
@@ -119,17 +120,11 @@ builder.mutationFields((t) => ({
   appendMessage: t.prismaField({
     type: 'Message',
     args: { input: t.arg({ type: AppendMessageInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const message = await appendMessage(input, ctx.deps);
-      return ctx.deps.db.message.findUniqueOrThrow({ ...query, where: { id: message.id } });
-    },
+    resolve: serviceThenRow('Message', appendMessage),
   }),
   updateMessage: t.prismaField({
     type: 'Message',
     args: { input: t.arg({ type: UpdateMessageInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const message = await updateMessage(input, ctx.deps);
-      return ctx.deps.db.message.findUniqueOrThrow({ ...query, where: { id: message.id } });
-    },
+    resolve: serviceThenRow('Message', updateMessage),
   }),
 }));

@@ -11,6 +11,7 @@ import {
   type ProjectCommitOutcome,
 } from '../services/projects/read-projects.js';
 import { builder } from './builder.js';
+import { serviceThenRow } from './refetch.js';
 import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
 import { connectionCost, GIT_PROCESS_COST } from './cost.js';
@@ -227,26 +228,17 @@ builder.mutationFields((t) => ({
   createProject: t.prismaField({
     type: 'Project',
     args: { input: t.arg({ type: CreateProjectInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const project = await createProject(input, ctx.deps);
-      return ctx.deps.db.project.findUniqueOrThrow({ ...query, where: { projectId: project.projectId } });
-    },
+    resolve: serviceThenRow('Project', createProject),
   }),
   updateProject: t.prismaField({
     type: 'Project',
     args: { input: t.arg({ type: UpdateProjectInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const project = await updateProject(input, ctx.deps);
-      return ctx.deps.db.project.findUniqueOrThrow({ ...query, where: { projectId: project.projectId } });
-    },
+    resolve: serviceThenRow('Project', updateProject),
   }),
   addSessionToProject: t.prismaField({
     type: 'Session',
     args: { input: t.arg({ type: AddSessionToProjectInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const session = await addSessionToProject(input, ctx.deps);
-      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
-    },
+    resolve: serviceThenRow('Session', addSessionToProject),
   }),
   importProjects: t.field({
     type: [Project],

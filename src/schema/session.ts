@@ -7,6 +7,7 @@ import { checkout } from '../services/replay/checkout.js';
 import { sessionBranches, sessionHead, type BranchView } from '../services/replay/read-branches.js';
 import { switchBranch } from '../services/replay/switch-branch.js';
 import { builder } from './builder.js';
+import { serviceThenRow } from './refetch.js';
 import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
 import { Message, MessageConnection } from './message.js';
@@ -179,18 +180,12 @@ builder.mutationFields((t) => ({
     type: 'Session',
     description: "Moves the session's view to an older commit (read-only replay); history after it is kept.",
     args: { input: t.arg({ type: CheckoutInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const session = await checkout(input, ctx.deps);
-      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
-    },
+    resolve: serviceThenRow('Session', checkout),
   }),
   switchBranch: t.prismaField({
     type: 'Session',
     args: { input: t.arg({ type: SwitchBranchInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const session = await switchBranch(input, ctx.deps);
-      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
-    },
+    resolve: serviceThenRow('Session', switchBranch),
   }),
 }));
 
@@ -198,9 +193,6 @@ builder.mutationFields((t) => ({
   createSession: t.prismaField({
     type: 'Session',
     args: { input: t.arg({ type: CreateSessionInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const session = await createSession(input, ctx.deps);
-      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
-    },
+    resolve: serviceThenRow('Session', createSession),
   }),
 }));

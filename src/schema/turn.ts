@@ -3,6 +3,7 @@ import { recordTurn } from '../services/sessions/record-turn.js';
 import { retryTurn } from '../services/sessions/retry-turn.js';
 import { sessionCommit } from '../services/replay/read-commits.js';
 import { builder } from './builder.js';
+import { serviceThenRow } from './refetch.js';
 import { Commit } from './commit.js';
 import { SHARED_GIT_COST } from './cost.js';
 import { pageTotalCount } from './connection.js';
@@ -128,27 +129,18 @@ builder.mutationFields((t) => ({
     type: 'Turn',
     description: 'Records a new reply to an earlier user message on a new branch retry-<assistant messageId>, which becomes current.',
     args: { input: t.arg({ type: RetryTurnInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const turn = await retryTurn(input, ctx.deps);
-      return ctx.deps.db.turn.findUniqueOrThrow({ ...query, where: { id: turn.id } });
-    },
+    resolve: serviceThenRow('Turn', retryTurn),
   }),
   endTurn: t.prismaField({
     type: 'Turn',
     description: 'Closes the open turn: the session-git commit and the project commit follow in the background.',
     args: { input: t.arg({ type: EndTurnInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const turn = await endTurn(input, ctx.deps);
-      return ctx.deps.db.turn.findUniqueOrThrow({ ...query, where: { id: turn.id } });
-    },
+    resolve: serviceThenRow('Turn', endTurn),
   }),
   recordTurn: t.prismaField({
     type: 'Turn',
     description: 'appendMessage for user, assistant and tool results, then endTurn, in one atomic call.',
     args: { input: t.arg({ type: RecordTurnInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const turn = await recordTurn(input, ctx.deps);
-      return ctx.deps.db.turn.findUniqueOrThrow({ ...query, where: { id: turn.id } });
-    },
+    resolve: serviceThenRow('Turn', recordTurn),
   }),
 }));
