@@ -1,4 +1,5 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import { BranchKind } from '../generated/prisma/enums.js';
 import { createSession } from '../services/sessions/create-session.js';
 import { getSession, listBranchMessages, listBranchTurns, listSessions } from '../services/sessions/read-session.js';
 import { mirrorStatus, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
@@ -25,12 +26,12 @@ const MirrorStatus = builder.objectRef<MirrorStatusShape>('MirrorStatus').implem
   }),
 });
 
-const BranchKind = builder.enumType('BranchKind', { values: ['MAIN', 'RETRY', 'FORK'] as const });
+const BranchKindEnum = builder.enumType(BranchKind, { name: 'BranchKind' });
 
 const Branch = builder.objectRef<BranchView>('Branch').implement({
   fields: (t) => ({
     name: t.exposeString('name'),
-    kind: t.field({ type: BranchKind, resolve: (b) => b.kind }),
+    kind: t.expose('kind', { type: BranchKindEnum }),
     isCurrent: t.exposeBoolean('isCurrent'),
     head: t.field({ type: Commit, nullable: true, complexity: SHARED_GIT_COST, resolve: (b) => b.head() }),
     forkPoint: t.field({

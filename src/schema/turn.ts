@@ -7,7 +7,7 @@ import { serviceThenRow } from './refetch.js';
 import { Commit } from './commit.js';
 import { SHARED_GIT_COST } from './cost.js';
 import { pageTotalCount } from './connection.js';
-import { MirrorStateEnum, type MirrorStateValue } from './enums.js';
+import { MirrorStateEnum } from './enums.js';
 import { Message } from './message.js';
 
 const bySeq = { orderBy: { seq: 'asc' } } as const;
@@ -41,7 +41,7 @@ export const Turn = builder.prismaObject('Turn', {
     open: t.exposeBoolean('open'),
     durationMs: t.exposeInt('durationMs', { nullable: true }),
     tokens: t.exposeInt('tokens', { nullable: true }),
-    mirrorState: t.field({ type: MirrorStateEnum, resolve: (turn) => turn.mirrorState as MirrorStateValue }),
+    mirrorState: t.expose('mirrorState', { type: MirrorStateEnum }),
   }),
 });
 

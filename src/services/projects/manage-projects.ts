@@ -3,7 +3,7 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { Prisma, Project, Session } from '../../generated/prisma/client.js';
+import type { Prisma, Project, ProjectStatus, Session } from '../../generated/prisma/client.js';
 import { AppError, BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
 import { GitError, ProjectRepo, type RepoLocation } from '../../git/index.js';
 import { assertValidId, newId } from '../../ids.js';
@@ -15,9 +15,6 @@ import { checkScanRoot, realRoots } from '../../projects/workdir.js';
 import { now, type Deps } from '../deps.js';
 import { decodeNewestFirst, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from '../page.js';
 import { assertShortText } from '../sessions/validate.js';
-
-export const PROJECT_STATUSES = ['ACTIVE', 'PAUSED', 'DONE'] as const;
-export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
 
 function assertName(name: string | null | undefined, field = 'name'): void {
   if (name == null) return;
