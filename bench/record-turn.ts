@@ -58,7 +58,7 @@ async function bare(): Promise<void> {
   await db.$transaction(async (tx) => {
     const turnId = randomBytes(10).toString('hex');
     const ids = Array.from({ length: 5 }, () => randomBytes(10).toString('hex'));
-    const roles = ['USER', 'ASSISTANT', 'TOOL', 'TOOL', 'TOOL'];
+    const roles = ['USER', 'ASSISTANT', 'TOOL', 'TOOL', 'TOOL'] as const;
     await tx.message.create({ data: { id: ids[0]!, sessionId: 'bare', messageId: ids[0]!, seq: bareSeq++, role: 'USER', content: text(200), createdAt: at } });
     await tx.turn.create({ data: { id: turnId, sessionId: 'bare', number: ++bareTurn, branch: 'main', userMessageId: ids[0]!, open: false, closedAt: at } });
     await tx.message.createMany({

@@ -1,25 +1,25 @@
 /**
- * The contract's enums. The database stores each value under its GraphQL name.
+ * The contract's enums. Those the database stores are its Prisma enums
+ * (prisma/schema.prisma): the GraphQL enum is built from the generated
+ * object, so the column, the TypeScript type and the GraphQL values are one list.
  */
-import type { AUTO_COMMIT_STATES } from '../projects/repo-config.js';
+import { MirrorState, ProjectStatus, Role } from '../generated/prisma/enums.js';
+import type { AutoCommitState } from '../projects/repo-config.js';
 import { builder } from './builder.js';
 
-export const RoleEnum = builder.enumType('Role', { values: ['USER', 'ASSISTANT', 'TOOL', 'SYSTEM'] as const });
+export const RoleEnum = builder.enumType(Role, { name: 'Role' });
 
-export const MirrorStateEnum = builder.enumType('MirrorState', {
+export const MirrorStateEnum = builder.enumType(MirrorState, {
+  name: 'MirrorState',
   values: {
     PENDING: { description: 'The turn is in the database; its git commit has not landed yet.' },
-    COMMITTED: {},
     FAILED: { description: 'Mirroring failed and will be retried; see MirrorStatus.lastError.' },
-  } as const,
+  },
 });
 
-export const ProjectStatusEnum = builder.enumType('ProjectStatus', { values: ['ACTIVE', 'PAUSED', 'DONE'] as const });
+export const ProjectStatusEnum = builder.enumType(ProjectStatus, { name: 'ProjectStatus' });
 
-export type RoleValue = 'USER' | 'ASSISTANT' | 'TOOL' | 'SYSTEM';
-export type MirrorStateValue = 'PENDING' | 'COMMITTED' | 'FAILED';
-export type ProjectStatusValue = 'ACTIVE' | 'PAUSED' | 'DONE';
-
+// Not stored: read from the repo and its config on every request (src/projects/repo-config.ts holds the list).
 export const ProjectAutoCommitStateEnum = builder.enumType('ProjectAutoCommitState', {
   values: {
     ENABLED: { description: "The agent's edits are committed at the end of each turn." },
@@ -31,7 +31,5 @@ export const ProjectAutoCommitStateEnum = builder.enumType('ProjectAutoCommitSta
         "The repo's config defines filter drivers (programs git runs on add) the user has not trusted, or they changed since: nothing is committed, turns end FAILED with the reason.",
     },
     UNAVAILABLE: { description: 'The working directory or its git directory cannot be used now (see message): nothing is read or written there.' },
-  } satisfies Record<AutoCommitStateValue, { description: string }>,
+  } satisfies Record<AutoCommitState, { description: string }>,
 });
-
-export type AutoCommitStateValue = (typeof AUTO_COMMIT_STATES)[number];

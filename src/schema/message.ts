@@ -4,8 +4,9 @@ import { messagePath } from '../mirror/index.js';
 import { MessageContentLoader } from '../services/sessions/read-session.js';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';
+import { serviceThenRow } from './refetch.js';
 import { pageTotalCount } from './connection.js';
-import { RoleEnum, type RoleValue } from './enums.js';
+import { RoleEnum } from './enums.js';
 
 const contentLoaders = new WeakMap<Context, MessageContentLoader>();
 
@@ -41,7 +42,7 @@ export const Message = builder.prismaNode('Message', {
     messageId: t.exposeString('messageId'),
     session: t.relation('session'),
     seq: t.exposeInt('seq', { description: 'Per-session sequence number, 1-based, never reused.' }),
-    role: t.field({ type: RoleEnum, resolve: (m) => m.role as RoleValue }),
+    role: t.expose('role', { type: RoleEnum }),
     content: t.string({
       description:
         'The full text. Counted, with patches and files, against the 16 MiB of text one request may read: page long lists with first:.',
@@ -119,17 +120,11 @@ builder.mutationFields((t) => ({
   appendMessage: t.prismaField({
     type: 'Message',
     args: { input: t.arg({ type: AppendMessageInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const message = await appendMessage(input, ctx.deps);
-      return ctx.deps.db.message.findUniqueOrThrow({ ...query, where: { id: message.id } });
-    },
+    resolve: serviceThenRow('Message', appendMessage),
   }),
   updateMessage: t.prismaField({
     type: 'Message',
     args: { input: t.arg({ type: UpdateMessageInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const message = await updateMessage(input, ctx.deps);
-      return ctx.deps.db.message.findUniqueOrThrow({ ...query, where: { id: message.id } });
-    },
+    resolve: serviceThenRow('Message', updateMessage),
   }),
 }));

@@ -2,12 +2,14 @@
  * Taking a skipped turn's edits later (applyTurnSnapshot) and putting the
  * agent's files back to an earlier turn (restoreProjectFiles).
  */
-import { applyTurnSnapshot, restoreProjectFiles, type ProjectFilesResult, type ProjectFilesResultKind } from '../services/projects/project-restore.js';
+import { ProjectFilesResultKind } from '../generated/prisma/enums.js';
+import { applyTurnSnapshot, restoreProjectFiles, type ProjectFilesResult } from '../services/projects/project-restore.js';
 import { builder } from './builder.js';
 import { Commit } from './commit.js';
 import { GIT_PROCESS_COST, QUERY_COST } from './cost.js';
 
-const ProjectFilesResultKindEnum = builder.enumType('ProjectFilesResultKind', {
+const ProjectFilesResultKindEnum = builder.enumType(ProjectFilesResultKind, {
+  name: 'ProjectFilesResultKind',
   values: {
     APPLIED: {
       description:

@@ -1,3 +1,4 @@
+import { ProjectCommitResult } from '../generated/prisma/enums.js';
 import { assertValidId } from '../ids.js';
 import { addSessionToProject, createProject, importProjects, listProjects, updateProject } from '../services/projects/manage-projects.js';
 import { listSessions } from '../services/sessions/read-session.js';
@@ -11,10 +12,11 @@ import {
   type ProjectCommitOutcome,
 } from '../services/projects/read-projects.js';
 import { builder } from './builder.js';
+import { serviceThenRow } from './refetch.js';
 import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
 import { connectionCost, GIT_PROCESS_COST } from './cost.js';
-import { ProjectAutoCommitStateEnum, ProjectStatusEnum, type ProjectStatusValue } from './enums.js';
+import { ProjectAutoCommitStateEnum, ProjectStatusEnum } from './enums.js';
 import { Session, SessionConnection } from './session.js';
 import { Turn } from './turn.js';
 
@@ -50,7 +52,7 @@ export const Project = builder.prismaNode('Project', {
     name: t.exposeString('name'),
     description: t.exposeString('description', { nullable: true }),
     workdir: t.exposeString('workdir', { description: "Absolute path of the user's working directory." }),
-    status: t.field({ type: ProjectStatusEnum, resolve: (p) => p.status as ProjectStatusValue }),
+    status: t.expose('status', { type: ProjectStatusEnum }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     sessions: t.connection(
       { type: Session, resolve: (project, args, ctx) => listSessions(ctx.deps.db, { ...args, projectId: project.projectId }) },
@@ -97,7 +99,8 @@ export const ProjectConnection = builder.connectionObject(
   { name: 'ProjectEdge' },
 );
 
-const ProjectCommitResult = builder.enumType('ProjectCommitResult', {
+const ProjectCommitResultEnum = builder.enumType(ProjectCommitResult, {
+  name: 'ProjectCommitResult',
   values: {
     PENDING: { description: "The turn closed and its edits were captured; the commit has not run yet." },
     COMMITTED: { description: "The agent's edits were committed." },
@@ -111,7 +114,7 @@ const ProjectCommitResult = builder.enumType('ProjectCommitResult', {
         "The user is in the middle of a git operation (merge, cherry-pick, revert, rebase, am, bisect), HEAD is detached, or the branch moved over the agent's paths: nothing was touched, a warning was sent, and the agent's edits are kept as a snapshot.",
     },
     FAILED: { description: 'The commit could not be made (see message and reason); transient failures are retried before this.' },
-  } as const,
+  } satisfies Record<ProjectCommitResult, { description: string }>,
 });
 
 const ProjectCommitOutcomeRef = builder.objectRef<ProjectCommitOutcome>('ProjectCommitOutcome').implement({
@@ -120,7 +123,7 @@ const ProjectCommitOutcomeRef = builder.objectRef<ProjectCommitOutcome>('Project
     'that state, built on HEAD without touching any other path, and is skipped (with a private snapshot) when the user has other ' +
     'uncommitted changes or a git operation in progress.',
   fields: (t) => ({
-    result: t.field({ type: ProjectCommitResult, resolve: (o) => o.result }),
+    result: t.field({ type: ProjectCommitResultEnum, resolve: (o) => o.result }),
     commit: t.field({
       type: Commit,
       nullable: true,
@@ -227,26 +230,17 @@ builder.mutationFields((t) => ({
   createProject: t.prismaField({
     type: 'Project',
     args: { input: t.arg({ type: CreateProjectInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const project = await createProject(input, ctx.deps);
-      return ctx.deps.db.project.findUniqueOrThrow({ ...query, where: { projectId: project.projectId } });
-    },
+    resolve: serviceThenRow('Project', createProject),
   }),
   updateProject: t.prismaField({
     type: 'Project',
     args: { input: t.arg({ type: UpdateProjectInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const project = await updateProject(input, ctx.deps);
-      return ctx.deps.db.project.findUniqueOrThrow({ ...query, where: { projectId: project.projectId } });
-    },
+    resolve: serviceThenRow('Project', updateProject),
   }),
   addSessionToProject: t.prismaField({
     type: 'Session',
     args: { input: t.arg({ type: AddSessionToProjectInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const session = await addSessionToProject(input, ctx.deps);
-      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
-    },
+    resolve: serviceThenRow('Session', addSessionToProject),
   }),
   importProjects: t.field({
     type: [Project],

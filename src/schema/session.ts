@@ -1,4 +1,5 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import { BranchKind } from '../generated/prisma/enums.js';
 import { createSession } from '../services/sessions/create-session.js';
 import { getSession, listBranchMessages, listBranchTurns, listSessions } from '../services/sessions/read-session.js';
 import { mirrorStatus, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
@@ -7,6 +8,7 @@ import { checkout } from '../services/replay/checkout.js';
 import { sessionBranches, sessionHead, type BranchView } from '../services/replay/read-branches.js';
 import { switchBranch } from '../services/replay/switch-branch.js';
 import { builder } from './builder.js';
+import { serviceThenRow } from './refetch.js';
 import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
 import { Message, MessageConnection } from './message.js';
@@ -24,12 +26,12 @@ const MirrorStatus = builder.objectRef<MirrorStatusShape>('MirrorStatus').implem
   }),
 });
 
-const BranchKind = builder.enumType('BranchKind', { values: ['MAIN', 'RETRY', 'FORK'] as const });
+const BranchKindEnum = builder.enumType(BranchKind, { name: 'BranchKind' });
 
 const Branch = builder.objectRef<BranchView>('Branch').implement({
   fields: (t) => ({
     name: t.exposeString('name'),
-    kind: t.field({ type: BranchKind, resolve: (b) => b.kind }),
+    kind: t.expose('kind', { type: BranchKindEnum }),
     isCurrent: t.exposeBoolean('isCurrent'),
     head: t.field({ type: Commit, nullable: true, complexity: SHARED_GIT_COST, resolve: (b) => b.head() }),
     forkPoint: t.field({
@@ -179,18 +181,12 @@ builder.mutationFields((t) => ({
     type: 'Session',
     description: "Moves the session's view to an older commit (read-only replay); history after it is kept.",
     args: { input: t.arg({ type: CheckoutInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const session = await checkout(input, ctx.deps);
-      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
-    },
+    resolve: serviceThenRow('Session', checkout),
   }),
   switchBranch: t.prismaField({
     type: 'Session',
     args: { input: t.arg({ type: SwitchBranchInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const session = await switchBranch(input, ctx.deps);
-      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
-    },
+    resolve: serviceThenRow('Session', switchBranch),
   }),
 }));
 
@@ -198,9 +194,6 @@ builder.mutationFields((t) => ({
   createSession: t.prismaField({
     type: 'Session',
     args: { input: t.arg({ type: CreateSessionInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const session = await createSession(input, ctx.deps);
-      return ctx.deps.db.session.findUniqueOrThrow({ ...query, where: { sessionId: session.sessionId } });
-    },
+    resolve: serviceThenRow('Session', createSession),
   }),
 }));

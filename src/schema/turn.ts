@@ -2,8 +2,9 @@ import { endTurn } from '../services/sessions/end-turn.js';
 import { recordTurn } from '../services/sessions/record-turn.js';
 import { retryTurn } from '../services/sessions/retry-turn.js';
 import { builder } from './builder.js';
+import { serviceThenRow } from './refetch.js';
 import { pageTotalCount } from './connection.js';
-import { MirrorStateEnum, type MirrorStateValue } from './enums.js';
+import { MirrorStateEnum } from './enums.js';
 import { Message } from './message.js';
 
 const bySeq = { orderBy: { seq: 'asc' } } as const;
@@ -37,7 +38,7 @@ export const Turn = builder.prismaObject('Turn', {
     open: t.exposeBoolean('open'),
     durationMs: t.exposeInt('durationMs', { nullable: true }),
     tokens: t.exposeInt('tokens', { nullable: true }),
-    mirrorState: t.field({ type: MirrorStateEnum, resolve: (turn) => turn.mirrorState as MirrorStateValue }),
+    mirrorState: t.expose('mirrorState', { type: MirrorStateEnum }),
   }),
 });
 
@@ -112,27 +113,18 @@ builder.mutationFields((t) => ({
     type: 'Turn',
     description: 'Records a new reply to an earlier user message on a new branch retry-<assistant messageId>, which becomes current.',
     args: { input: t.arg({ type: RetryTurnInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const turn = await retryTurn(input, ctx.deps);
-      return ctx.deps.db.turn.findUniqueOrThrow({ ...query, where: { id: turn.id } });
-    },
+    resolve: serviceThenRow('Turn', retryTurn),
   }),
   endTurn: t.prismaField({
     type: 'Turn',
     description: 'Closes the open turn: the session-git commit and the project commit follow in the background.',
     args: { input: t.arg({ type: EndTurnInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const turn = await endTurn(input, ctx.deps);
-      return ctx.deps.db.turn.findUniqueOrThrow({ ...query, where: { id: turn.id } });
-    },
+    resolve: serviceThenRow('Turn', endTurn),
   }),
   recordTurn: t.prismaField({
     type: 'Turn',
     description: 'appendMessage for user, assistant and tool results, then endTurn, in one atomic call.',
     args: { input: t.arg({ type: RecordTurnInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const turn = await recordTurn(input, ctx.deps);
-      return ctx.deps.db.turn.findUniqueOrThrow({ ...query, where: { id: turn.id } });
-    },
+    resolve: serviceThenRow('Turn', recordTurn),
   }),
 }));

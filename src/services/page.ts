@@ -49,20 +49,6 @@ export function decodeIntCursor(cursor: string, kind: string): number {
   return Number(key);
 }
 
-/** The cursor of an item in a newest-first list ordered by (createdAt desc, id desc). */
-export function encodeNewestFirst(kind: string, createdAt: Date, id: string): string {
-  return encodeCursor(kind, `${createdAt.getTime()}|${id}`);
-}
-
-/** @throws BadUserInputError for a cursor that is not one of `encodeNewestFirst(kind, …)`. */
-export function decodeNewestFirst(cursor: string, kind: string): { createdAt: Date; id: string } {
-  const key = decodeCursor(cursor, kind);
-  const bar = key.indexOf('|');
-  const createdAt = new Date(Number(key.slice(0, bar)));
-  if (bar < 1 || Number.isNaN(createdAt.getTime())) throw new BadUserInputError('after is not a cursor of this list.', { field: 'after' });
-  return { createdAt, id: key.slice(bar + 1) };
-}
-
 /** @throws BadUserInputError for a negative or too large `first`, or backward paging. */
 export function pageSize(args: PageArgs): number {
   if (args.last != null || args.before != null) {
@@ -99,4 +85,62 @@ export function toPage<T>(
     },
     totalCount,
   };
+}
+
+/** The rows after a newest-first cursor, for a where clause: older, or as old with a smaller key. */
+export type NewestFirstAfter<Key extends string> = {
+  OR: [{ createdAt: { lt: Date } }, { createdAt: Date } & { [K in Key]: { lt: string } }];
+};
+
+/** A newest-first list's order, the key breaking ties between rows created in the same millisecond. */
+export type NewestFirstOrder<Key extends string> = [{ createdAt: 'desc' }, { [K in Key]: 'desc' }];
+
+/**
+ * One page of `size` rows of a list ordered newest first by (createdAt,
+ * `key`), the one newest-first pagination (sessions, projects). Its cursor
+ * holds both values, so a page stays put while newer rows arrive and even if
+ * the row it names is deleted. `fetch` reads `take` rows in `orderBy`, the
+ * rows after the cursor only when `after` is not null; `count` counts the
+ * whole list, only when the client asks.
+ * @throws BadUserInputError for a cursor that is not one of this list's (`kind`).
+ */
+export async function newestFirstPage<Key extends string, Row extends { createdAt: Date } & { [K in Key]: string }>(
+  page: { size: number; after: string | null | undefined; kind: string; key: Key },
+  fetch: (query: { after: NewestFirstAfter<Key> | null; orderBy: NewestFirstOrder<Key>; take: number }) => Promise<Row[]>,
+  count: () => Promise<number>,
+): Promise<Page<Row>> {
+  const { size, kind, key } = page;
+  let after: NewestFirstAfter<Key> | null = null;
+  if (page.after) {
+    const text = decodeCursor(page.after, kind);
+    const bar = text.indexOf('|');
+    const createdAt = new Date(Number(text.slice(0, bar)));
+    if (bar < 1 || Number.isNaN(createdAt.getTime())) throw new BadUserInputError('after is not a cursor of this list.', { field: 'after' });
+    const id = text.slice(bar + 1);
+    after = { OR: [{ createdAt: { lt: createdAt } }, { createdAt, ...keyed(key, { lt: id }) }] };
+  }
+  const fetched = await fetch({ after, orderBy: [{ createdAt: 'desc' }, keyed(key, 'desc')], take: size + 1 });
+  return toPage(fetched, size, Boolean(page.after), (row) => encodeCursor(kind, `${row.createdAt.getTime()}|${row[key]}`), count);
+}
+
+// TypeScript types a computed key `{ [key]: value }` as a string index, not as the one key it is.
+function keyed<Key extends string, V>(key: Key, value: V): { [K in Key]: V } {
+  return Object.fromEntries([[key, value]]) as { [K in Key]: V };
+}
+
+/**
+ * One page of `size` items of a list ordered by an increasing whole number
+ * (a seq, a turn number), the cursor holding that number. `fetch` reads
+ * `take` items with a key above `after` (all when null); `count` counts the
+ * whole list, only when the client asks.
+ * @throws BadUserInputError for a cursor that is not one of this list's (`kind`), before `fetch` runs.
+ */
+export async function ascendingPage<Item>(
+  page: { size: number; after: string | null | undefined; kind: string; keyOf: (item: Item) => number },
+  fetch: (after: number | null, take: number) => Promise<Item[]>,
+  count: () => Promise<number>,
+): Promise<Page<Item>> {
+  const after = page.after ? decodeIntCursor(page.after, page.kind) : null;
+  const fetched = await fetch(after, page.size + 1);
+  return toPage(fetched, page.size, after !== null, (item) => encodeCursor(page.kind, page.keyOf(item)), count);
 }

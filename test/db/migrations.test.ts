@@ -57,4 +57,43 @@ describe('migrations', () => {
       db.close();
     }
   });
+
+  it('the enum columns hold their values as the same text the String columns held, both ways', async () => {
+    const file = join(tempDir(), 'db', 'entity-memory.db');
+    await migrate({ file });
+    // Rows as a server before the Prisma enums wrote them: plain text.
+    const raw = new Database(file);
+    try {
+      raw.prepare(`INSERT INTO "Project" ("projectId", "name", "workdir", "status") VALUES ('p', 'P', '/nowhere', 'PAUSED')`).run();
+      raw.prepare(`INSERT INTO "Session" ("sessionId", "projectId") VALUES ('s', 'p')`).run();
+      raw.prepare(`INSERT INTO "Branch" ("sessionId", "name", "kind") VALUES ('s', 'retry-x', 'RETRY')`).run();
+      raw
+        .prepare(`INSERT INTO "Message" ("id", "sessionId", "messageId", "seq", "role", "content", "createdAt") VALUES ('m1', 's', 'm1', 1, 'SYSTEM', '', 0)`)
+        .run();
+      raw
+        .prepare(
+          `INSERT INTO "Turn" ("id", "sessionId", "number", "branch", "userMessageId", "mirrorState", "projectResult") VALUES ('t1', 's', 1, 'main', 'm1', 'FAILED', 'SKIPPED_BUSY')`,
+        )
+        .run();
+    } finally {
+      raw.close();
+    }
+    const db = await openDb({ file });
+    try {
+      expect(await db.project.findUniqueOrThrow({ where: { projectId: 'p' }, select: { status: true } })).toEqual({ status: 'PAUSED' });
+      expect(await db.branch.findMany({ select: { kind: true } })).toEqual([{ kind: 'RETRY' }]);
+      expect(await db.message.findMany({ select: { role: true } })).toEqual([{ role: 'SYSTEM' }]);
+      expect(await db.turn.findMany({ select: { mirrorState: true, projectResult: true } })).toEqual([
+        { mirrorState: 'FAILED', projectResult: 'SKIPPED_BUSY' },
+      ]);
+      await db.outboxJob.create({ data: { sessionId: 's', turnId: 't1', kind: 'PROJECT' } });
+      await db.projectRestore.create({
+        data: { id: 'r', sessionId: 's', projectId: 'p', toTurn: 0, branch: 'main', files: '[]', result: 'SNAPSHOT' },
+      });
+      expect(await db.$queryRawUnsafe('SELECT "kind" FROM "OutboxJob"')).toEqual([{ kind: 'PROJECT' }]);
+      expect(await db.$queryRawUnsafe('SELECT "result" FROM "ProjectRestore"')).toEqual([{ result: 'SNAPSHOT' }]);
+    } finally {
+      await db.$disconnect();
+    }
+  });
 });

@@ -3,7 +3,7 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { Prisma, Project, Session } from '../../generated/prisma/client.js';
+import type { Prisma, Project, ProjectStatus, Session } from '../../generated/prisma/client.js';
 import { AppError, BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
 import { GitError, ProjectRepo, type RepoLocation } from '../../git/index.js';
 import { assertValidId, newId } from '../../ids.js';
@@ -13,11 +13,8 @@ import { judgeRepoConfig } from '../../projects/repo-config.js';
 import { outsideRequest } from '../../request-context.js';
 import { checkScanRoot, realRoots } from '../../projects/workdir.js';
 import { now, type Deps } from '../deps.js';
-import { decodeNewestFirst, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from '../page.js';
+import { newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
 import { assertShortText } from '../sessions/validate.js';
-
-export const PROJECT_STATUSES = ['ACTIVE', 'PAUSED', 'DONE'] as const;
-export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
 
 function assertName(name: string | null | undefined, field = 'name'): void {
   if (name == null) return;
@@ -259,13 +256,9 @@ export async function importProjects(input: { root: string; maxDepth?: number | 
 export async function listProjects(deps: Pick<Deps, 'db'>, args: PageArgs & { status?: ProjectStatus | null }): Promise<Page<Project>> {
   const size = pageSize(args);
   const base: Prisma.ProjectWhereInput = args.status ? { status: args.status } : {};
-  let where = base;
-  if (args.after) {
-    const { createdAt: at, id } = decodeNewestFirst(args.after, 'project');
-    where = { AND: [base, { OR: [{ createdAt: { lt: at } }, { createdAt: at, projectId: { lt: id } }] }] };
-  }
-  const fetched = await deps.db.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { projectId: 'desc' }], take: size + 1 });
-  return toPage(fetched, size, Boolean(args.after), (p) => encodeNewestFirst('project', p.createdAt, p.projectId), () =>
-    deps.db.project.count({ where: base }),
+  return newestFirstPage(
+    { size, after: args.after, kind: 'project', key: 'projectId' },
+    ({ after, orderBy, take }) => deps.db.project.findMany({ where: after ? { AND: [base, after] } : base, orderBy, take }),
+    () => deps.db.project.count({ where: base }),
   );
 }

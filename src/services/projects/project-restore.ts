@@ -11,7 +11,7 @@
  */
 import { lstat, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Project, Session, Turn } from '../../generated/prisma/client.js';
+import type { Project, ProjectFilesResultKind, Session, Turn } from '../../generated/prisma/client.js';
 import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
 import { GitRefConflictError } from '../../git/errors.js';
 import {
@@ -39,8 +39,6 @@ import { now, type Deps } from '../deps.js';
 import { readProjectCommit } from './read-projects.js';
 import type { CommitRef } from '../replay/read-commits.js';
 import { requireSession } from '../sessions/read-session.js';
-
-export type ProjectFilesResultKind = 'APPLIED' | 'COMMITTED' | 'SNAPSHOT' | 'NOTHING';
 
 /** What applyTurnSnapshot or restoreProjectFiles did. */
 export interface ProjectFilesResult {
@@ -165,7 +163,7 @@ export async function restoreProjectFiles(input: ProjectFilesInput, deps: Restor
       const writes = plan.writes;
       const target = input.turn === 0 ? 'before the first turn' : `after turn ${input.turn}`;
       const restoreId = newId();
-      const record = (files: RecordedState[], result: string, shas: { commitSha?: string; snapshotSha?: string }) =>
+      const record = (files: RecordedState[], result: ProjectFilesResultKind, shas: { commitSha?: string; snapshotSha?: string }) =>
         deps.db.projectRestore.create({
           data: {
             id: restoreId,

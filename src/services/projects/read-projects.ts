@@ -1,7 +1,7 @@
 /**
  * Reading a project: its repo's history, its working tree, and what a turn did there.
  */
-import type { Project, Turn } from '../../generated/prisma/client.js';
+import type { Project, ProjectCommitResult, Turn } from '../../generated/prisma/client.js';
 import { AppError } from '../../errors.js';
 import { SessionRepo, type WorkingTreeState } from '../../git/index.js';
 import { openProjectRepo } from '../../projects/project-place.js';
@@ -83,7 +83,7 @@ export async function projectAutoCommit(project: Project, deps: Pick<Deps, 'conf
 }
 
 export interface ProjectCommitOutcome {
-  result: 'PENDING' | 'COMMITTED' | 'NOTHING_TO_COMMIT' | 'SKIPPED_DIRTY' | 'SKIPPED_BUSY' | 'FAILED';
+  result: ProjectCommitResult;
   /** The agent's commit, read from the project's repo once it is checked again; null without one, or when refused. */
   commit: () => Promise<CommitRef | null>;
   /** The private snapshot of a skipped turn, read the same way. */
@@ -110,7 +110,7 @@ export function turnProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, 
   };
   const files = turn.projectFiles ? (JSON.parse(turn.projectFiles) as { path: string }[]) : [];
   return {
-    result: (turn.projectResult ?? 'PENDING') as ProjectCommitOutcome['result'],
+    result: turn.projectResult ?? 'PENDING',
     commit: read(turn.projectCommitSha),
     snapshot: read(turn.projectSnapshotSha),
     dirtyPaths: turn.projectDirtyPaths ? (JSON.parse(turn.projectDirtyPaths) as string[]) : [],

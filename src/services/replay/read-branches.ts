@@ -1,14 +1,14 @@
 /**
  * A session's branches and its head, as the database and the repo see them.
  */
-import type { Session } from '../../generated/prisma/client.js';
+import type { BranchKind, Session } from '../../generated/prisma/client.js';
 import { openSessionRepo } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
 import { whileRepoMayBeRebuilt, type CommitRef } from './read-commits.js';
 
 export interface BranchView {
   name: string;
-  kind: 'MAIN' | 'RETRY' | 'FORK';
+  kind: BranchKind;
   isCurrent: boolean;
   /** The tip's commit; read from git only when asked for (one process). */
   head(): Promise<CommitRef | null>;
@@ -49,7 +49,7 @@ export async function sessionBranches(deps: Pick<Deps, 'config' | 'db'>, session
   const forkSha = new Map(forkTurns.map((t) => [t.id, t.commitSha]));
   return branches.map((branch) => ({
     name: branch.name,
-    kind: branch.kind as BranchView['kind'],
+    kind: branch.kind,
     isCurrent: branch.name === session.currentBranch,
     head: () => commitOf(deps, session.sessionId, tips.get(branch.name)),
     forkPoint: async () => (branch.forkTurnId ? commitOf(deps, session.sessionId, forkSha.get(branch.forkTurnId)) : null),

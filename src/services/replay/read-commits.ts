@@ -11,7 +11,7 @@ import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, t
 import { countTurnCommits, describeFault, diagnoseSessionRepo, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
 import { branchSegments, messageFilter } from './branch-path.js';
-import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
+import { ascendingPage, decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
 
 /** A commit of a repo, with the repo to ask for more (and the session, for session repos). */
 export interface CommitRef {
@@ -124,20 +124,26 @@ export async function commitMessages(
   query: Omit<Prisma.MessageFindManyArgs, 'where' | 'orderBy' | 'take'> = {},
 ): Promise<Page<Omit<Message, 'content'>>> {
   const size = pageSize(page);
-  const after = page.after ? decodeIntCursor(page.after, 'seq') : null;
-  const empty = toPage<Omit<Message, 'content'>>([], size, after !== null, () => '', async () => 0);
-  const turn = await commitTurn(db, ref);
-  if (!turn || !ref.sessionId) return empty;
-  const segments = await branchSegments(db, ref.sessionId, turn.branch, { branch: turn.branch, number: turn.number });
-  const filter = await messageFilter(db, ref.sessionId, segments);
-  const fetched = await db.message.findMany({
-    where: after === null ? filter : { AND: [filter, { seq: { gt: after } }] },
-    ...(query.select ? {} : { omit: { content: true } }),
-    ...query,
-    orderBy: { seq: 'asc' },
-    take: size + 1,
-  });
-  return toPage(fetched, size, after !== null, (m) => encodeCursor('seq', m.seq), () => db.message.count({ where: filter }));
+  // Set by the fetch: null while the commit records no turn, and then the list is empty.
+  let filter: Prisma.MessageWhereInput | null = null;
+  return ascendingPage<Omit<Message, 'content'>>(
+    { size, after: page.after, kind: 'seq', keyOf: (m) => m.seq },
+    async (after, take) => {
+      const turn = await commitTurn(db, ref);
+      if (!turn || !ref.sessionId) return [];
+      const segments = await branchSegments(db, ref.sessionId, turn.branch, { branch: turn.branch, number: turn.number });
+      const where = await messageFilter(db, ref.sessionId, segments);
+      filter = where;
+      return db.message.findMany({
+        where: after === null ? where : { AND: [where, { seq: { gt: after } }] },
+        ...(query.select ? {} : { omit: { content: true } }),
+        ...query,
+        orderBy: { seq: 'asc' },
+        take,
+      });
+    },
+    async () => (filter === null ? 0 : db.message.count({ where: filter })),
+  );
 }
 
 /** Largest patch text `FileChange.patch` gives: 256 KiB (whole lines). */

@@ -1,11 +1,10 @@
-import type { Message } from '../../generated/prisma/client.js';
+import type { Message, Role } from '../../generated/prisma/client.js';
 import { assertValidId } from '../../ids.js';
 import { now, type Deps } from '../deps.js';
 import { messageDraft, type MessageFields } from './message-draft.js';
 import { SessionWriter } from './session-writer.js';
 import { publishNewBranches } from './session-view.js';
 import { projectDirtyNow } from '../../projects/project-state.js';
-import type { Role } from './validate.js';
 
 export interface AppendMessageInput extends MessageFields {
   sessionId: string;

@@ -1,7 +1,8 @@
 import { assertValidId } from '../../ids.js';
 import type { Deps } from '../deps.js';
 import type { MessageDraft } from './session-writer.js';
-import { assertContentSize, assertShortText, metadataText, type Role } from './validate.js';
+import type { Role } from '../../generated/prisma/client.js';
+import { assertContentSize, assertShortText, metadataText } from './validate.js';
 
 /** What every message input carries (AppendMessageInput, TurnMessageInput). */
 export interface MessageFields {

@@ -7,7 +7,7 @@ import { NotFoundError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
 import { spendTextBytes } from '../../request-context.js';
 import { branchSegments, messageFilter, turnFilter, type Segment } from '../replay/branch-path.js';
-import { decodeIntCursor, decodeNewestFirst, encodeCursor, encodeNewestFirst, pageSize, toPage, type Page, type PageArgs } from '../page.js';
+import { ascendingPage, newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
 
 export async function getSession(
   db: Db,
@@ -33,22 +33,9 @@ export async function listSessions(
   const size = pageSize(args);
   if (args.projectId != null) assertValidId(args.projectId, 'projectId');
   const base: Prisma.SessionWhereInput = args.projectId != null ? { projectId: args.projectId } : {};
-  let where = base;
-  if (args.after) {
-    const { createdAt: at, id } = decodeNewestFirst(args.after, 'session');
-    where = { AND: [base, { OR: [{ createdAt: { lt: at } }, { createdAt: at, sessionId: { lt: id } }] }] };
-  }
-  const fetched = await db.session.findMany({
-    ...query,
-    where,
-    orderBy: [{ createdAt: 'desc' }, { sessionId: 'desc' }],
-    take: size + 1,
-  });
-  return toPage(
-    fetched,
-    size,
-    Boolean(args.after),
-    (s) => encodeNewestFirst('session', s.createdAt, s.sessionId),
+  return newestFirstPage(
+    { size, after: args.after, kind: 'session', key: 'sessionId' },
+    ({ after, orderBy, take }) => db.session.findMany({ ...query, where: after ? { AND: [base, after] } : base, orderBy, take }),
     () => db.session.count({ where: base }),
   );
 }
@@ -67,16 +54,19 @@ export async function listBranchMessages(
 ): Promise<Page<Message>> {
   const size = pageSize(args);
   const filter = await messageFilter(db, session.sessionId, await segmentsFor(db, session, args.branch));
-  const after = args.after ? decodeIntCursor(args.after, 'seq') : null;
-  const fetched = await db.message.findMany({
-    // Content is loaded per message, within the request's text budget.
-    ...(query.select ? {} : { omit: { content: true } }),
-    ...query,
-    where: after === null ? filter : { AND: [filter, { seq: { gt: after } }] },
-    orderBy: { seq: 'asc' },
-    take: size + 1,
-  });
-  return toPage(fetched, size, after !== null, (m) => encodeCursor('seq', m.seq), () => db.message.count({ where: filter }));
+  return ascendingPage(
+    { size, after: args.after, kind: 'seq', keyOf: (m) => m.seq },
+    (after, take) =>
+      db.message.findMany({
+        // Content is loaded per message, within the request's text budget.
+        ...(query.select ? {} : { omit: { content: true } }),
+        ...query,
+        where: after === null ? filter : { AND: [filter, { seq: { gt: after } }] },
+        orderBy: { seq: 'asc' },
+        take,
+      }),
+    () => db.message.count({ where: filter }),
+  );
 }
 
 /** Turns along a branch, oldest first. */
@@ -88,14 +78,12 @@ export async function listBranchTurns(
 ): Promise<Page<Turn>> {
   const size = pageSize(args);
   const filter = turnFilter(session.sessionId, await segmentsFor(db, session, args.branch));
-  const after = args.after ? decodeIntCursor(args.after, 'turn') : null;
-  const fetched = await db.turn.findMany({
-    ...query,
-    where: after === null ? filter : { AND: [filter, { number: { gt: after } }] },
-    orderBy: { number: 'asc' },
-    take: size + 1,
-  });
-  return toPage(fetched, size, after !== null, (t) => encodeCursor('turn', t.number), () => db.turn.count({ where: filter }));
+  return ascendingPage(
+    { size, after: args.after, kind: 'turn', keyOf: (t) => t.number },
+    (after, take) =>
+      db.turn.findMany({ ...query, where: after === null ? filter : { AND: [filter, { number: { gt: after } }] }, orderBy: { number: 'asc' }, take }),
+    () => db.turn.count({ where: filter }),
+  );
 }
 
 /** Ids per size and per text query: well under SQLite's limit on bound values. */

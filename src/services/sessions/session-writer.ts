@@ -4,11 +4,11 @@
  * and flushes the session row at the end, so recordTurn costs a handful of
  * statements however many tool results it carries.
  */
-import type { Message, Prisma, Session, Turn } from '../../generated/prisma/client.js';
+import type { Message, Prisma, Role, Session, Turn } from '../../generated/prisma/client.js';
 import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
 import { assertValidId, newId } from '../../ids.js';
 import type { TurnCapture } from '../../projects/capture.js';
-import { assertBranchRefName, type Role } from './validate.js';
+import { assertBranchRefName } from './validate.js';
 
 type Tx = Prisma.TransactionClient;
 

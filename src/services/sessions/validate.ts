@@ -5,9 +5,6 @@
 import { BadUserInputError } from '../../errors.js';
 import { refFormatProblem } from '../../git/ref-format.js';
 
-export const ROLES = ['USER', 'ASSISTANT', 'TOOL', 'SYSTEM'] as const;
-export type Role = (typeof ROLES)[number];
-
 const MAX_SHORT_TEXT = 1000;
 const MAX_METADATA_BYTES = 1024 * 1024;
 
