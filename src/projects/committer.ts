@@ -21,7 +21,7 @@ import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import type { Turn } from '../generated/prisma/client.js';
+import type { ProjectCommitResult, Turn } from '../generated/prisma/client.js';
 import { GitLockedError, GitRefConflictError } from '../git/errors.js';
 import {
   buildCommit,
@@ -54,7 +54,6 @@ export interface ProjectCommitterDeps {
   projectLocks: KeyedLocks;
 }
 
-export type ProjectResult = 'PENDING' | 'COMMITTED' | 'NOTHING_TO_COMMIT' | 'SKIPPED_DIRTY' | 'SKIPPED_BUSY' | 'FAILED';
 
 export const AGENT_EMAIL = 'agent@openprogram.invalid';
 
@@ -81,7 +80,7 @@ function isTransient(error: unknown): boolean {
 }
 
 export interface ProjectOutcome {
-  result: Exclude<ProjectResult, 'PENDING'>;
+  result: Exclude<ProjectCommitResult, 'PENDING'>;
   sha: string | null;
   snapshotSha: string | null;
   /** The user's paths that were in the way (SKIPPED_DIRTY). */
