@@ -22,7 +22,7 @@ import { realpath } from 'node:fs/promises';
 import type { SimpleGit, StatusResult } from 'simple-git';
 import { GitError, GitLockedError, GitNoWorkTreeError } from './errors.js';
 import { runPorcelain } from './project-porcelain.js';
-import { runGit } from './run.js';
+import { envWithoutGit, runGit } from './run.js';
 import type { ProjectGitRun } from './project-plumbing.js';
 
 /**
@@ -30,12 +30,8 @@ import type { ProjectGitRun } from './project-plumbing.js';
  * hook would redirect us); their global config stays in force.
  */
 export function userGitEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('GIT_') && value !== undefined) env[key] = value;
-  }
   // Pathspecs are literal: a file named ':(glob)*' is that file.
-  return { ...env, GIT_TERMINAL_PROMPT: '0', GIT_LITERAL_PATHSPECS: '1', LC_ALL: 'C', ...extra };
+  return envWithoutGit({ GIT_LITERAL_PATHSPECS: '1' }, extra);
 }
 
 export interface WorkingTreeState {

@@ -144,28 +144,30 @@ export function gitBinary(): string {
 }
 
 /**
- * An environment for running git against our own repos: `process.env` without
- * any `GIT_*` variable (a `GIT_DIR` or `GIT_INDEX_FILE` inherited from a hook
- * would silently redirect every command), no system or global config, no
- * terminal prompt, C locale so stderr matching is stable. `extra` is applied
- * last and may set `GIT_*` variables (identity, `GIT_DIR`).
+ * `process.env` without any `GIT_*` variable (a `GIT_DIR` or `GIT_INDEX_FILE`
+ * inherited from a hook would silently redirect every command), no terminal
+ * prompt, C locale so stderr matching is stable, then `settings` and `extra`
+ * in that order (a value of undefined removes the variable).
  */
-export function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function envWithoutGit(settings: NodeJS.ProcessEnv, extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('GIT_') && value !== undefined) env[key] = value;
   }
-  env.GIT_CONFIG_NOSYSTEM = '1';
-  env.GIT_CONFIG_GLOBAL = '/dev/null';
-  env.GIT_TERMINAL_PROMPT = '0';
-  env.LC_ALL = 'C';
-  if (extra) {
-    for (const [key, value] of Object.entries(extra)) {
-      if (value === undefined) delete env[key];
-      else env[key] = value;
-    }
+  for (const [key, value] of Object.entries({ GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...settings, ...extra })) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
   }
   return env;
+}
+
+/**
+ * An environment for running git against our own repos: `envWithoutGit`, and no
+ * system or global config. `extra` is applied last and may set `GIT_*`
+ * variables (identity, `GIT_DIR`).
+ */
+export function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return envWithoutGit({ GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, extra);
 }
 
 export interface RunGitOptions {
