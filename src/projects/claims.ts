@@ -11,15 +11,12 @@
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ProjectRepo } from '../git/index.js';
+import { gitDirOf, type GitDirOrWorkdir } from './project-place.js';
 
 const MAX_AGE_MS = 60 * 60 * 1000;
 
-/**
- * Where the claims live: a git directory already checked (`RepoPlace.location`),
- * or a working directory whose repo is located unchecked (tests, benchmarks).
- */
-export type ClaimsWhere = string | { gitDir: string };
+/** Where the claims live (see `GitDirOrWorkdir`). */
+export type ClaimsWhere = GitDirOrWorkdir;
 
 /** One turn's claim. */
 export interface Claim {
@@ -30,10 +27,7 @@ export interface Claim {
 }
 
 async function claimsDir(where: ClaimsWhere): Promise<string> {
-  if (typeof where !== 'string') return join(where.gitDir, 'entity-memory-claims');
-  const location = await new ProjectRepo(where).locate();
-  if (!location) throw new Error(`${where} is not a git repository`);
-  return join(location.gitDir, 'entity-memory-claims');
+  return join(await gitDirOf(where), 'entity-memory-claims');
 }
 
 export async function claimPaths(where: ClaimsWhere, turnId: string, paths: readonly string[], sessionId: string | null = null): Promise<void> {

@@ -6,8 +6,8 @@
  */
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { ProjectRepo } from '../git/index.js';
 import type { KeyedLocks } from '../locks.js';
+import { gitDirOf } from './project-place.js';
 
 /**
  * Runs `work` holding the working directory's locks.
@@ -23,9 +23,7 @@ export async function withProjectLock<T>(
 ): Promise<T> {
   const waitMs = options.waitMs ?? 60_000;
   return locks.run(workdir, async () => {
-    const gitDir = options.gitDir ?? (await new ProjectRepo(workdir).locate())?.gitDir;
-    if (!gitDir) throw new Error(`${workdir} is not a git repository`);
-    const target = join(gitDir, 'entity-memory-commit');
+    const target = join(await gitDirOf(options.gitDir ? { gitDir: options.gitDir } : workdir), 'entity-memory-commit');
     const release = await lockfile.lock(target, {
       realpath: false,
       stale: 30_000,

@@ -144,3 +144,18 @@ export async function placeOf(project: Pick<PlaceProject, 'projectId' | 'trusted
 export function refusalReason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * A git directory already checked (`RepoPlace.location.gitDir`), or a working
+ * directory whose repo is located now, unchecked (tests, benchmarks): where
+ * the commit lock and the claims of a project live.
+ */
+export type GitDirOrWorkdir = string | { gitDir: string };
+
+/** @throws Error when a working directory given is in no repo. */
+export async function gitDirOf(where: GitDirOrWorkdir): Promise<string> {
+  if (typeof where !== 'string') return where.gitDir;
+  const location = await new ProjectRepo(where).locate();
+  if (!location) throw new Error(`${where} is not a git repository`);
+  return location.gitDir;
+}
