@@ -6,7 +6,7 @@
 // engine is configured we point PRISMA_SCHEMA_ENGINE_BINARY (a variable Prisma
 // documents for custom engine locations) at a placeholder that refuses to run
 // with a clear message. Migrations do not need it: the server applies them with
-// Prisma's schema engine compiled to WebAssembly (src/db/migrate.ts).
+// Prisma's schema engine compiled to WebAssembly (src/db/schema-engine.ts).
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
