@@ -4,7 +4,7 @@
 import type { Project, Turn } from '../../generated/prisma/client.js';
 import { AppError } from '../../errors.js';
 import { GitRepo, type WorkingTreeState } from '../../git/index.js';
-import { openProjectRepo } from '../../projects/project-place.js';
+import { locateProjectRepo, openProjectRepo } from '../../projects/project-place.js';
 import type { AutoCommitState } from '../../projects/repo-config.js';
 import type { Deps } from '../deps.js';
 import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
@@ -24,10 +24,13 @@ export function projectReader(project: Project): GitRepo {
 /**
  * A reader over the project's repo once its folder and git directory are
  * checked again (at the git directories that check located); null when refused.
+ * The repo's config is not read: no read here runs a program it could name
+ * (see GitRepo), and `git config --list` was one of 4 processes per
+ * Project.history.
  */
 async function checkedReader(project: Project, deps: Pick<Deps, 'config' | 'logger'>): Promise<GitRepo | null> {
   try {
-    const { workdir, location } = await openProjectRepo(project, deps.config);
+    const { workdir, location } = await locateProjectRepo(project, deps.config);
     return new GitRepo(workdir, { gitDirs: { gitDir: location.gitDir, commonDir: location.commonDir } });
   } catch (error) {
     if (error instanceof AppError) return null;
