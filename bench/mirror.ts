@@ -1,6 +1,6 @@
 /**
  * The git mirror against bare git, measured in the same run:
- *  1. a turn commit (5 messages + meta.json) through `SessionRepo.commitTurnStream` (the worker's path), at 50
+ *  1. a turn commit (5 messages + meta.json) through `SessionRepo.commitTurn` (the worker's path), at 50
  *     and at 50,000 messages in the session, against the same plumbing spawned by hand;
  *  2. what `.git` grows by per turn, against the bytes of the turn's files;
  *  3. backfill through our `fastImport` against raw `git fast-import` of a pre-built stream;
@@ -253,7 +253,7 @@ interface LatencyResult {
   tipsEqual: boolean;
 }
 
-/** Interleaved turns on two identical repos: ours via commitTurnStream (what the mirror worker runs), the baseline by hand; the order flips each turn. */
+/** Interleaved turns on two identical repos: ours via commitTurn (what the mirror worker runs), the baseline by hand; the order flips each turn. */
 async function latency(label: string, pair: { ours: SessionRepo; bare: SessionRepo; tip: string }, firstTurn: number): Promise<LatencyResult> {
   const result: LatencyResult = {
     label,
@@ -268,7 +268,7 @@ async function latency(label: string, pair: { ours: SessionRepo; bare: SessionRe
   };
   let oursTip = pair.tip;
   let bareTip = pair.tip;
-  // Spawn times inside commitTurnStream, to see where its time goes.
+  // Spawn times inside commitTurn, to see where its time goes.
   let spawnMarks: number[] | null = null;
   const stopObserving = onGitSpawn(() => spawnMarks?.push(performance.now()));
   try {
@@ -281,7 +281,7 @@ async function latency(label: string, pair: { ours: SessionRepo; bare: SessionRe
       const runOurs = async () => {
         const marks = [performance.now()];
         spawnMarks = marks;
-        oursTip = (await pair.ours.commitTurnStream({ branch: BRANCH, parent: oursTip, files: turn.files, message: turn.message, author: turn.author })).sha;
+        oursTip = (await pair.ours.commitTurn({ branch: BRANCH, parent: oursTip, files: turn.files, message: turn.message, author: turn.author })).sha;
         marks.push(performance.now());
         spawnMarks = null;
         return marks;
@@ -319,7 +319,7 @@ async function latency(label: string, pair: { ours: SessionRepo; bare: SessionRe
 }
 
 function printLatency(r: LatencyResult): { oursP50: number; bareP50: number } {
-  const ours = summary(`commitTurnStream, ${r.label}`, r.ours);
+  const ours = summary(`commitTurn, ${r.label}`, r.ours);
   const bare = summary(`bare plumbing by hand, ${r.label}`, r.bare);
   console.log(row(ours.label, ours.p50, ours.p99));
   console.log(row(bare.label, bare.p50, bare.p99));
@@ -417,9 +417,9 @@ try {
   console.log(`  (bare@50,000 / bare@50:           ${ratio(l.bareP50, s.bareP50)})`);
 
   console.log(`\n[2] .git growth per turn over the ${TURNS} measured turns`);
-  printGrowth('commitTurnStream @50 msgs', atSmall.oursGrowth, TURNS, atSmall.turnBytes);
+  printGrowth('commitTurn @50 msgs', atSmall.oursGrowth, TURNS, atSmall.turnBytes);
   printGrowth('bare plumbing @50 msgs', atSmall.bareGrowth, TURNS, atSmall.turnBytes);
-  printGrowth('commitTurnStream @50,000 msgs', atLarge.oursGrowth, TURNS, atLarge.turnBytes);
+  printGrowth('commitTurn @50,000 msgs', atLarge.oursGrowth, TURNS, atLarge.turnBytes);
   printGrowth('bare plumbing @50,000 msgs', atLarge.bareGrowth, TURNS, atLarge.turnBytes);
 
   console.log(`\n[3] backfill: ${fmt(BACKFILL_TURNS)} turns (${fmt(BACKFILL_TURNS * 5)} messages) into fresh repos, ${BACKFILL_REPS} rep(s) interleaved`);

@@ -1,6 +1,6 @@
 /**
  * `.git` growth per turn with and without the worker's periodic pack:
- * N turn commits (5 message files + meta.json each) through commitTurnStream,
+ * N turn commits (5 message files + meta.json each) through commitTurn,
  * the size of `.git` (du) before and after `packLooseObjects`, against the
  * bytes of the turns' files. Usage: npm run bench -- pack [turns]
  */
@@ -41,7 +41,7 @@ try {
       seq++;
     }
     const author = { name: 'entity-memory', email: 'entity-memory@openprogram.invalid', date: new Date(t * 1000) };
-    parent = (await repo.commitTurnStream({ branch: 'main', parent, files, message: `turn ${t}\n`, author })).sha;
+    parent = (await repo.commitTurn({ branch: 'main', parent, files, message: `turn ${t}\n`, author })).sha;
   }
   const loose = duKiB();
   const started = Date.now();

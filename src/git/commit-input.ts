@@ -1,7 +1,8 @@
 /**
  * What a commit is made of (files, identity, message), validated and encoded
- * the same way for `commit-tree` and for `fast-import`, so both paths produce
- * byte-identical commits.
+ * the same way for `fast-import` (every session commit) and for `commit-tree`
+ * (the tests' oracle, test/git/index-commit-oracle.ts),
+ * so a commit is byte-identical whichever way it is written.
  */
 import { GitArgumentError } from './errors.js';
 

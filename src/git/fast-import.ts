@@ -1,12 +1,15 @@
 /**
- * Bulk writer: rebuilds or backfills a session repo with `git fast-import`,
- * hundreds of times faster than one `commitTurn` per turn. Commits are
- * byte-identical to what `SessionRepo.commitTurn` writes for the same input
- * (same tree, message bytes, identities and dates), so the two can be mixed.
+ * `git fast-import` for session repos: the one way session commits are
+ * written. `SessionRepo.commitTurn` streams one commit per turn through it;
+ * rebuilds and backfills stream a whole session (hundreds of times faster
+ * than one process per turn). Both encode with `encodeCommit`, so a repo can
+ * be built by one and continued by the other; tests hold the commits
+ * byte-identical to what git writes through the index for the same tree,
+ * message, identities and dates (test/git/index-commit-oracle.ts).
  *
  * The stream is written as the commits come (with backpressure), never built
- * as one string. `fast-import` leaves the index and working tree alone: call
- * `SessionRepo.resetWorkingTree()` (or `checkoutBranch`) afterwards.
+ * as one string. `fast-import` leaves the index and working tree alone: after
+ * a bulk import call `SessionRepo.resetWorkingTree()` (or `checkoutBranch`).
  */
 import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
@@ -35,7 +38,7 @@ export interface FastImportCommit {
    */
   parent: string;
   files: RepoFile[];
-  /** The full message; a final newline is added when missing (as in `commitTurn`). */
+  /** The full message; a final newline is added when missing. */
   message: string;
   author: Identity;
   /** Default: the author. */

@@ -17,8 +17,10 @@ export {
 } from './refs.js';
 export type { Identity, RepoFile } from './commit-input.js';
 export { assertRepoPath } from './commit-input.js';
+export { GitRepo } from './git-repo.js';
+export type { GitDirs, GitRepoOptions, HeadState, LogOptions, CommitDiff, TrailerCommit, CommitInfo, FileDiff, TreeFile } from './git-repo.js';
 export { SessionRepo, SESSION_REPO_CONFIG } from './session-repo.js';
-export type { SessionRepoOptions, CommitTurnSpec, HeadState, LogOptions, CommitDiff, TrailerCommit, CommitInfo, FileDiff, TreeFile } from './session-repo.js';
+export type { SessionRepoOptions, CommitTurnSpec } from './session-repo.js';
 export { fastImport, fastImportMark } from './fast-import.js';
 export { ProjectRepo, parseStatus, parseConfigEntries, userGitEnv } from './project-repo.js';
 export type { Committer, ConfigEntry, ProjectRepoOptions, RepoLocation, WorkingTreeState } from './project-repo.js';

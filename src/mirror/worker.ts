@@ -337,7 +337,7 @@ export class MirrorWorker implements RepoHealer {
   private async commitOrAdopt(repo: SessionRepo, plan: TurnPlan, parent: string | null): Promise<{ sha: string; checkedOut: boolean }> {
     try {
       // One fast-import: flat cost at any session length; the checkout follows when HEAD is on the branch.
-      return await repo.commitTurnStream({ branch: plan.branch, parent, files: plan.files, message: plan.message, author: plan.author });
+      return await repo.commitTurn({ branch: plan.branch, parent, files: plan.files, message: plan.message, author: plan.author });
     } catch (error) {
       if (!(error instanceof GitRefConflictError)) throw error;
       const tip = (await repo.branchTips()).get(plan.branch);

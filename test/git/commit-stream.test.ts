@@ -3,13 +3,14 @@ import { GitRefConflictError } from '../../src/git/errors.js';
 import { onGitSpawn, type GitSpawnEvent } from '../../src/git/run.js';
 import { SessionRepo } from '../../src/git/session-repo.js';
 import { at, git, tempDir, turn } from './helpers.js';
+import { indexCommitTurn } from './index-commit-oracle.js';
 
 function subcommands(events: GitSpawnEvent[]): string[] {
   return events.map((e) => e.argv.find((arg, i) => i > 0 && !arg.startsWith('-') && e.argv[i - 1] !== '-c') ?? '');
 }
 
-describe('SessionRepo.commitTurnStream', () => {
-  it('writes the same commits as commitTurn, with one fast-import and one update-index per turn', async () => {
+describe('SessionRepo.commitTurn', () => {
+  it('writes the same commits as a commit through the index, with one fast-import and one update-index per turn', async () => {
     const viaIndex = new SessionRepo(tempDir());
     const viaStream = new SessionRepo(tempDir());
     await viaIndex.init();
@@ -19,10 +20,10 @@ describe('SessionRepo.commitTurnStream', () => {
     const events: GitSpawnEvent[] = [];
     for (let n = 1; n <= 4; n++) {
       const t = turn(n);
-      parentA = await viaIndex.commitTurn({ branch: 'main', parent: parentA, files: t.files, message: t.message, author: at(n) });
+      parentA = await indexCommitTurn(viaIndex, { branch: 'main', parent: parentA, files: t.files, message: t.message, author: at(n) });
       const off = onGitSpawn((e) => events.push(e));
       try {
-        const result = await viaStream.commitTurnStream({ branch: 'main', parent: parentB, files: t.files, message: t.message, author: at(n) });
+        const result = await viaStream.commitTurn({ branch: 'main', parent: parentB, files: t.files, message: t.message, author: at(n) });
         expect(result.checkedOut).toBe(true);
         parentB = result.sha;
       } finally {
@@ -40,10 +41,10 @@ describe('SessionRepo.commitTurnStream', () => {
     const repo = new SessionRepo(tempDir());
     await repo.init();
     const first = turn(1);
-    const { sha } = await repo.commitTurnStream({ branch: 'main', parent: null, files: first.files, message: first.message, author: at(1) });
+    const { sha } = await repo.commitTurn({ branch: 'main', parent: null, files: first.files, message: first.message, author: at(1) });
     const second = turn(2);
     await expect(
-      repo.commitTurnStream({ branch: 'main', parent: null, files: second.files, message: second.message, author: at(2) }),
+      repo.commitTurn({ branch: 'main', parent: null, files: second.files, message: second.message, author: at(2) }),
     ).rejects.toBeInstanceOf(GitRefConflictError);
     expect(git(repo.dir, 'rev-parse', 'main')).toBe(sha);
   });
@@ -52,9 +53,9 @@ describe('SessionRepo.commitTurnStream', () => {
     const repo = new SessionRepo(tempDir());
     await repo.init();
     const t1 = turn(1);
-    const { sha: c1 } = await repo.commitTurnStream({ branch: 'main', parent: null, files: t1.files, message: t1.message, author: at(1) });
+    const { sha: c1 } = await repo.commitTurn({ branch: 'main', parent: null, files: t1.files, message: t1.message, author: at(1) });
     const t2 = turn(2, { salt: 'retry' });
-    const result = await repo.commitTurnStream({ branch: 'retry-x', parent: c1, files: t2.files, message: t2.message, author: at(2) });
+    const result = await repo.commitTurn({ branch: 'retry-x', parent: c1, files: t2.files, message: t2.message, author: at(2) });
     expect(result.checkedOut).toBe(false);
     expect(git(repo.dir, 'symbolic-ref', 'HEAD')).toBe('refs/heads/main');
     expect(git(repo.dir, 'rev-parse', 'retry-x^')).toBe(c1);

@@ -5,6 +5,7 @@ import { GitArgumentError, GitError } from '../../src/git/errors.js';
 import { fastImport, fastImportMark, type FastImportCommit } from '../../src/git/fast-import.js';
 import { SessionRepo } from '../../src/git/session-repo.js';
 import { at, git, tempDir, turn } from './helpers.js';
+import { fsck, indexCommitTurn } from './index-commit-oracle.js';
 
 async function newRepo(): Promise<SessionRepo> {
   const repo = new SessionRepo(tempDir());
@@ -21,7 +22,7 @@ function* mainLine(count: number): Generator<FastImportCommit> {
 }
 
 describe('fastImport', () => {
-  it('imports 2,000 turns in seconds, byte-identical to commitTurn', async () => {
+  it('imports 2,000 turns in seconds, byte-identical to a commit through the index', async () => {
     const imported = await newRepo();
     const started = performance.now();
     const { shas, tips } = await fastImport(imported.dir, mainLine(2000));
@@ -36,7 +37,7 @@ describe('fastImport', () => {
     // The marks file is temporary.
     expect(readdirSync(imported.gitDir).filter((f) => f.includes('marks'))).toEqual([]);
 
-    // The same turns, the last 10 through commitTurn on top of an import of the first 1990.
+    // The same turns, the last 10 through the index (the oracle) on top of an import of the first 1990.
     const mixed = await newRepo();
     const head = await fastImport(mixed.dir, mainLine(1990));
     await mixed.resetWorkingTree();
@@ -44,29 +45,29 @@ describe('fastImport', () => {
     let parent = head.shas[1989]!;
     for (let n = 1991; n <= 2000; n++) {
       const t = turn(n);
-      parent = await mixed.commitTurn({ branch: 'main', parent, files: t.files, message: t.message, author: at(n) });
+      parent = await indexCommitTurn(mixed, { branch: 'main', parent, files: t.files, message: t.message, author: at(n) });
       expect(git(mixed.dir, 'rev-parse', `${parent}^{tree}`)).toBe(git(imported.dir, 'rev-parse', `${shas[n - 1]}^{tree}`));
       expect(parent).toBe(shas[n - 1]);
     }
     expect(head.shas).toEqual(shas.slice(0, 1990));
-    expect((await imported.fsck()).ok).toBe(true);
+    expect((await fsck(imported)).ok).toBe(true);
   });
 
-  it('writes branches, retries and orphan roots exactly as commitTurn does', async () => {
+  it('writes branches, retries and orphan roots exactly as a commit through the index does', async () => {
     const byCommit = await newRepo();
     const t1 = turn(1);
     const t2 = turn(2);
     const r2 = turn(2, { salt: 'r' });
     const o1 = turn(1, { salt: 'o' });
     const binary = { path: 'commits/commit_1.bin', content: Buffer.from([0, 1, 2, 255]) };
-    const c1 = await byCommit.commitTurn({ branch: 'main', parent: null, files: t1.files, message: t1.message, author: at(1) });
-    const c2 = await byCommit.commitTurn({ branch: 'main', parent: c1, files: [...t2.files, binary], message: t2.message, author: at(2) });
-    const r = await byCommit.commitTurn({ branch: 'retry-m7r', parent: c1, files: r2.files, message: r2.message, author: at(3), committer: at(4) });
-    const o = await byCommit.commitTurn({ branch: 'fork-o', parent: null, files: o1.files, message: 'no newline', author: at(5) });
-    const c3 = await byCommit.commitTurn({ branch: 'main', parent: c2, files: [], message: 'empty turn\n', author: at(6) });
+    const c1 = await indexCommitTurn(byCommit, { branch: 'main', parent: null, files: t1.files, message: t1.message, author: at(1) });
+    const c2 = await indexCommitTurn(byCommit, { branch: 'main', parent: c1, files: [...t2.files, binary], message: t2.message, author: at(2) });
+    const r = await indexCommitTurn(byCommit, { branch: 'retry-m7r', parent: c1, files: r2.files, message: r2.message, author: at(3), committer: at(4) });
+    const o = await indexCommitTurn(byCommit, { branch: 'fork-o', parent: null, files: o1.files, message: 'no newline', author: at(5) });
+    const c3 = await indexCommitTurn(byCommit, { branch: 'main', parent: c2, files: [], message: 'empty turn\n', author: at(6) });
     // Git strips "crud" around idents from the environment; fast-import gets the same cleaned values.
     const crud = { name: ' "Agent Inc." ', email: '<agent@example.invalid>;', date: at(7).date };
-    const c4 = await byCommit.commitTurn({ branch: 'main', parent: c3, files: [], message: 'crud', author: crud });
+    const c4 = await indexCommitTurn(byCommit, { branch: 'main', parent: c3, files: [], message: 'crud', author: crud });
     expect(git(byCommit.dir, 'log', '-1', '--format=%an|%ae', c4)).toBe('Agent Inc|agent@example.invalid');
 
     const imported = await newRepo();
@@ -85,7 +86,7 @@ describe('fastImport', () => {
   it('continues from a commit already in the repo and takes async iterables', async () => {
     const repo = await newRepo();
     const t1 = turn(1);
-    const c1 = await repo.commitTurn({ branch: 'main', parent: null, files: t1.files, message: t1.message, author: at(1) });
+    const c1 = await indexCommitTurn(repo, { branch: 'main', parent: null, files: t1.files, message: t1.message, author: at(1) });
     async function* more(): AsyncGenerator<FastImportCommit> {
       for (let n = 2; n <= 4; n++) {
         const t = turn(n);

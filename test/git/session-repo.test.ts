@@ -14,6 +14,7 @@ import {
 import { gitEnv, onGitSpawn, type GitSpawnEvent } from '../../src/git/run.js';
 import { SessionRepo } from '../../src/git/session-repo.js';
 import { ALICE, at, git, tempDir, turn } from './helpers.js';
+import { fsck } from './index-commit-oracle.js';
 
 /** The git subcommands spawned while `fn` runs. */
 async function spawnsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; commands: string[] }> {
@@ -61,7 +62,7 @@ async function commitTurns(repo: SessionRepo, from: number, to: number, branch =
   let tip = parent;
   for (let n = from; n <= to; n++) {
     const t = turn(n);
-    tip = await repo.commitTurn({ branch, parent: tip, files: t.files, message: t.message, author: at(n) });
+    tip = (await repo.commitTurn({ branch, parent: tip, files: t.files, message: t.message, author: at(n) })).sha;
     shas.push(tip);
   }
   return shas;
@@ -155,8 +156,9 @@ describe('SessionRepo.commitTurn', () => {
     const t = turn(1);
     const author = { name: 'agent (gpt-x via OpenProgram)', email: 'agent@openprogram.invalid', date: new Date('2026-05-01T12:00:00.900Z') };
     const committer = { name: 'Entity Memory', email: 'server@openprogram.invalid', date: new Date('2026-05-01T12:00:05Z') };
-    const sha = await repo.commitTurn({ branch: 'main', parent: null, files: t.files, message: t.message, author, committer });
+    const { sha, checkedOut } = await repo.commitTurn({ branch: 'main', parent: null, files: t.files, message: t.message, author, committer });
 
+    expect(checkedOut).toBe(true);
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
     expect(git(repo.dir, 'rev-parse', 'refs/heads/main')).toBe(sha);
     const raw = git(repo.dir, 'cat-file', 'commit', sha);
@@ -185,39 +187,46 @@ describe('SessionRepo.commitTurn', () => {
     });
   });
 
-  it('needs exactly update-index, write-tree, commit-tree and update-ref when HEAD is on the branch at the parent', async () => {
+  it('needs one fast-import and one update-index when HEAD is on the branch at the parent', async () => {
     const repo = await newRepo();
     const [first] = await commitTurns(repo, 1, 1);
     const t = turn(2);
-    const { result: second, commands } = await spawnsDuring(() =>
+    const { result, commands } = await spawnsDuring(() =>
       repo.commitTurn({ branch: 'main', parent: first!, files: t.files, message: t.message, author: at(2) }),
     );
-    expect(commands).toEqual(['update-index', 'write-tree', 'commit-tree', 'update-ref']);
+    const second = result.sha;
+    expect(commands).toEqual(['fast-import', 'update-index']);
     expect(git(repo.dir, 'rev-parse', 'HEAD^')).toBe(first);
     expect(git(repo.dir, 'rev-parse', 'HEAD')).toBe(second);
     expect(git(repo.dir, 'ls-files').split('\n')).toHaveLength(10);
     expect(git(repo.dir, 'status', '--porcelain')).toBe('');
   });
 
-  it('also takes the 4-spawn path for the first commit of a fresh repo', async () => {
+  it('also takes the 2-spawn path for the first commit of a fresh repo', async () => {
     const repo = await newRepo();
     const t = turn(1);
     const { commands } = await spawnsDuring(() =>
       repo.commitTurn({ branch: 'main', parent: null, files: t.files, message: t.message, author: ALICE }),
     );
-    expect(commands).toEqual(['update-index', 'write-tree', 'commit-tree', 'update-ref']);
+    expect(commands).toEqual(['fast-import', 'update-index']);
   });
 
-  it('grows a retry branch from an older commit, moving HEAD, index and working tree', async () => {
+  it('grows a retry branch from an older commit without touching the checkout, which checkoutBranch then moves', async () => {
     const repo = await newRepo();
     const [c1, c2] = await commitTurns(repo, 1, 2);
     const replaced = turn(2).files;
     const retry = turn(2, { salt: 'r' });
 
-    const { result: r, commands } = await spawnsDuring(() =>
+    const { result, commands } = await spawnsDuring(() =>
       repo.commitTurn({ branch: 'retry-m7r', parent: c1!, files: retry.files, message: retry.message, author: at(3) }),
     );
-    expect(commands).toEqual(['read-tree', 'update-index', 'write-tree', 'commit-tree', 'update-ref', 'symbolic-ref']);
+    const r = result.sha;
+    expect(commands).toEqual(['fast-import']);
+    expect(result.checkedOut).toBe(false);
+    expect(await repo.headState()).toEqual({ branch: 'main', sha: c2 });
+    expect(git(repo.dir, 'status', '--porcelain')).toBe('');
+
+    await repo.checkoutBranch('retry-m7r');
     expect(git(repo.dir, 'symbolic-ref', 'HEAD')).toBe('refs/heads/retry-m7r');
     expect(git(repo.dir, 'rev-parse', 'retry-m7r^')).toBe(c1);
     expect(git(repo.dir, 'rev-parse', 'main')).toBe(c2);
@@ -226,8 +235,9 @@ describe('SessionRepo.commitTurn', () => {
     expect(git(repo.dir, 'status', '--porcelain')).toBe('');
 
     // Back to main at its tip: the working tree follows.
+    await repo.checkoutBranch('main');
     const t3 = turn(3);
-    const c3 = await repo.commitTurn({ branch: 'main', parent: c2!, files: t3.files, message: t3.message, author: at(4) });
+    const { sha: c3 } = await repo.commitTurn({ branch: 'main', parent: c2!, files: t3.files, message: t3.message, author: at(4) });
     expect(git(repo.dir, 'ls-tree', '-r', '--name-only', c3).split('\n')).toHaveLength(15);
     for (const f of retry.files) expect(existsSync(join(repo.dir, f.path))).toBe(false);
     expect(await repo.branchTips()).toEqual(new Map([['main', c3], ['retry-m7r', r]]));
@@ -238,8 +248,10 @@ describe('SessionRepo.commitTurn', () => {
     const repo = await newRepo();
     await commitTurns(repo, 1, 2);
     const t = turn(1, { salt: 'o' });
-    const root = await repo.commitTurn({ branch: 'fork-abc', parent: null, files: t.files, message: t.message, author: ALICE });
+    const { sha: root, checkedOut } = await repo.commitTurn({ branch: 'fork-abc', parent: null, files: t.files, message: t.message, author: ALICE });
+    expect(checkedOut).toBe(false);
     expect(git(repo.dir, 'rev-list', '--parents', '-n1', root)).toBe(root);
+    await repo.checkoutBranch('fork-abc');
     expect(git(repo.dir, 'ls-files').split('\n')).toEqual(t.files.map((f) => f.path));
     expect(await repo.headState()).toEqual({ branch: 'fork-abc', sha: root });
     expect(git(repo.dir, 'status', '--porcelain')).toBe('');
@@ -256,23 +268,27 @@ describe('SessionRepo.commitTurn', () => {
     expect(git(repo.dir, 'status', '--porcelain')).toBe('');
   });
 
-  it('loses the compare-and-swap cleanly when the branch moved during the commit', async () => {
+  it('leaves a branch another writer moved during the commit where that writer put it', async () => {
     const repo = await newRepo();
     const [c1] = await commitTurns(repo, 1, 1);
     const t = turn(2);
-    // Another writer moves main between our read of the tip and update-ref.
+    // Another writer moves main (to a commit that does not descend from c1) between our read of the tip and fast-import.
+    let moved = '';
     const off = onGitSpawn((e) => {
-      if (subcommand(e.argv) === 'commit-tree') git(repo.dir, 'update-ref', 'refs/heads/main', git(repo.dir, '-c', 'user.name=T', '-c', 'user.email=t@t', 'commit-tree', '-m', 'x', `${c1}^{tree}`));
+      if (subcommand(e.argv) !== 'fast-import') return;
+      moved = git(repo.dir, '-c', 'user.name=T', '-c', 'user.email=t@t', 'commit-tree', '-m', 'x', `${c1}^{tree}`);
+      git(repo.dir, 'update-ref', 'refs/heads/main', moved);
     });
     try {
       await expect(
         repo.commitTurn({ branch: 'main', parent: c1!, files: t.files, message: t.message, author: at(2) }),
-      ).rejects.toBeInstanceOf(GitRefConflictError);
+      ).rejects.toBeInstanceOf(GitError);
     } finally {
       off();
     }
-    // The index was put back to HEAD: the failed turn's files are not staged.
-    expect(git(repo.dir, 'diff', '--cached', '--name-only')).toBe('');
+    // fast-import never moves a branch to a commit that does not contain its tip; nothing was staged.
+    expect(git(repo.dir, 'rev-parse', 'refs/heads/main')).toBe(moved);
+    expect(git(repo.dir, 'diff', '--cached', '--name-only', moved)).toBe('');
   });
 
   it('refuses invalid branch names, parents, paths and identities before spawning anything', async () => {
@@ -315,7 +331,7 @@ describe('SessionRepo.commitTurn', () => {
     const repo = await newRepo();
     const bytes = Buffer.from([0, 1, 2, 255, 254, 10, 13]);
     const branch = `fork-${'A9._-'.repeat(25)}xyz`;
-    const sha = await repo.commitTurn({ branch, parent: null, files: [{ path: 'bin.dat', content: bytes }], message: 'x', author: ALICE });
+    const { sha } = await repo.commitTurn({ branch, parent: null, files: [{ path: 'bin.dat', content: bytes }], message: 'x', author: ALICE });
     expect(await repo.readFile(sha, 'bin.dat')).toEqual(bytes);
     expect(await repo.readFile(branch, 'bin.dat')).toEqual(bytes);
     expect((await repo.commitInfo(sha))?.message).toBe('x\n');
@@ -337,7 +353,7 @@ describe('SessionRepo.commitTurn', () => {
     utimesSync(lock, old, old);
     utimesSync(refLock, old, old);
     expect((await repo.recoverStaleLocks()).sort()).toEqual(['.git/index.lock', '.git/refs/heads/main.lock']);
-    const c2 = await repo.commitTurn(spec);
+    const { sha: c2 } = await repo.commitTurn(spec);
     expect(git(repo.dir, 'rev-parse', 'HEAD^')).toBe(c1);
     expect(git(repo.dir, 'rev-parse', 'HEAD')).toBe(c2);
   });
@@ -352,13 +368,16 @@ describe('SessionRepo checkout', () => {
     expect(git(repo.dir, 'ls-files').split('\n')).toHaveLength(5);
     for (const f of turn(2).files) expect(existsSync(join(repo.dir, f.path))).toBe(false);
 
-    // A fork from the viewed commit: the index already matches it, no read-tree.
+    // A fork from the viewed commit: one fast-import; HEAD stays until the caller checks the fork out.
     const f = turn(2, { salt: 'f' });
     const { result: fork, commands } = await spawnsDuring(() =>
       repo.commitTurn({ branch: 'fork-m6f', parent: c1!, files: f.files, message: f.message, author: at(3) }),
     );
-    expect(commands).toEqual(['update-index', 'write-tree', 'commit-tree', 'update-ref', 'symbolic-ref']);
-    expect(await repo.headState()).toEqual({ branch: 'fork-m6f', sha: fork });
+    expect(commands).toEqual(['fast-import']);
+    expect(fork.checkedOut).toBe(false);
+    expect(await repo.headState()).toEqual({ branch: null, sha: c1 });
+    await repo.checkoutBranch('fork-m6f');
+    expect(await repo.headState()).toEqual({ branch: 'fork-m6f', sha: fork.sha });
 
     await repo.checkoutBranch('main');
     expect(await repo.headState()).toEqual({ branch: 'main', sha: c2 });
@@ -374,7 +393,7 @@ describe('SessionRepo checkout', () => {
   it('writes whole working trees with parallel checkout, and only those runs', async () => {
     const repo = await newRepo();
     const big = Array.from({ length: 300 }, (_, i) => ({ path: `messages/000/${String(i + 1).padStart(6, '0')}-u-b${i}.json`, content: `{"n": ${i}}\n` }));
-    const c1 = await repo.commitTurn({ branch: 'main', parent: null, files: big, message: 'turn 1: many files\n', author: at(1) });
+    const { sha: c1 } = await repo.commitTurn({ branch: 'main', parent: null, files: big, message: 'turn 1: many files\n', author: at(1) });
     const events: GitSpawnEvent[] = [];
     const off = onGitSpawn((e) => events.push(e));
     try {
@@ -430,7 +449,7 @@ describe('SessionRepo reads', () => {
     const shas: string[] = [];
     let parent: string | null = null;
     for (const [i, message] of weird.entries()) {
-      parent = await repo.commitTurn({ branch: 'main', parent, files: [{ path: `f${i}.txt`, content: message }], message, author: at(i) });
+      parent = (await repo.commitTurn({ branch: 'main', parent, files: [{ path: `f${i}.txt`, content: message }], message, author: at(i) })).sha;
       shas.push(parent);
     }
     const log = await repo.log({ limit: 10 });
@@ -454,7 +473,7 @@ describe('SessionRepo reads', () => {
     const repo = await newRepo();
     const [c1, c2] = await commitTurns(repo, 1, 2);
     const r = turn(2, { salt: 'r' });
-    const retry = await repo.commitTurn({ branch: 'retry-x', parent: c1!, files: r.files, message: r.message, author: at(2) });
+    const { sha: retry } = await repo.commitTurn({ branch: 'retry-x', parent: c1!, files: r.files, message: r.message, author: at(2) });
     const all = await repo.log({ all: true, limit: 50 });
     expect(all.map((c) => c.sha).sort()).toEqual([c1, c2, retry].sort());
     expect(all[all.length - 1]!.sha).toBe(c1);
@@ -560,7 +579,7 @@ describe('SessionRepo reads', () => {
     const o = turn(1, { salt: 'o' });
     await repo.commitTurn({ branch: 'fork-b', parent: null, files: o.files, message: o.message, author: at(10) });
     await repo.checkoutDetached(c1!);
-    const result = await repo.fsck();
+    const result = await fsck(repo);
     expect(result).toEqual({ ok: true, output: '' });
     expect(git(repo.dir, 'fsck', '--strict')).toBe('');
   });

@@ -3,8 +3,8 @@
  */
 import type { Project, ProjectCommitResult, Turn } from '../../generated/prisma/client.js';
 import { AppError } from '../../errors.js';
-import { SessionRepo, type WorkingTreeState } from '../../git/index.js';
-import { openProjectRepo } from '../../projects/project-place.js';
+import { GitRepo, type WorkingTreeState } from '../../git/index.js';
+import { locateProjectRepo, openProjectRepo } from '../../projects/project-place.js';
 import type { AutoCommitState } from '../../projects/repo-config.js';
 import type { Deps } from '../deps.js';
 import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
@@ -12,17 +12,26 @@ import type { CommitRef } from '../replay/read-commits.js';
 
 /**
  * A reader over the user's repo (log, diff, files); nothing here writes to
- * it. Unchecked: for a commit just made there (subscriptions); readers of a
- * project's repo at any other time use `checkedReader`.
+ * it. Its git directory is asked of git at the first read, so a `.git` file
+ * (a `git worktree add` checkout, a submodule) is followed. Unchecked: for a
+ * commit just made there (subscriptions); readers of a project's repo at any
+ * other time use `checkedReader`.
  */
-export function projectReader(project: Project): SessionRepo {
-  return new SessionRepo(project.workdir);
+export function projectReader(project: Project): GitRepo {
+  return new GitRepo(project.workdir);
 }
 
-/** A reader over the project's repo once its folder and git directory are checked again; null when refused. */
-async function checkedReader(project: Project, deps: Pick<Deps, 'config' | 'logger'>): Promise<SessionRepo | null> {
+/**
+ * A reader over the project's repo once its folder and git directory are
+ * checked again (at the git directories that check located); null when refused.
+ * The repo's config is not read: no read here runs a program it could name
+ * (see GitRepo), and `git config --list` was one of 4 processes per
+ * Project.history.
+ */
+async function checkedReader(project: Project, deps: Pick<Deps, 'config' | 'logger'>): Promise<GitRepo | null> {
   try {
-    return new SessionRepo((await openProjectRepo(project, deps.config)).workdir);
+    const { workdir, location } = await locateProjectRepo(project, deps.config);
+    return new GitRepo(workdir, { gitDirs: { gitDir: location.gitDir, commonDir: location.commonDir } });
   } catch (error) {
     if (error instanceof AppError) return null;
     throw error;

@@ -7,7 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Message, Prisma, Session, Turn } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/index.js';
 import { BadUserInputError, NotFoundError } from '../../errors.js';
-import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type SessionRepo } from '../../git/index.js';
+import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type GitRepo } from '../../git/index.js';
 import { countTurnCommits, describeFault, diagnoseSessionRepo, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
 import { branchSegments, messageFilter } from './branch-path.js';
@@ -15,7 +15,7 @@ import { ascendingPage, decodeIntCursor, encodeCursor, pageSize, toPage, type Pa
 
 /** A commit of a repo, with the repo to ask for more (and the session, for session repos). */
 export interface CommitRef {
-  repo: SessionRepo;
+  repo: GitRepo;
   sessionId: string | null;
   info: CommitInfo;
 }
@@ -27,7 +27,7 @@ export interface CommitRef {
  * `fallback` instead of an error, and `Session.mirror.lastError` says why.
  * Errors of the request itself (a bad argument, a spent budget) pass through.
  */
-export async function whileRepoMayBeRebuilt<T>(_repo: SessionRepo, read: () => Promise<T>, fallback: T): Promise<T> {
+export async function whileRepoMayBeRebuilt<T>(_repo: GitRepo, read: () => Promise<T>, fallback: T): Promise<T> {
   try {
     return await read();
   } catch (error) {
@@ -43,7 +43,7 @@ export function assertShaInput(sha: string): void {
   }
 }
 
-/** A commit of the session repo by full or abbreviated sha; null when the repo has none such. One or two git processes (see `SessionRepo.commitInfo`). */
+/** A commit of the session repo by full or abbreviated sha; null when the repo has none such. One or two git processes (see `GitRepo.commitInfo`). */
 export async function sessionCommit(deps: Pick<Deps, 'config'>, session: Session, sha: string): Promise<CommitRef | null> {
   assertShaInput(sha);
   const repo = openSessionRepo(deps.config, session.sessionId);
