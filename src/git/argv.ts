@@ -46,22 +46,9 @@ export function updateIndexAddArgv(): string[] {
   return ['update-index', '--add', '-z', '--stdin'];
 }
 
-export function writeTreeArgv(): string[] {
-  return ['write-tree'];
-}
-
-/** The message comes from stdin (`-F -`); the identities from the environment. */
-export function commitTreeArgv(tree: string, parent: string | null): string[] {
-  return ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-F', '-'];
-}
-
 /** Compare-and-swap: fails unless the ref is at `oldSha` (all zeros: must not exist). */
 export function updateRefArgv(ref: string, newSha: string, oldSha: string, reason: string): string[] {
   return ['update-ref', '-m', reason, ref, newSha, oldSha];
-}
-
-export function symbolicRefArgv(ref: string, reason: string): string[] {
-  return ['symbolic-ref', '-m', reason, 'HEAD', ref];
 }
 
 /** Makes index and working tree match `treeish`; tracked files not in it are removed. */
@@ -124,10 +111,6 @@ export function diffRawNumstatArgv(base: string, sha: string): string[] {
 
 export function diffPatchArgv(base: string, sha: string): string[] {
   return ['diff-tree', '-r', '-M', '--no-ext-diff', '--no-textconv', '--no-color', '-p', base, sha];
-}
-
-export function fsckArgv(): string[] {
-  return ['fsck', '--full', '--strict', '--no-dangling', '--no-progress'];
 }
 
 export function fastImportArgv(marksFile: string, force: boolean): string[] {

@@ -80,18 +80,6 @@ export function envGitDate(date: Date): string {
   return `@${rawGitDate(date)}`;
 }
 
-/** `GIT_AUTHOR_*` and `GIT_COMMITTER_*` variables for `commit-tree`. */
-export function identityEnv(author: Identity, committer: Identity): NodeJS.ProcessEnv {
-  return {
-    GIT_AUTHOR_NAME: author.name,
-    GIT_AUTHOR_EMAIL: author.email,
-    GIT_AUTHOR_DATE: envGitDate(author.date),
-    GIT_COMMITTER_NAME: committer.name,
-    GIT_COMMITTER_EMAIL: committer.email,
-    GIT_COMMITTER_DATE: envGitDate(committer.date),
-  };
-}
-
 /**
  * The exact bytes stored as a commit message: the text as given, plus a
  * final newline when missing (git's own convention). Throws on NUL, which git
