@@ -67,6 +67,54 @@ export function parseStatus(output: string): { branch: string | null; paths: str
   return { branch, paths: [...paths].sort(), staged: [...staged].sort() };
 }
 
+/** `git status --porcelain=v2 --branch` read for the end of a turn. */
+export interface StatusWithHead {
+  /** HEAD's commit; null before the first commit. */
+  headSha: string | null;
+  /** Every path with a change (staged, unstaged or untracked), sorted. */
+  dirtyPaths: string[];
+  /**
+   * HEAD's entry for each dirty path the status described: a path listed
+   * here without an entry is not in HEAD (untracked or newly added). A path
+   * not listed (an unmerged one) must be looked up in HEAD.
+   */
+  headEntries: Map<string, { mode: string; oid: string } | null>;
+}
+
+const ZERO_OID_RE = /^0+$/;
+
+/**
+ * Parses `git status --porcelain=v2 -z --branch --no-renames`: `# branch.oid
+ * <sha>|(initial)`, ordinary entries `1 XY sub mH mI mW hH hI path`, unmerged
+ * `u XY sub m1 m2 m3 mW h1 h2 h3 path`, untracked `? path`.
+ */
+export function parseStatusV2(output: string): StatusWithHead {
+  let headSha: string | null = null;
+  const paths = new Set<string>();
+  const headEntries = new Map<string, { mode: string; oid: string } | null>();
+  for (const entry of output.split('\0')) {
+    if (entry === '') continue;
+    if (entry.startsWith('# branch.oid ')) {
+      const oid = entry.slice('# branch.oid '.length);
+      headSha = oid === '(initial)' ? null : oid;
+    } else if (entry.startsWith('1 ')) {
+      // Eight fields before the path, which may itself hold spaces.
+      const fields = entry.split(' ');
+      const path = fields.slice(8).join(' ');
+      const [mode = '', oid = ''] = [fields[3], fields[6]];
+      paths.add(path);
+      headEntries.set(path, ZERO_OID_RE.test(oid) || mode === '000000' ? null : { mode, oid });
+    } else if (entry.startsWith('u ')) {
+      paths.add(entry.split(' ').slice(10).join(' '));
+    } else if (entry.startsWith('? ')) {
+      const path = entry.slice(2);
+      paths.add(path);
+      headEntries.set(path, null);
+    }
+  }
+  return { headSha, dirtyPaths: [...paths].sort(), headEntries };
+}
+
 /**
  * Our reading of simple-git's `StatusResult` (of `status --porcelain -b -u -z
  * --no-renames`): the branch (null when detached), every path with a change
@@ -257,6 +305,23 @@ export class ProjectRepo {
       statusFromResult(await git.status(['--no-renames', '--ignore-submodules=dirty']), stdout()),
     );
     return { isRepo: true, branch, dirtyPaths: paths, staged };
+  }
+
+  /**
+   * The whole tree's dirty paths as the end of a turn sees them, with HEAD's
+   * commit and HEAD's entry for each dirty path, from one
+   * `git status --porcelain=v2` (which prints both): the close needs the
+   * agent's paths' entries in HEAD as the base of its capture, and reading
+   * them here saves a `rev-parse` and an `ls-tree` per turn (about 10 ms,
+   * bench/project-commit.ts). On the runner, not simple-git, whose
+   * `StatusResult` carries neither. Never writes the index (GIT_OPTIONAL_LOCKS=0).
+   */
+  async statusWithHead(): Promise<StatusWithHead> {
+    const { stdout } = await this.git(
+      ['status', '--porcelain=v2', '-z', '--branch', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'],
+      { env: { GIT_OPTIONAL_LOCKS: '0' } },
+    );
+    return parseStatusV2(stdout);
   }
 
   /**

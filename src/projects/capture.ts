@@ -28,11 +28,19 @@ export interface CaptureInput {
   startedAt: Date | null;
 }
 
+/** What the close's status already told about HEAD (`ProjectRepo.statusWithHead`). */
+export interface HeadAtClose {
+  headSha: string | null;
+  /** HEAD's entry per dirty path (null: not in HEAD); a path missing here is looked up. */
+  headEntries: ReadonlyMap<string, { mode: string; oid: string } | null>;
+}
+
 /**
  * @param top the real path of the working tree's top.
+ * @param known HEAD and its entries as the close's status read them; without it they are read here.
  * @throws GitError when git cannot hash the files (the caller records the turn without a capture).
  */
-export async function captureTurnEnd(run: ProjectGitRun, top: string, input: CaptureInput): Promise<TurnCapture> {
+export async function captureTurnEnd(run: ProjectGitRun, top: string, input: CaptureInput, known?: HeadAtClose): Promise<TurnCapture> {
   const changedBeforeStart: string[] = [];
   if (!input.touched && input.startedAt) {
     const atStart = new Set(input.dirtyAtStart);
@@ -44,11 +52,13 @@ export async function captureTurnEnd(run: ProjectGitRun, top: string, input: Cap
     }
   }
   const split = splitAtClose({ ...input, changedBeforeStart });
-  const [head, states] = await Promise.all([readHead(run), captureFileStates(run, top, split.agent)]);
-  const base = await entriesAt(run, head.sha, states.map((s) => s.path));
+  const [headSha, states] = await Promise.all([known ? known.headSha : readHead(run).then((h) => h.sha), captureFileStates(run, top, split.agent)]);
+  // HEAD's entries for the agent's paths: from the status when it told them, else one ls-tree.
+  const unknown = states.map((s) => s.path).filter((p) => !known?.headEntries.has(p));
+  const looked = await entriesAt(run, headSha, unknown);
   const files = states.map((s) => {
-    const b = base.get(s.path);
+    const b = known?.headEntries.has(s.path) ? known.headEntries.get(s.path) : looked.get(s.path);
     return { ...s, baseMode: b?.mode ?? null, baseOid: b?.oid ?? null };
   });
-  return { headAtClose: head.sha, files, suspects: split.suspects };
+  return { headAtClose: headSha, files, suspects: split.suspects };
 }

@@ -81,12 +81,13 @@ export async function captureAtClose(
   input: { sessionId: string; touched: readonly string[] | null; dirtyAtStart: readonly string[]; startedAt: Date | null },
 ): Promise<{ capture: TurnCapture; baseline: string[]; claim(turnId: string): Promise<void> }> {
   const place = await openProjectRepo(project, config, { init: true });
-  const [{ dirtyPaths: dirty }, claims] = await Promise.all([place.repo.status(), readClaims(place.location)]);
+  const [status, claims] = await Promise.all([place.repo.statusWithHead(), readClaims(place.location)]);
+  const dirty = status.dirtyPaths;
   const others = pathsOf(claims, input.sessionId, false);
   const ownPending = pathsOf(claims, input.sessionId, true);
   // Without touchedPaths, what another session's turn left and has not committed yet is that agent's, not ours.
   const dirtyAtClose = input.touched ? dirty : dirty.filter((p) => !others.has(p));
-  const capture = await captureTurnEnd(place.repo.run, place.workdir, { touched: input.touched, dirtyAtStart: input.dirtyAtStart, dirtyAtClose, startedAt: input.startedAt });
+  const capture = await captureTurnEnd(place.repo.run, place.workdir, { touched: input.touched, dirtyAtStart: input.dirtyAtStart, dirtyAtClose, startedAt: input.startedAt }, status);
   const agent = new Set(capture.files.map((f) => f.path));
   return {
     capture,

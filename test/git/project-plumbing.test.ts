@@ -131,3 +131,37 @@ describe('ProjectRepo.dirtyAmong', () => {
     expect((await repo2.status()).dirtyPaths.sort()).toEqual(['*.txt', 'a.txt', 'b.txt', 'd/new.txt']);
   });
 });
+
+describe('ProjectRepo.statusWithHead', () => {
+  it("gives the dirty paths as status does and HEAD's entries for them as ls-tree does", async () => {
+    const { dir, run } = repo();
+    mkdirSync(join(dir, 'd d'));
+    writeFileSync(join(dir, 'd d', 'x y.sh'), 'tracked\n');
+    chmodSync(join(dir, 'd d', 'x y.sh'), 0o755);
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'two');
+    writeFileSync(join(dir, 'a.txt'), 'modified\n');
+    unlinkSync(join(dir, 'b.txt'));
+    writeFileSync(join(dir, 'd d', 'x y.sh'), 'modified too\n');
+    writeFileSync(join(dir, 'staged-new.txt'), 'new\n');
+    git(dir, 'add', 'staged-new.txt');
+    writeFileSync(join(dir, 'untracked.txt'), 'u\n');
+    const project = new ProjectRepo(dir);
+    const got = await project.statusWithHead();
+    expect(got.headSha).toBe(git(dir, 'rev-parse', 'HEAD'));
+    expect(got.dirtyPaths).toEqual((await project.status()).dirtyPaths);
+    expect(got.dirtyPaths).toEqual(['a.txt', 'b.txt', 'd d/x y.sh', 'staged-new.txt', 'untracked.txt']);
+    const inHead = await entriesAt(run, got.headSha, got.dirtyPaths);
+    for (const path of got.dirtyPaths) expect(got.headEntries.get(path) ?? null, path).toEqual(inHead.get(path) ?? null);
+    expect(got.headEntries.get('d d/x y.sh')?.mode).toBe('100755');
+    expect(got.headEntries.has('untracked.txt')).toBe(true);
+  });
+
+  it('has no HEAD before the first commit', async () => {
+    const dir = tempDir('em-plumbing-unborn-');
+    git(dir, 'init', '-q', '-b', 'main');
+    writeFileSync(join(dir, 'f.txt'), 'f\n');
+    const got = await new ProjectRepo(dir).statusWithHead();
+    expect(got).toEqual({ headSha: null, dirtyPaths: ['f.txt'], headEntries: new Map([['f.txt', null]]) });
+  });
+});
