@@ -12,7 +12,7 @@ import {
   GitRefConflictError,
 } from '../../src/git/errors.js';
 import { gitEnv, onGitSpawn, type GitSpawnEvent } from '../../src/git/run.js';
-import { SessionRepo } from '../../src/git/session-repo.js';
+import { SESSION_REPO_CONFIG, SessionRepo } from '../../src/git/session-repo.js';
 import { ALICE, at, git, tempDir, turn } from './helpers.js';
 import { fsck } from './index-commit-oracle.js';
 
@@ -582,5 +582,29 @@ describe('SessionRepo reads', () => {
     const result = await fsck(repo);
     expect(result).toEqual({ ok: true, output: '' });
     expect(git(repo.dir, 'fsck', '--strict')).toBe('');
+  });
+});
+
+describe('SessionRepo.init config', () => {
+  it('gives a new repo every setting once, in two git processes, and rewrites one that differs', async () => {
+    const dir = join(tempDir(), 's');
+    const spawned: GitSpawnEvent[] = [];
+    const off = onGitSpawn((event) => spawned.push(event));
+    try {
+      await new SessionRepo(dir).init();
+    } finally {
+      off();
+    }
+    expect(spawned).toHaveLength(2);
+    for (const [key, value] of SESSION_REPO_CONFIG) {
+      expect(git(dir, 'config', '--local', '--get-all', key), key).toBe(value);
+    }
+    git(dir, 'config', 'index.version', '4');
+    git(dir, 'config', '--unset', 'gc.auto');
+    await new SessionRepo(dir).init();
+    await new SessionRepo(dir).init();
+    for (const [key, value] of SESSION_REPO_CONFIG) {
+      expect(git(dir, 'config', '--local', '--get-all', key), key).toBe(value);
+    }
   });
 });
