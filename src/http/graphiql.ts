@@ -2,8 +2,14 @@
  * GraphiQL with the token: the page is static and served without a token (it holds no data);
  * a small script in its head takes the token from the address bar once and adds it to the
  * page's own requests to /graphql. Self-contained, so GraphiQL's assets can change around it.
+ *
+ * The page is @graphql-yoga/render-graphiql's, which inlines GraphiQL's script, styles and
+ * editor workers (about 9 MB, from localhost), where yoga's own page loads them from a CDN:
+ * without the internet that page stayed blank ("Loading entity-memory..."), and this server
+ * runs on machines that may reach nothing but themselves.
  */
-import { renderGraphiQL, type GraphiQLOptions } from 'graphql-yoga';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { GraphiQLOptions } from 'graphql-yoga';
 
 /** The sessionStorage key; the web UI at `/` (same origin) reads the same one. */
 export const TOKEN_STORAGE_KEY = 'entity-memory.token';

@@ -74,3 +74,15 @@ describe('the GraphiQL token script', () => {
     expect(html.indexOf(TOKEN_SCRIPT)).toBeLessThan(html.indexOf('<script', html.indexOf(TOKEN_SCRIPT) + TOKEN_SCRIPT.length));
   });
 });
+
+describe('the GraphiQL page', () => {
+  it('loads nothing from another origin: GraphiQL works without the internet', () => {
+    const html = renderGraphiQLWithToken({ title: 'entity-memory', endpoint: '/graphql' });
+    // Every script, style, worker and icon is inline (or a data: URL), none fetched from a CDN.
+    expect(html).not.toMatch(/<(script|link|img|iframe)\b[^>]*\b(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    expect(html).not.toMatch(/\bimport\s*(\(|[^;]*\bfrom\s*)["'](https?:)?\/\//);
+    expect(html).not.toMatch(/unpkg\.com|jsdelivr\.net|cdnjs/);
+    expect(html).toContain('renderYogaGraphiQL');
+    expect(html.length).toBeGreaterThan(1_000_000);
+  });
+});
