@@ -18,23 +18,21 @@
  * Temp dirs go under os.tmpdir() (set TMPDIR to move them, e.g. to a tmpfs).
  * Usage: npm run bench -- rebuild [--quick] [--reps N] [--remove-first]   (or npx tsx bench/rebuild.ts)
  */
-import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseFile } from '../src/config.js';
 import { openDb, type Db } from '../src/db/index.js';
-import type { Prisma } from '../src/generated/prisma/client.js';
 import { encodeCommit, fastImportMark } from '../src/git/fast-import.js';
 import { onGitSpawn, PER_CALL_CONFIG } from '../src/git/run.js';
-import { newId } from '../src/ids.js';
 import { KeyedLocks } from '../src/locks.js';
 import { createLogger } from '../src/logger.js';
 import { closedTurnIds, rebuildSession } from '../src/mirror/rebuild.js';
 import { sessionRepoPath } from '../src/mirror/session-repos.js';
 import { loadTurnPlans } from '../src/mirror/turn-plan.js';
 import { createEventPubSub } from '../src/pubsub.js';
+import { fillClosedTurns } from './fill-session.js';
 import { bareGitEnv, benchConfig, command, fmt, percentile, timed } from './stats.js';
 
 const quick = process.argv.includes('--quick');
@@ -45,8 +43,6 @@ const TURNS = quick ? 2_000 : 10_000;
 const REPS = repsAt > 0 ? Number(process.argv[repsAt + 1]) : quick ? 3 : 5;
 const TARGET_RATIO = 3;
 const CONTENT_BYTES = 300;
-const TURNS_PER_TX = 2_500;
-const ROWS_PER_INSERT = 500;
 const SESSION_ID = 'bench-rebuild';
 
 const started = Date.now();
@@ -56,63 +52,8 @@ const config = benchConfig(dataDir);
 const BARE_ENV = bareGitEnv(true);
 const git = (args: string[], cwd: string, stdinFd?: number) => command('git', args, { cwd, env: BARE_ENV, stdinFd });
 const median = (xs: number[]) => percentile(xs, 50);
-const text = (n: number) => randomBytes(n).toString('base64').slice(0, n);
 const seconds = (ms: number) => `${fmt(ms / 1000, 2)} s`;
 
-/** The rows recordTurn leaves for `TURNS` closed turns on main (see bench/replay.ts for why foreign keys are off while loading). */
-async function fillDatabase(db: Db): Promise<void> {
-  const base = new Date(Date.UTC(2026, 0, 1));
-  await db.session.create({
-    data: {
-      sessionId: SESSION_ID,
-      title: 'Benchmark: rebuild',
-      agentId: 'bench-agent',
-      model: 'bench-model-1',
-      createdAt: base,
-      branches: { create: { name: 'main', kind: 'MAIN', createdAt: base } },
-    },
-  });
-  const chunks: { messages: Prisma.MessageCreateManyInput[]; turns: Prisma.TurnCreateManyInput[] }[] = [];
-  let previousTurnId: string | null = null;
-  let previousAssistantId: string | null = null;
-  let seq = 1;
-  for (let n = 1; n <= TURNS; n++) {
-    if ((n - 1) % TURNS_PER_TX === 0) chunks.push({ messages: [], turns: [] });
-    const chunk = chunks.at(-1)!;
-    const at = new Date(base.getTime() + n * 60_000);
-    const turnId = newId();
-    const userId = newId();
-    const assistantId = newId();
-    chunk.messages.push(
-      { id: userId, sessionId: SESSION_ID, messageId: newId(), seq: seq++, role: 'USER', content: text(CONTENT_BYTES), predecessorId: previousAssistantId, createdAt: at, turnId },
-      { id: assistantId, sessionId: SESSION_ID, messageId: newId(), seq: seq++, role: 'ASSISTANT', content: text(CONTENT_BYTES), predecessorId: userId, createdAt: at, turnId },
-    );
-    chunk.turns.push({ id: turnId, sessionId: SESSION_ID, number: n, branch: 'main', parentTurnId: previousTurnId, userMessageId: userId, open: false, durationMs: 1200, tokens: 400, createdAt: at, closedAt: at });
-    previousTurnId = turnId;
-    previousAssistantId = assistantId;
-  }
-  const tipTurnId = previousTurnId!;
-  await db.$executeRawUnsafe('PRAGMA foreign_keys = OFF');
-  try {
-    for (const [k, { messages, turns }] of chunks.entries()) {
-      await db.$transaction(
-        async (tx) => {
-          for (let i = 0; i < messages.length; i += ROWS_PER_INSERT) await tx.message.createMany({ data: messages.slice(i, i + ROWS_PER_INSERT) });
-          for (let i = 0; i < turns.length; i += ROWS_PER_INSERT) await tx.turn.createMany({ data: turns.slice(i, i + ROWS_PER_INSERT) });
-          if (k === chunks.length - 1) {
-            await tx.branch.update({ where: { sessionId_name: { sessionId: SESSION_ID, name: 'main' } }, data: { headTurnId: tipTurnId } });
-            await tx.session.update({ where: { sessionId: SESSION_ID }, data: { nextSeq: seq } });
-          }
-        },
-        { timeout: 120_000, maxWait: 10_000 },
-      );
-    }
-  } finally {
-    await db.$executeRawUnsafe('PRAGMA foreign_keys = ON');
-  }
-  const violations = await db.$queryRawUnsafe<unknown[]>('PRAGMA foreign_key_check');
-  if (violations.length > 0) throw new Error(`${violations.length} foreign key violations after loading`);
-}
 
 /** The stream `writeBulk` sends for the session, as one file. */
 async function writeStream(db: Db, file: string): Promise<number> {
@@ -150,7 +91,7 @@ try {
   db = await openDb({ file: databaseFile(config) });
   const deps = { db, config, logger: createLogger('silent'), pubsub: createEventPubSub(), sessionLocks: new KeyedLocks() };
   let t0 = performance.now();
-  await fillDatabase(db);
+  await fillClosedTurns(db, { sessionId: SESSION_ID, title: 'Benchmark: rebuild', turns: TURNS, contentBytes: CONTENT_BYTES });
   const fillMs = performance.now() - t0;
   const streamFile = join(root, 'stream.fi');
   t0 = performance.now();

@@ -15,18 +15,16 @@
  * move them, e.g. to a tmpfs).
  * Usage: npm run bench -- replay [--quick]   (or npx tsx bench/replay.ts [--quick])
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Prisma } from '../src/generated/prisma/client.js';
 import { onGitSpawn, PER_CALL_CONFIG } from '../src/git/run.js';
-import { newId } from '../src/ids.js';
 import { createLogger } from '../src/logger.js';
 import { rebuildSession } from '../src/mirror/rebuild.js';
 import { openSessionRepo, sessionRepoPath } from '../src/mirror/session-repos.js';
 import { commitMessages } from '../src/services/replay/read-commits.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { fillClosedTurns } from './fill-session.js';
 import { bareGitEnv, benchConfig, command, fmt, percentile, row, summary, timed } from './stats.js';
 
 const quick = process.argv.includes('--quick');
@@ -37,8 +35,6 @@ const ROUNDS = quick ? 8 : 15;
 /** head.messages(first: 50), the first page the UI renders, is measured every Nth round. */
 const MESSAGES_EVERY = 1;
 const CONTENT_BYTES = 300;
-const TURNS_PER_TX = 2_500;
-const ROWS_PER_INSERT = 500;
 const SESSION_ID = 'bench-replay';
 
 const started = Date.now();
@@ -51,7 +47,6 @@ const config = benchConfig(dataDir);
 
 const median = (xs: number[]) => percentile(xs, 50);
 const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
-const text = (n: number) => randomBytes(n).toString('base64').slice(0, n);
 
 /** The bare baseline's environment: no user or system git config, like the server's own runs. */
 const BARE_ENV = bareGitEnv(true);
@@ -129,80 +124,6 @@ function breakdown(all: Marks[]): string {
   return `${parts.join(' | ')}${others > 0 ? ` (${others} run(s) with another spawn sequence left out)` : ''}`;
 }
 
-// --- setup: rows straight through Prisma, the way the services leave them ---
-
-async function fillDatabase(): Promise<{ tipTurnId: string }> {
-  const db = server!.app.deps.db;
-  const base = new Date(Date.UTC(2026, 0, 1));
-  await db.session.create({
-    data: {
-      sessionId: SESSION_ID,
-      title: 'Benchmark: replay',
-      agentId: 'bench-agent',
-      model: 'bench-model-1',
-      createdAt: base,
-      branches: { create: { name: 'main', kind: 'MAIN', createdAt: base } },
-    },
-  });
-  // What recordTurn leaves per turn: the user message (predecessor: the previous reply), the reply
-  // (predecessor: the user message), both in the turn; the closed turn on main after the previous one.
-  const chunks: { messages: Prisma.MessageCreateManyInput[]; turns: Prisma.TurnCreateManyInput[] }[] = [];
-  let previousTurnId: string | null = null;
-  let previousAssistantId: string | null = null;
-  let seq = 1;
-  for (let n = 1; n <= TURNS; n++) {
-    if ((n - 1) % TURNS_PER_TX === 0) chunks.push({ messages: [], turns: [] });
-    const chunk = chunks.at(-1)!;
-    const at = new Date(base.getTime() + n * 60_000);
-    const turnId = newId();
-    const userId = newId();
-    const assistantId = newId();
-    chunk.messages.push(
-      { id: userId, sessionId: SESSION_ID, messageId: newId(), seq: seq++, role: 'USER', content: text(CONTENT_BYTES), predecessorId: previousAssistantId, createdAt: at, turnId },
-      { id: assistantId, sessionId: SESSION_ID, messageId: newId(), seq: seq++, role: 'ASSISTANT', content: text(CONTENT_BYTES), predecessorId: userId, createdAt: at, turnId },
-    );
-    chunk.turns.push({
-      id: turnId,
-      sessionId: SESSION_ID,
-      number: n,
-      branch: 'main',
-      parentTurnId: previousTurnId,
-      userMessageId: userId,
-      open: false,
-      durationMs: 1200,
-      tokens: 400,
-      createdAt: at,
-      closedAt: at,
-    });
-    previousTurnId = turnId;
-    previousAssistantId = assistantId;
-  }
-  const tipTurnId = previousTurnId!;
-  // Message.turnId and Turn.userMessageId point at each other, and deferred checks of the unindexed
-  // keys (Turn.userMessageId, Message.callerId) would scan whole tables per row: checks are off while
-  // loading (the pragma is per connection, and the adapter has one), then one full check.
-  await db.$executeRawUnsafe('PRAGMA foreign_keys = OFF');
-  try {
-    for (const [k, { messages, turns }] of chunks.entries()) {
-      await db.$transaction(
-        async (tx) => {
-          for (let i = 0; i < messages.length; i += ROWS_PER_INSERT) await tx.message.createMany({ data: messages.slice(i, i + ROWS_PER_INSERT) });
-          for (let i = 0; i < turns.length; i += ROWS_PER_INSERT) await tx.turn.createMany({ data: turns.slice(i, i + ROWS_PER_INSERT) });
-          if (k === chunks.length - 1) {
-            await tx.branch.update({ where: { sessionId_name: { sessionId: SESSION_ID, name: 'main' } }, data: { headTurnId: tipTurnId } });
-            await tx.session.update({ where: { sessionId: SESSION_ID }, data: { nextSeq: seq } });
-          }
-        },
-        { timeout: 120_000, maxWait: 10_000 },
-      );
-    }
-  } finally {
-    await db.$executeRawUnsafe('PRAGMA foreign_keys = ON');
-  }
-  const violations = await db.$queryRawUnsafe<unknown[]>('PRAGMA foreign_key_check');
-  if (violations.length > 0) throw new Error(`${violations.length} foreign key violations after loading, e.g. ${JSON.stringify(violations[0])}`);
-  return { tipTurnId };
-}
 
 // --- run ---
 
@@ -220,7 +141,7 @@ try {
   const { app } = server;
   const startMs = performance.now() - t0;
   t0 = performance.now();
-  const { tipTurnId } = await fillDatabase();
+  const { tipTurnId } = await fillClosedTurns(app.deps.db, { sessionId: SESSION_ID, title: 'Benchmark: replay', turns: TURNS, contentBytes: CONTENT_BYTES });
   const fillMs = performance.now() - t0;
   t0 = performance.now();
   const written = await app.deps.sessionLocks.run(SESSION_ID, () => rebuildSession(app.deps, SESSION_ID, { moveAside: false }));
