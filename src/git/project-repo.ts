@@ -14,8 +14,9 @@
  *   `run`): content captured as blobs at the close, a temporary index, a
  *   compare-and-swap of the branch. No porcelain command does that, and the
  *   plumbing is a dozen short processes per turn where the runner's lower
- *   fixed cost counts. `dirtyAmong`, the commit-time status limited to the
- *   suspects, stays on the runner as well (see there).
+ *   fixed cost counts. The end of a turn's own statuses stay on the runner
+ *   as well: `statusWithHead` at the close (porcelain v2 gives HEAD's
+ *   entries, which `StatusResult` lacks) and `dirtyAmong` at commit time.
  * Both run with the same per-call settings, environment and ceilings.
  */
 import { realpath } from 'node:fs/promises';

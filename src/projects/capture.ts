@@ -7,7 +7,7 @@
  */
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { captureFileStates, entriesAt, readHead, type ProjectGitRun } from '../git/project-plumbing.js';
+import { captureFileStates, entriesAt, type ProjectGitRun } from '../git/project-plumbing.js';
 import { splitAtClose } from './ownership.js';
 import type { RecordedState } from './restore-plan.js';
 
@@ -37,10 +37,10 @@ export interface HeadAtClose {
 
 /**
  * @param top the real path of the working tree's top.
- * @param known HEAD and its entries as the close's status read them; without it they are read here.
+ * @param known HEAD and its entries as the close's status read them.
  * @throws GitError when git cannot hash the files (the caller records the turn without a capture).
  */
-export async function captureTurnEnd(run: ProjectGitRun, top: string, input: CaptureInput, known?: HeadAtClose): Promise<TurnCapture> {
+export async function captureTurnEnd(run: ProjectGitRun, top: string, input: CaptureInput, known: HeadAtClose): Promise<TurnCapture> {
   const changedBeforeStart: string[] = [];
   if (!input.touched && input.startedAt) {
     const atStart = new Set(input.dirtyAtStart);
@@ -52,12 +52,13 @@ export async function captureTurnEnd(run: ProjectGitRun, top: string, input: Cap
     }
   }
   const split = splitAtClose({ ...input, changedBeforeStart });
-  const [headSha, states] = await Promise.all([known ? known.headSha : readHead(run).then((h) => h.sha), captureFileStates(run, top, split.agent)]);
-  // HEAD's entries for the agent's paths: from the status when it told them, else one ls-tree.
-  const unknown = states.map((s) => s.path).filter((p) => !known?.headEntries.has(p));
+  const headSha = known.headSha;
+  const states = await captureFileStates(run, top, split.agent);
+  // HEAD's entries for the agent's paths: from the status when it told them, else (an unmerged path) one ls-tree.
+  const unknown = states.map((s) => s.path).filter((p) => !known.headEntries.has(p));
   const looked = await entriesAt(run, headSha, unknown);
   const files = states.map((s) => {
-    const b = known?.headEntries.has(s.path) ? known.headEntries.get(s.path) : looked.get(s.path);
+    const b = known.headEntries.has(s.path) ? known.headEntries.get(s.path) : looked.get(s.path);
     return { ...s, baseMode: b?.mode ?? null, baseOid: b?.oid ?? null };
   });
   return { headAtClose: headSha, files, suspects: split.suspects };
