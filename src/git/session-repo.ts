@@ -150,19 +150,19 @@ export class SessionRepo extends GitRepo {
     // one write instead of a `git config` process each (13 processes and ~95 ms per new session
     // before, 2 and ~15 ms after); a key present with another value is rewritten by git, so a key
     // never appears twice (git refuses to set a key that has several values).
-    const missing = SESSION_REPO_CONFIG.filter(([key]) => !current.has(key.toLowerCase()));
-    const appendable = missing.filter(([key, value]) => PLAIN_KEY.test(key) && PLAIN_VALUE.test(value));
+    const appendable = SESSION_REPO_CONFIG.filter(([key, value]) => !current.has(key.toLowerCase()) && PLAIN_KEY.test(key) && PLAIN_VALUE.test(value));
     if (appendable.length > 0) {
-      const sections = new Map<string, string[]>();
+      const sections = new Map<string, string>();
       for (const [key, value] of appendable) {
         const dot = key.indexOf('.');
-        sections.set(key.slice(0, dot), [...(sections.get(key.slice(0, dot)) ?? []), `\t${key.slice(dot + 1)} = ${value}\n`]);
+        const section = key.slice(0, dot);
+        sections.set(section, `${sections.get(section) ?? ''}\t${key.slice(dot + 1)} = ${value}\n`);
       }
-      await appendFile(join(this.gitDir, 'config'), [...sections].map(([section, lines]) => `[${section}]\n${lines.join('')}`).join(''));
+      await appendFile(join(this.gitDir, 'config'), [...sections].map(([section, lines]) => `[${section}]\n${lines}`).join(''));
     }
+    const appended = new Set(appendable.map(([key]) => key));
     for (const [key, value] of SESSION_REPO_CONFIG) {
-      if (appendable.some(([k]) => k === key)) continue;
-      if (current.get(key.toLowerCase()) !== value) await this.git(configSetArgv(key, value));
+      if (!appended.has(key) && current.get(key.toLowerCase()) !== value) await this.git(configSetArgv(key, value));
     }
     await this.plainIndex();
   }
