@@ -4,11 +4,11 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
  * `npm run codegen`:
  * - schema.graphql, the schema the server serves, printed from src/schema
  *   (a test fails when the committed file is stale);
- * - test/graphql/, typed documents for the operations the tests write with `graphql(...)`.
+ * - test/graphql/, typed documents for the operations the tests write with `graphql(...)`;
+ * - web/src/gql/, the same for the web UI's operations (the .ts and .tsx files under web/src).
  */
 const config: CodegenConfig = {
   schema: './src/schema/index.ts',
-  documents: ['test/**/*.ts', '!test/graphql/**'],
   ignoreNoDocuments: true,
   // ESM imports with .js extensions, as NodeNext resolution requires.
   emitLegacyCommonJSImports: false,
@@ -18,7 +18,20 @@ const config: CodegenConfig = {
       config: { includeDirectives: false, sort: false },
     },
     './test/graphql/': {
+      documents: ['test/**/*.ts', '!test/graphql/**'],
       preset: 'client',
+      config: {
+        scalars: { DateTime: 'string', JSON: 'unknown' },
+        enumsAsTypes: true,
+        useTypeImports: true,
+      },
+      presetConfig: { fragmentMasking: false },
+    },
+    './web/src/gql/': {
+      documents: ['web/src/**/*.{ts,tsx}', '!web/src/gql/**'],
+      preset: 'client',
+      // The UI is bundled (moduleResolution Bundler): imports without .js extensions.
+      emitLegacyCommonJSImports: true,
       config: {
         scalars: { DateTime: 'string', JSON: 'unknown' },
         enumsAsTypes: true,

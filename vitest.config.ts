@@ -11,7 +11,8 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    // web/src: the UI's component tests (jsdom, chosen per file with `// @vitest-environment jsdom`).
+    include: ['test/**/*.test.ts', 'web/src/**/*.test.{ts,tsx}'],
     setupFiles: ['test/helpers/leftovers.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,0 +1,43 @@
+/**
+ * The shell: the sidebar (Sessions, Projects) and the page the address bar names.
+ */
+import { ProjectPage } from '../features/projects/ProjectPage';
+import { ProjectsNav } from '../features/projects/ProjectsNav';
+import { SessionPage } from '../features/replay/SessionPage';
+import { SessionsNav } from '../features/sessions/SessionsNav';
+import { Link } from './Link';
+import { parseRoute, usePathname } from './router';
+
+export function App() {
+  const route = parseRoute(usePathname());
+  return (
+    <div className="shell">
+      <aside className="sidebar">
+        <Link href="/" className="brand">
+          entity-memory
+        </Link>
+        <SessionsNav currentSessionId={route.name === 'session' ? route.sessionId : undefined} />
+        <ProjectsNav currentProjectId={route.name === 'project' ? route.projectId : undefined} />
+        <a className="muted" href="/graphql">
+          GraphiQL
+        </a>
+      </aside>
+      {route.name === 'session' && <SessionPage key={route.sessionId} sessionId={route.sessionId} />}
+      {route.name === 'project' && <ProjectPage key={route.projectId} projectId={route.projectId} />}
+      {route.name === 'home' && (
+        <main className="empty">
+          <h1>entity-memory</h1>
+          <p>Pick a session to replay it turn by turn, or a project to see its history.</p>
+        </main>
+      )}
+      {route.name === 'notFound' && (
+        <main className="empty">
+          <h1>Not found</h1>
+          <p>
+            Nothing lives at <code>{route.path}</code>. <Link href="/">Back to the start</Link>
+          </p>
+        </main>
+      )}
+    </div>
+  );
+}
