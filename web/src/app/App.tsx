@@ -1,6 +1,7 @@
 /**
  * The shell: the sidebar (Sessions, Projects) and the page the address bar names.
  */
+import { DirtyTreeBanner } from '../features/projects/DirtyTreeBanner';
 import { ProjectPage } from '../features/projects/ProjectPage';
 import { ProjectsNav } from '../features/projects/ProjectsNav';
 import { SessionPage } from '../features/replay/SessionPage';
@@ -22,6 +23,8 @@ export function App() {
           GraphiQL
         </a>
       </aside>
+      <div className="page">
+      <DirtyTreeBanner />
       {route.name === 'session' && <SessionPage key={route.sessionId} sessionId={route.sessionId} />}
       {route.name === 'project' && <ProjectPage key={route.projectId} projectId={route.projectId} />}
       {route.name === 'home' && (
@@ -38,6 +41,7 @@ export function App() {
           </p>
         </main>
       )}
+      </div>
     </div>
   );
 }
