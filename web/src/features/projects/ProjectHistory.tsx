@@ -1,0 +1,130 @@
+/**
+ * A project repo's history, newest first, a page at a time ("Load more"), each commit
+ * marked "agent" or "you" (commits.ts). Pages are fetched by cursor; a live change
+ * starts again from the newest page, since new commits shift every later page.
+ */
+import { useEffect, useState } from 'react';
+import { useQuery } from 'urql';
+import { Link } from '../../app/Link';
+import { sessionPath } from '../../app/router';
+import { graphql } from '../../gql';
+import { agentSessionOf, isAgentCommit } from './commits';
+import { useRefetchOn } from './useRefetchOn';
+
+const PAGE_SIZE = 25;
+
+// history costs 750 plus about 12 per commit of the page.
+const ProjectHistoryQuery = graphql(`
+  query ProjectHistory($projectId: String!, $first: Int!, $after: String) {
+    project(projectId: $projectId) {
+      id
+      history(first: $first, after: $after) {
+        totalCount
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+        edges {
+          node {
+            sha
+            shortSha
+            headline
+            message
+            author {
+              name
+              email
+              date
+            }
+            committer {
+              name
+              email
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+export function ProjectHistory({ projectId, version }: { projectId: string; version: number }) {
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const [total, setTotal] = useState<number>();
+  useEffect(() => setCursors([null]), [version]);
+  return (
+    <section aria-labelledby="project-history" className="history">
+      <h2 id="project-history">History{total !== undefined && <span className="muted"> ({total} commits)</span>}</h2>
+      <ol className="commits">
+        {cursors.map((after, index) => (
+          <HistoryPage
+            key={after ?? ''}
+            projectId={projectId}
+            after={after}
+            version={version}
+            onTotal={index === 0 ? setTotal : undefined}
+            onMore={index === cursors.length - 1 ? (cursor) => setCursors((list) => [...list, cursor]) : undefined}
+          />
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function HistoryPage({
+  projectId,
+  after,
+  version,
+  onTotal,
+  onMore,
+}: {
+  projectId: string;
+  after: string | null;
+  version: number;
+  onTotal?: (total: number) => void;
+  onMore?: (cursor: string) => void;
+}) {
+  const [{ data, error, fetching }, refetch] = useQuery({ query: ProjectHistoryQuery, variables: { projectId, first: PAGE_SIZE, after } });
+  useRefetchOn(version, refetch);
+  const history = data?.project?.history;
+  useEffect(() => {
+    if (history) onTotal?.(history.totalCount);
+  }, [history, onTotal]);
+  if (error) {
+    return (
+      <li role="alert" className="field-error">
+        The history could not be loaded: {error.graphQLErrors[0]?.message ?? error.message}
+      </li>
+    );
+  }
+  if (!history) return fetching ? <li className="muted">Loading…</li> : null;
+  if (history.totalCount === 0) return <li className="muted">No commits yet.</li>;
+  return (
+    <>
+      {history.edges.map(({ node }) => {
+        const agent = isAgentCommit(node);
+        const session = agent ? agentSessionOf(node) : null;
+        return (
+          <li key={node.sha} className={agent ? 'commit by-agent' : 'commit by-you'}>
+            <span className={`badge ${agent ? 'badge-agent' : 'badge-you'}`}>{agent ? 'agent' : 'you'}</span>
+            <span className="commit-headline">{node.headline}</span>
+            <span className="muted commit-meta">
+              <code title={node.sha}>{node.shortSha}</code> {node.author.name}, <time dateTime={node.author.date}>{new Date(node.author.date).toLocaleString()}</time>
+              {session && (
+                <>
+                  {' · '}
+                  <Link href={sessionPath(session)}>session</Link>
+                </>
+              )}
+            </span>
+          </li>
+        );
+      })}
+      {onMore && history.pageInfo.hasNextPage && history.pageInfo.endCursor && (
+        <li className="more">
+          <button type="button" onClick={() => onMore(history.pageInfo.endCursor!)}>
+            Load more
+          </button>
+        </li>
+      )}
+    </>
+  );
+}

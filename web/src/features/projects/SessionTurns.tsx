@@ -1,0 +1,255 @@
+/**
+ * One session of a project, on the project page: what each of its turns did in the
+ * project's repo. A turn skipped because the tree was dirty or busy keeps a snapshot of
+ * the agent's edits, offered with "Apply snapshot" (applyTurnSnapshot); any turn can be
+ * the target of "Restore files to turn N" (restoreProjectFiles), asked for confirmation
+ * first. The server's answer, or its CONFLICT with the paths in the way, is shown.
+ */
+import { useState } from 'react';
+import { useMutation, useQuery, type CombinedError } from 'urql';
+import { Link } from '../../app/Link';
+import { sessionPath } from '../../app/router';
+import { graphql } from '../../gql';
+import { useRefetchOn } from './useRefetchOn';
+
+const TURNS_PAGE = 50;
+
+// Turns oldest first (lists page forward only). projectCommit is read from the turn's row (cost 1); its commit and snapshot fields, which reach git, are left out.
+const SessionTurnsQuery = graphql(`
+  query ProjectSessionTurns($sessionId: String!, $first: Int!) {
+    session(sessionId: $sessionId) {
+      id
+      sessionId
+      currentBranch
+      turns(first: $first) {
+        totalCount
+        edges {
+          node {
+            number
+            open
+            userMessage {
+              content
+            }
+            projectCommit {
+              result
+              message
+              reason
+              dirtyPaths
+              paths
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+const ApplySnapshotMutation = graphql(`
+  mutation ApplyTurnSnapshotFromUi($input: ApplyTurnSnapshotInput!) {
+    applyTurnSnapshot(input: $input) {
+      result
+      message
+      paths
+    }
+  }
+`);
+
+const RestoreFilesMutation = graphql(`
+  mutation RestoreProjectFilesFromUi($input: RestoreProjectFilesInput!) {
+    restoreProjectFiles(input: $input) {
+      result
+      message
+      paths
+    }
+  }
+`);
+
+type Outcome = { kind: 'done'; message: string; paths: string[] } | { kind: 'error'; message: string; paths: string[] };
+
+function errorOutcome(error: CombinedError): Outcome {
+  const first = error.graphQLErrors[0];
+  const paths = (first?.extensions as { paths?: unknown } | undefined)?.paths;
+  return {
+    kind: 'error',
+    message: first ? first.message : error.message,
+    paths: Array.isArray(paths) ? paths.filter((p): p is string => typeof p === 'string') : [],
+  };
+}
+
+const SKIPPED = new Set(['SKIPPED_DIRTY', 'SKIPPED_BUSY']);
+
+export function SessionTurns({
+  sessionId,
+  title,
+  version,
+  onChanged,
+}: {
+  sessionId: string;
+  title: string | null;
+  version: number;
+  onChanged: () => void;
+}) {
+  const [first, setFirst] = useState(TURNS_PAGE);
+  const [{ data, error }, refetch] = useQuery({ query: SessionTurnsQuery, variables: { sessionId, first } });
+  useRefetchOn(version, refetch);
+  const [, applySnapshot] = useMutation(ApplySnapshotMutation);
+  const [, restoreFiles] = useMutation(RestoreFilesMutation);
+  const [confirming, setConfirming] = useState<number>();
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ turn: number; what: string; outcome: Outcome }>();
+
+  const run = async (turn: number, what: string, action: () => Promise<{ error?: CombinedError; data?: { message: string; paths: string[] } }>) => {
+    setBusy(true);
+    setConfirming(undefined);
+    const answer = await action();
+    setBusy(false);
+    setOutcome({
+      turn,
+      what,
+      outcome: answer.error ? errorOutcome(answer.error) : { kind: 'done', message: answer.data?.message ?? '', paths: answer.data?.paths ?? [] },
+    });
+    if (!answer.error) onChanged();
+  };
+  const apply = (turn: number) =>
+    run(turn, 'Apply snapshot', async () => {
+      const r = await applySnapshot({ input: { sessionId, turn } });
+      return { error: r.error, data: r.data?.applyTurnSnapshot };
+    });
+  const restore = (turn: number) =>
+    run(turn, 'Restore', async () => {
+      const r = await restoreFiles({ input: { sessionId, turn } });
+      return { error: r.error, data: r.data?.restoreProjectFiles };
+    });
+
+  const name = title || sessionId;
+  const headingId = `session-${sessionId}`;
+  const session = data?.session;
+  const turns = session?.turns.edges.map((edge) => edge.node) ?? [];
+  const skipped = turns.filter((turn) => turn.projectCommit && SKIPPED.has(turn.projectCommit.result));
+
+  const restoreControls = (turn: number, label: string) => (
+    <>
+      {confirming === turn ? (
+        <span className="confirm" role="group" aria-label={`Confirm restore to turn ${turn}`}>
+          <span>
+            Put every file the agent touched in this session back to its state {turn === 0 ? 'before the first turn' : `after turn ${turn}`}? Your other files are not
+            touched.
+          </span>
+          <button type="button" className="danger" disabled={busy} onClick={() => restore(turn)}>
+            Restore
+          </button>
+          <button type="button" onClick={() => setConfirming(undefined)}>
+            Cancel
+          </button>
+        </span>
+      ) : (
+        <button type="button" disabled={busy} onClick={() => setConfirming(turn)}>
+          {label}
+        </button>
+      )}
+    </>
+  );
+
+  return (
+    <section aria-labelledby={headingId} className="session-turns">
+      <h3 id={headingId}>
+        <Link href={sessionPath(sessionId)}>{name}</Link>
+        {session && (
+          <span className="muted">
+            {' '}
+            · {session.turns.totalCount} {session.turns.totalCount === 1 ? 'turn' : 'turns'} on {session.currentBranch}
+          </span>
+        )}
+      </h3>
+      {error && <p role="alert">The turns could not be loaded: {error.graphQLErrors[0]?.message ?? error.message}</p>}
+
+      {outcome && (
+        <div role={outcome.outcome.kind === 'error' ? 'alert' : 'status'} className={`outcome outcome-${outcome.outcome.kind}`}>
+          <p>
+            {outcome.what} (turn {outcome.turn}): {outcome.outcome.message}
+          </p>
+          {outcome.outcome.paths.length > 0 && (
+            <ul className="paths">
+              {outcome.outcome.paths.map((path) => (
+                <li key={path}>
+                  <code>{path}</code>
+                </li>
+              ))}
+            </ul>
+          )}
+          <button type="button" onClick={() => setOutcome(undefined)}>
+            Close
+          </button>
+        </div>
+      )}
+
+      {skipped.length > 0 && (
+        <div className="snapshots">
+          <h4>Skipped turns with a snapshot</h4>
+          <ul>
+            {skipped.map((turn) => (
+              <li key={turn.number} className="snapshot">
+                <p>
+                  <strong>Turn {turn.number}</strong> <span className="badge badge-warn">{turn.projectCommit!.result === 'SKIPPED_BUSY' ? 'busy' : 'dirty'}</span>{' '}
+                  {turn.projectCommit!.message ?? turn.projectCommit!.reason}
+                </p>
+                {turn.projectCommit!.dirtyPaths.length > 0 && (
+                  <p className="muted">
+                    In the way:{' '}
+                    {turn.projectCommit!.dirtyPaths.map((path, i) => (
+                      <span key={path}>
+                        {i > 0 && ', '}
+                        <code>{path}</code>
+                      </span>
+                    ))}
+                  </p>
+                )}
+                {turn.projectCommit!.paths.length > 0 && (
+                  <p className="muted">
+                    The agent's edits:{' '}
+                    {turn.projectCommit!.paths.map((path, i) => (
+                      <span key={path}>
+                        {i > 0 && ', '}
+                        <code>{path}</code>
+                      </span>
+                    ))}
+                  </p>
+                )}
+                <button type="button" disabled={busy} onClick={() => apply(turn.number)}>
+                  Apply snapshot
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+
+      {turns.length > 0 && (
+        <div className="turns">
+          <h4>Turns and restore points</h4>
+<ol>
+            <li>
+              <span className="turn-label">Before the first turn</span>
+              {restoreControls(0, 'Restore files to turn 0')}
+            </li>
+            {turns.map((turn) => (
+              <li key={turn.number}>
+                <span className="turn-label">
+                  Turn {turn.number}
+                  {turn.projectCommit && <span className={`badge result-${turn.projectCommit.result.toLowerCase()}`}>{turn.projectCommit.result.toLowerCase().replace(/_/g, ' ')}</span>}
+                  <span className="muted"> {turn.userMessage.content.slice(0, 80)}</span>
+                </span>
+                {!turn.open && restoreControls(turn.number, `Restore files to turn ${turn.number}`)}
+              </li>
+            ))}
+          </ol>
+          {session && session.turns.totalCount > turns.length && (
+            <button type="button" onClick={() => setFirst((n) => n + TURNS_PAGE)}>
+              Load more turns
+            </button>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
