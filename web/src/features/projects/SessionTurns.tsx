@@ -13,6 +13,8 @@ import { graphql } from '../../gql';
 import { useRefetchOn } from './useRefetchOn';
 
 const TURNS_PAGE = 50;
+// The largest page the server gives (first: at most 500).
+const MAX_TURNS = 500;
 
 // Turns oldest first (lists page forward only). projectCommit is read from the turn's row (cost 1); its commit and snapshot fields, which reach git, are left out.
 const SessionTurnsQuery = graphql(`
@@ -168,6 +170,7 @@ export function SessionTurns({
           <p>
             {outcome.what} (turn {outcome.turn}): {outcome.outcome.message}
           </p>
+          {outcome.outcome.paths.length > 0 && <p className="muted">{outcome.outcome.kind === 'error' ? 'In the way:' : 'Written:'}</p>}
           {outcome.outcome.paths.length > 0 && (
             <ul className="paths">
               {outcome.outcome.paths.map((path) => (
@@ -243,8 +246,8 @@ export function SessionTurns({
               </li>
             ))}
           </ol>
-          {session && session.turns.totalCount > turns.length && (
-            <button type="button" onClick={() => setFirst((n) => n + TURNS_PAGE)}>
+          {session && session.turns.totalCount > turns.length && first < MAX_TURNS && (
+            <button type="button" onClick={() => setFirst((n) => Math.min(n + TURNS_PAGE, MAX_TURNS))}>
               Load more turns
             </button>
           )}
