@@ -73,6 +73,7 @@ describe('the New project dialog', () => {
     const { user } = await openDialog();
     await user.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'New project' }));
     await user.click(screen.getByRole('button', { name: 'New project' }));
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('dialog')).toBeNull();

@@ -6,6 +6,7 @@
  * session page, it offers to add that session to the new project.
  */
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { createPortal } from 'react-dom';
 import { useMutation, useQuery } from 'urql';
 import { parseRoute, usePathname } from '../../app/router';
 import { graphql } from '../../gql';
@@ -74,7 +75,12 @@ export function NewProjectDialog({ onClose, onCreated }: { onClose: () => void; 
   const titleId = useId();
   const ids = { folder: useId(), name: useId(), commit: useId(), help: useId() };
   const folderInput = useRef<HTMLInputElement>(null);
-  useEffect(() => folderInput.current?.focus(), []);
+  // Focus the first field; give focus back to what had it (the New project button) on close.
+  useEffect(() => {
+    const opener = document.activeElement as HTMLElement | null;
+    folderInput.current?.focus();
+    return () => opener?.focus();
+  }, []);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -110,7 +116,8 @@ export function NewProjectDialog({ onClose, onCreated }: { onClose: () => void; 
     'aria-describedby': error ? `${ids[field]}-error` : undefined,
   });
 
-  return (
+  // Rendered at the end of the body, outside the sidebar's navigation landmark.
+  return createPortal(
     <div className="dialog-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
       <div role="dialog" aria-modal="true" aria-labelledby={titleId} aria-describedby={ids.help} className="dialog" onKeyDown={keyDown}>
         <h2 id={titleId}>New project</h2>
@@ -201,6 +208,7 @@ export function NewProjectDialog({ onClose, onCreated }: { onClose: () => void; 
           </div>
         </form>
       </div>
-    </div>
+    </div>,
+    document.body,
   );
 }

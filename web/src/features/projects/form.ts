@@ -23,7 +23,7 @@ export function validateNewProject(values: NewProjectValues): FieldErrors {
   const errors: FieldErrors = {};
   const folder = values.folder.trim();
   if (folder === '') errors.folder = 'Enter the folder of the project, as an absolute path like /home/you/code/my-project.';
-  else if (!isAbsolutePath(folder)) errors.folder = `"${folder}" is a relative path: enter the absolute path, like /home/you/code/${folder.replace(/^\.?\/*/, '')}.`;
+  else if (!isAbsolutePath(folder)) errors.folder = `"${folder}" is a relative path: enter the absolute path, like /home/you/${folder.replace(/^\.?\/*/, '')}.`;
   if (values.name.trim() === '') errors.name = 'Enter a name for the project.';
   return errors;
 }
