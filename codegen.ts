@@ -30,8 +30,6 @@ const config: CodegenConfig = {
     './web/src/gql/': {
       documents: ['web/src/**/*.{ts,tsx}', '!web/src/gql/**'],
       preset: 'client',
-      // The UI is bundled (moduleResolution Bundler): imports without .js extensions.
-      emitLegacyCommonJSImports: true,
       config: {
         scalars: { DateTime: 'string', JSON: 'unknown' },
         enumsAsTypes: true,
