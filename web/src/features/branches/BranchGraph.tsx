@@ -17,25 +17,36 @@ const HEADER = 92;
 const RIGHT = 120;
 const LABEL_CHARS = 18;
 
+/** Extra room where turns are left out between two rows. */
+const GAP = ROW / 2;
+
 const x = (column: number) => GUTTER + column * COLUMN + COLUMN / 2;
-const y = (row: number) => HEADER + row * ROW + ROW / 2;
+
+/** The y of each row's centre: a row per turn, a little more room where turn numbers jump. */
+function rowCentres(rows: number[]): number[] {
+  let gaps = 0;
+  return rows.map((number, row) => {
+    if (row > 0 && rows[row - 1]! - number > 1) gaps++;
+    return HEADER + row * ROW + gaps * GAP + ROW / 2;
+  });
+}
 
 function shortName(name: string): string {
   return name.length > LABEL_CHARS ? `${name.slice(0, LABEL_CHARS - 1)}…` : name;
 }
 
-function edgePath(edge: Edge): string {
+function edgePath(edge: Edge, y: number[]): string {
   const x1 = x(edge.from.column);
-  const y1 = y(edge.from.row);
+  const y1 = y[edge.from.row]!;
   const x2 = x(edge.to.column);
-  const y2 = y(edge.to.row);
+  const y2 = y[edge.to.row]!;
   if (x1 === x2) return `M${x1} ${y1}V${y2}`;
   // Out of the fork point sideways, then up the new lane.
   const bend = y1 - ROW * 0.75;
   return `M${x1} ${y1}C${x1} ${bend} ${x2} ${y1} ${x2} ${bend}V${y2}`;
 }
 
-function CommitDot({ dot, viewed, onView }: { dot: Dot; viewed: boolean; onView: (sha: string) => void }) {
+function CommitDot({ dot, cy, viewed, onView }: { dot: Dot; cy: number; viewed: boolean; onView: (sha: string) => void }) {
   const view = () => onView(dot.sha);
   const key = (event: KeyboardEvent) => {
     if (event.key === 'Enter' || event.key === ' ') {
@@ -44,7 +55,6 @@ function CommitDot({ dot, viewed, onView }: { dot: Dot; viewed: boolean; onView:
     }
   };
   const cx = x(dot.column);
-  const cy = y(dot.row);
   return (
     <g
       role="button"
@@ -69,7 +79,8 @@ export function BranchGraph({ branches, viewedSha, onView }: { branches: BranchI
   const layout: Layout = layoutLanes(branches);
   const current = new Set(layout.lanes.filter((lane) => lane.isCurrent).map((lane) => lane.name));
   const width = GUTTER + layout.lanes.length * COLUMN + RIGHT;
-  const height = HEADER + Math.max(1, layout.rows.length) * ROW + 8;
+  const y = rowCentres(layout.rows);
+  const height = (y.at(-1) ?? HEADER) + ROW;
   const cut = layout.lanes.filter((lane) => lane.shown < lane.total);
   return (
     <figure aria-label="Branches" className="branch-graph">
@@ -84,25 +95,24 @@ export function BranchGraph({ branches, viewedSha, onView }: { branches: BranchI
             >
               <title>{lane.isCurrent ? `${lane.name} (current branch)` : lane.name}</title>
               {shortName(lane.name)}
-              {lane.isCurrent && <tspan className="current-mark"> ●</tspan>}
             </text>
           ))}
           {layout.rows.map((number, row) => (
-            <text key={number} className="row-label" x={GUTTER - 8} y={y(row) + 4} textAnchor="end">
+            <text key={number} className="row-label" x={GUTTER - 8} y={y[row]! + 4} textAnchor="end">
               {number}
             </text>
           ))}
           {layout.edges.map((edge) => (
             <path
               key={`${edge.kind}:${edge.lane}:${edge.from.row}:${edge.to.row}`}
-              d={edgePath(edge)}
+              d={edgePath(edge, y)}
               className={`edge lane-color-${edge.kind === 'fork' ? edge.to.column % 6 : edge.from.column % 6}${current.has(edge.lane) ? ' current' : ''}${edge.elided ? ' elided' : ''}`}
               data-kind={edge.kind}
               data-lane={edge.lane}
             />
           ))}
           {layout.dots.map((dot) => (
-            <CommitDot key={`${dot.lane}:${dot.sha}`} dot={dot} viewed={dot.sha === viewedSha} onView={onView} />
+            <CommitDot key={`${dot.lane}:${dot.sha}`} dot={dot} cy={y[dot.row]!} viewed={dot.sha === viewedSha} onView={onView} />
           ))}
         </svg>
       </div>
