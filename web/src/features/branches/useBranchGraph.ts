@@ -148,7 +148,10 @@ export function useBranchGraph(sessionId: string): BranchGraphData {
             headline: node.headline,
             number: headlineNumber(node.headline) ?? request.head.number - i,
           }));
-          setFetched((before) => new Map(before).set(request.key, commits));
+          setLaneError(undefined);
+          // Lanes read for tips that have moved on since are dropped.
+          const wanted = new Set(requests.map((r) => r.key));
+          setFetched((before) => new Map([...before].filter(([key]) => wanted.has(key))).set(request.key, commits));
         });
     }
     return () => {
