@@ -18,9 +18,9 @@ function graph() {
   return screen.getByRole('figure', { name: 'Branches' });
 }
 
-/** The centre of a commit's dot, as drawn. */
-function centre(sha: string): string {
-  const dot = graph().querySelector(`[data-sha="${sha}"] circle.dot`)!;
+/** The centre of a commit's dot on a lane, as drawn. */
+function centre(sha: string, lane: string): string {
+  const dot = graph().querySelector(`[data-sha="${sha}"][data-lane="${lane}"] circle.dot`)!;
   return `${dot.getAttribute('cx')} ${dot.getAttribute('cy')}`;
 }
 
@@ -50,18 +50,20 @@ describe('BranchGraph', () => {
     expect(within(graph()).getByRole('button', { name: 'turn 2: q2 again (retry-a2b)' })).toBeTruthy();
     const [connector] = connectors('retry-a2b');
     expect(connector).toBeDefined();
-    expect(ends(connector!)).toEqual([centre(m1.sha), centre(r2.sha)]);
+    expect(ends(connector!)).toEqual([centre(m1.sha, 'main'), centre(r2.sha, 'retry-a2b')]);
     // The retry's lane is the second column, to the right of main's.
-    const column = (sha: string) => Number(centre(sha).split(' ')[0]);
-    expect(column(r2.sha)).toBeGreaterThan(column(m1.sha));
+    const column = (sha: string, lane: string) => Number(centre(sha, lane).split(' ')[0]);
+    expect(column(r2.sha, 'retry-a2b')).toBeGreaterThan(column(m1.sha, 'main'));
     // Turn 2 of main and of the retry share a row.
-    expect(centre(r2.sha).split(' ')[1]).toBe(centre('m2'.padEnd(40, '0')).split(' ')[1]);
+    expect(centre(r2.sha, 'retry-a2b').split(' ')[1]).toBe(centre('m2'.padEnd(40, '0'), 'main').split(' ')[1]);
   });
 
   it('starts a fork off a retry at the retry’s commit', () => {
     render(<BranchGraph branches={[main(), retry(), fork(true)]} onView={noop} />);
     const [connector] = connectors('fork-u9');
-    expect(ends(connector!)).toEqual([centre(r2.sha), centre(f3.sha)]);
+    expect(ends(connector!)).toEqual([centre(r2.sha, 'retry-a2b'), centre(f3.sha, 'fork-u9')]);
+    // The fork point is the retry's commit, drawn once, on the retry's lane.
+    expect([...graph().querySelectorAll(`[data-sha="${r2.sha}"]`)].map((d) => d.getAttribute('data-lane'))).toEqual(['retry-a2b']);
     expect(connectors('retry-a2b')).toHaveLength(1);
     const labels = [...graph().querySelectorAll('text.lane-label')].map((t) => t.getAttribute('data-lane'));
     expect(labels).toEqual(['main', 'retry-a2b', 'fork-u9']);

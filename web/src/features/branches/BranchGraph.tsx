@@ -63,6 +63,7 @@ function CommitDot({ dot, cy, viewed, onView }: { dot: Dot; cy: number; viewed: 
       aria-label={`turn ${dot.number}: ${dot.text} (${dot.lane})`}
       aria-current={viewed ? 'true' : undefined}
       data-sha={dot.sha}
+      data-lane={dot.lane}
       onClick={view}
       onKeyDown={key}
     >
