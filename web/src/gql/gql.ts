@@ -14,6 +14,10 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  mutation BranchesPanelSwitch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      id\n      currentBranch\n      detached\n    }\n  }\n": typeof types.BranchesPanelSwitchDocument,
+    "\n  query BranchesPanelGraph($sessionId: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      currentBranch\n      branches {\n        name\n        kind\n        isCurrent\n        head {\n          sha\n          headline\n          turn {\n            number\n          }\n        }\n        forkPoint {\n          sha\n          headline\n          turn {\n            number\n            branch\n          }\n        }\n      }\n      timeline(all: true, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n            parentShas\n          }\n        }\n      }\n    }\n  }\n": typeof types.BranchesPanelGraphDocument,
+    "\n  query BranchesPanelLane($sessionId: String!, $branch: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n          }\n        }\n      }\n    }\n  }\n": typeof types.BranchesPanelLaneDocument,
+    "\n  subscription BranchesPanelEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n": typeof types.BranchesPanelEventsDocument,
     "\n  subscription AnyDirtyTreeWarning {\n    dirtyTreeWarning {\n      at\n      message\n      dirtyPaths\n      reason\n      turnNumber\n      project {\n        projectId\n        name\n      }\n      session {\n        sessionId\n        title\n      }\n    }\n  }\n": typeof types.AnyDirtyTreeWarningDocument,
     "\n  mutation CreateProjectFromUi($input: CreateProjectInput!) {\n    createProject(input: $input) {\n      id\n      projectId\n      name\n    }\n  }\n": typeof types.CreateProjectFromUiDocument,
     "\n  mutation AddSessionToProjectFromUi($input: AddSessionToProjectInput!) {\n    addSessionToProject(input: $input) {\n      id\n      sessionId\n      project {\n        projectId\n      }\n    }\n  }\n": typeof types.AddSessionToProjectFromUiDocument,
@@ -30,6 +34,10 @@ type Documents = {
     "\n  subscription AnyTurnCommitted {\n    turnCommitted {\n      session {\n        sessionId\n      }\n    }\n  }\n": typeof types.AnyTurnCommittedDocument,
 };
 const documents: Documents = {
+    "\n  mutation BranchesPanelSwitch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      id\n      currentBranch\n      detached\n    }\n  }\n": types.BranchesPanelSwitchDocument,
+    "\n  query BranchesPanelGraph($sessionId: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      currentBranch\n      branches {\n        name\n        kind\n        isCurrent\n        head {\n          sha\n          headline\n          turn {\n            number\n          }\n        }\n        forkPoint {\n          sha\n          headline\n          turn {\n            number\n            branch\n          }\n        }\n      }\n      timeline(all: true, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n            parentShas\n          }\n        }\n      }\n    }\n  }\n": types.BranchesPanelGraphDocument,
+    "\n  query BranchesPanelLane($sessionId: String!, $branch: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n          }\n        }\n      }\n    }\n  }\n": types.BranchesPanelLaneDocument,
+    "\n  subscription BranchesPanelEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n": types.BranchesPanelEventsDocument,
     "\n  subscription AnyDirtyTreeWarning {\n    dirtyTreeWarning {\n      at\n      message\n      dirtyPaths\n      reason\n      turnNumber\n      project {\n        projectId\n        name\n      }\n      session {\n        sessionId\n        title\n      }\n    }\n  }\n": types.AnyDirtyTreeWarningDocument,
     "\n  mutation CreateProjectFromUi($input: CreateProjectInput!) {\n    createProject(input: $input) {\n      id\n      projectId\n      name\n    }\n  }\n": types.CreateProjectFromUiDocument,
     "\n  mutation AddSessionToProjectFromUi($input: AddSessionToProjectInput!) {\n    addSessionToProject(input: $input) {\n      id\n      sessionId\n      project {\n        projectId\n      }\n    }\n  }\n": types.AddSessionToProjectFromUiDocument,
@@ -60,6 +68,22 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BranchesPanelSwitch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      id\n      currentBranch\n      detached\n    }\n  }\n"): (typeof documents)["\n  mutation BranchesPanelSwitch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      id\n      currentBranch\n      detached\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query BranchesPanelGraph($sessionId: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      currentBranch\n      branches {\n        name\n        kind\n        isCurrent\n        head {\n          sha\n          headline\n          turn {\n            number\n          }\n        }\n        forkPoint {\n          sha\n          headline\n          turn {\n            number\n            branch\n          }\n        }\n      }\n      timeline(all: true, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n            parentShas\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query BranchesPanelGraph($sessionId: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      currentBranch\n      branches {\n        name\n        kind\n        isCurrent\n        head {\n          sha\n          headline\n          turn {\n            number\n          }\n        }\n        forkPoint {\n          sha\n          headline\n          turn {\n            number\n            branch\n          }\n        }\n      }\n      timeline(all: true, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n            parentShas\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query BranchesPanelLane($sessionId: String!, $branch: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query BranchesPanelLane($sessionId: String!, $branch: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription BranchesPanelEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n"): (typeof documents)["\n  subscription BranchesPanelEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
