@@ -14,10 +14,36 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  fragment SessionViewFields on Session {\n    id\n    sessionId\n    title\n    currentBranch\n    detached\n    project {\n      id\n      projectId\n      name\n    }\n    head {\n      sha\n      parentShas\n      headline\n      turn {\n        number\n        branch\n      }\n    }\n    turns(first: 0) {\n      totalCount\n    }\n  }\n": typeof types.SessionViewFieldsFragmentDoc,
+    "\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n": typeof types.SessionPageDocument,
+    "\n  query NextTurn($sessionId: String!, $branch: String!, $after: String!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: 1) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n              parentShas\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.NextTurnDocument,
+    "\n  query SessionMirror($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      id\n      mirror {\n        inSync\n        pending\n        lastError\n        dagTurns\n        gitCommits\n      }\n    }\n  }\n": typeof types.SessionMirrorDocument,
+    "\n  mutation ReplayCheckout($input: CheckoutInput!) {\n    checkout(input: $input) {\n      ...SessionViewFields\n    }\n  }\n": typeof types.ReplayCheckoutDocument,
+    "\n  mutation ReplaySwitchBranch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      ...SessionViewFields\n    }\n  }\n": typeof types.ReplaySwitchBranchDocument,
+    "\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n      }\n    }\n  }\n": typeof types.SessionTimelineEventsDocument,
+    "\n  subscription SessionMirrorFailed($sessionId: String!) {\n    mirrorFailed(sessionId: $sessionId) {\n      error\n      turnNumber\n      willRetry\n    }\n  }\n": typeof types.SessionMirrorFailedDocument,
+    "\n  fragment ReplayMessageFields on Message {\n    id\n    messageId\n    seq\n    role\n    content\n    toolName\n    toolCallId\n    createdAt\n    caller {\n      messageId\n    }\n  }\n": typeof types.ReplayMessageFieldsFragmentDoc,
+    "\n  query ReplayConversation($sessionId: String!, $branch: String!, $after: String, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: $first) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n            }\n            messages {\n              ...ReplayMessageFields\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.ReplayConversationDocument,
+    "\n  query ReplayTimelinePage($sessionId: String!, $branch: String!, $after: String, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, after: $after, first: $first) {\n        totalCount\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n        edges {\n          node {\n            sha\n            headline\n            turn {\n              number\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.ReplayTimelinePageDocument,
+    "\n  query ReplayCommitChanges($sessionId: String!, $sha: String!) {\n    session(sessionId: $sessionId) {\n      id\n      commit(sha: $sha) {\n        sha\n        diff {\n          additions\n          deletions\n          files {\n            path\n            oldPath\n            status\n            additions\n            deletions\n          }\n        }\n      }\n    }\n  }\n": typeof types.ReplayCommitChangesDocument,
+    "\n  query ReplayCommitPatches($sessionId: String!, $sha: String!) {\n    session(sessionId: $sessionId) {\n      id\n      commit(sha: $sha) {\n        sha\n        diff {\n          files {\n            path\n            patch\n            truncated\n          }\n        }\n      }\n    }\n  }\n": typeof types.ReplayCommitPatchesDocument,
     "\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n        }\n      }\n    }\n  }\n": typeof types.SessionsNavDocument,
     "\n  subscription AnyTurnCommitted {\n    turnCommitted {\n      session {\n        sessionId\n      }\n    }\n  }\n": typeof types.AnyTurnCommittedDocument,
 };
 const documents: Documents = {
+    "\n  fragment SessionViewFields on Session {\n    id\n    sessionId\n    title\n    currentBranch\n    detached\n    project {\n      id\n      projectId\n      name\n    }\n    head {\n      sha\n      parentShas\n      headline\n      turn {\n        number\n        branch\n      }\n    }\n    turns(first: 0) {\n      totalCount\n    }\n  }\n": types.SessionViewFieldsFragmentDoc,
+    "\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n": types.SessionPageDocument,
+    "\n  query NextTurn($sessionId: String!, $branch: String!, $after: String!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: 1) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n              parentShas\n            }\n          }\n        }\n      }\n    }\n  }\n": types.NextTurnDocument,
+    "\n  query SessionMirror($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      id\n      mirror {\n        inSync\n        pending\n        lastError\n        dagTurns\n        gitCommits\n      }\n    }\n  }\n": types.SessionMirrorDocument,
+    "\n  mutation ReplayCheckout($input: CheckoutInput!) {\n    checkout(input: $input) {\n      ...SessionViewFields\n    }\n  }\n": types.ReplayCheckoutDocument,
+    "\n  mutation ReplaySwitchBranch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      ...SessionViewFields\n    }\n  }\n": types.ReplaySwitchBranchDocument,
+    "\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n      }\n    }\n  }\n": types.SessionTimelineEventsDocument,
+    "\n  subscription SessionMirrorFailed($sessionId: String!) {\n    mirrorFailed(sessionId: $sessionId) {\n      error\n      turnNumber\n      willRetry\n    }\n  }\n": types.SessionMirrorFailedDocument,
+    "\n  fragment ReplayMessageFields on Message {\n    id\n    messageId\n    seq\n    role\n    content\n    toolName\n    toolCallId\n    createdAt\n    caller {\n      messageId\n    }\n  }\n": types.ReplayMessageFieldsFragmentDoc,
+    "\n  query ReplayConversation($sessionId: String!, $branch: String!, $after: String, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: $first) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n            }\n            messages {\n              ...ReplayMessageFields\n            }\n          }\n        }\n      }\n    }\n  }\n": types.ReplayConversationDocument,
+    "\n  query ReplayTimelinePage($sessionId: String!, $branch: String!, $after: String, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, after: $after, first: $first) {\n        totalCount\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n        edges {\n          node {\n            sha\n            headline\n            turn {\n              number\n            }\n          }\n        }\n      }\n    }\n  }\n": types.ReplayTimelinePageDocument,
+    "\n  query ReplayCommitChanges($sessionId: String!, $sha: String!) {\n    session(sessionId: $sessionId) {\n      id\n      commit(sha: $sha) {\n        sha\n        diff {\n          additions\n          deletions\n          files {\n            path\n            oldPath\n            status\n            additions\n            deletions\n          }\n        }\n      }\n    }\n  }\n": types.ReplayCommitChangesDocument,
+    "\n  query ReplayCommitPatches($sessionId: String!, $sha: String!) {\n    session(sessionId: $sessionId) {\n      id\n      commit(sha: $sha) {\n        sha\n        diff {\n          files {\n            path\n            patch\n            truncated\n          }\n        }\n      }\n    }\n  }\n": types.ReplayCommitPatchesDocument,
     "\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n        }\n      }\n    }\n  }\n": types.SessionsNavDocument,
     "\n  subscription AnyTurnCommitted {\n    turnCommitted {\n      session {\n        sessionId\n      }\n    }\n  }\n": types.AnyTurnCommittedDocument,
 };
@@ -36,6 +62,58 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment SessionViewFields on Session {\n    id\n    sessionId\n    title\n    currentBranch\n    detached\n    project {\n      id\n      projectId\n      name\n    }\n    head {\n      sha\n      parentShas\n      headline\n      turn {\n        number\n        branch\n      }\n    }\n    turns(first: 0) {\n      totalCount\n    }\n  }\n"): (typeof documents)["\n  fragment SessionViewFields on Session {\n    id\n    sessionId\n    title\n    currentBranch\n    detached\n    project {\n      id\n      projectId\n      name\n    }\n    head {\n      sha\n      parentShas\n      headline\n      turn {\n        number\n        branch\n      }\n    }\n    turns(first: 0) {\n      totalCount\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n"): (typeof documents)["\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query NextTurn($sessionId: String!, $branch: String!, $after: String!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: 1) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n              parentShas\n            }\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query NextTurn($sessionId: String!, $branch: String!, $after: String!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: 1) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n              parentShas\n            }\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SessionMirror($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      id\n      mirror {\n        inSync\n        pending\n        lastError\n        dagTurns\n        gitCommits\n      }\n    }\n  }\n"): (typeof documents)["\n  query SessionMirror($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      id\n      mirror {\n        inSync\n        pending\n        lastError\n        dagTurns\n        gitCommits\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReplayCheckout($input: CheckoutInput!) {\n    checkout(input: $input) {\n      ...SessionViewFields\n    }\n  }\n"): (typeof documents)["\n  mutation ReplayCheckout($input: CheckoutInput!) {\n    checkout(input: $input) {\n      ...SessionViewFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReplaySwitchBranch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      ...SessionViewFields\n    }\n  }\n"): (typeof documents)["\n  mutation ReplaySwitchBranch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      ...SessionViewFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription SessionMirrorFailed($sessionId: String!) {\n    mirrorFailed(sessionId: $sessionId) {\n      error\n      turnNumber\n      willRetry\n    }\n  }\n"): (typeof documents)["\n  subscription SessionMirrorFailed($sessionId: String!) {\n    mirrorFailed(sessionId: $sessionId) {\n      error\n      turnNumber\n      willRetry\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ReplayMessageFields on Message {\n    id\n    messageId\n    seq\n    role\n    content\n    toolName\n    toolCallId\n    createdAt\n    caller {\n      messageId\n    }\n  }\n"): (typeof documents)["\n  fragment ReplayMessageFields on Message {\n    id\n    messageId\n    seq\n    role\n    content\n    toolName\n    toolCallId\n    createdAt\n    caller {\n      messageId\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ReplayConversation($sessionId: String!, $branch: String!, $after: String, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: $first) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n            }\n            messages {\n              ...ReplayMessageFields\n            }\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query ReplayConversation($sessionId: String!, $branch: String!, $after: String, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: $first) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n            }\n            messages {\n              ...ReplayMessageFields\n            }\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ReplayTimelinePage($sessionId: String!, $branch: String!, $after: String, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, after: $after, first: $first) {\n        totalCount\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n        edges {\n          node {\n            sha\n            headline\n            turn {\n              number\n            }\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query ReplayTimelinePage($sessionId: String!, $branch: String!, $after: String, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, after: $after, first: $first) {\n        totalCount\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n        edges {\n          node {\n            sha\n            headline\n            turn {\n              number\n            }\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ReplayCommitChanges($sessionId: String!, $sha: String!) {\n    session(sessionId: $sessionId) {\n      id\n      commit(sha: $sha) {\n        sha\n        diff {\n          additions\n          deletions\n          files {\n            path\n            oldPath\n            status\n            additions\n            deletions\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query ReplayCommitChanges($sessionId: String!, $sha: String!) {\n    session(sessionId: $sessionId) {\n      id\n      commit(sha: $sha) {\n        sha\n        diff {\n          additions\n          deletions\n          files {\n            path\n            oldPath\n            status\n            additions\n            deletions\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ReplayCommitPatches($sessionId: String!, $sha: String!) {\n    session(sessionId: $sessionId) {\n      id\n      commit(sha: $sha) {\n        sha\n        diff {\n          files {\n            path\n            patch\n            truncated\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query ReplayCommitPatches($sessionId: String!, $sha: String!) {\n    session(sessionId: $sessionId) {\n      id\n      commit(sha: $sha) {\n        sha\n        diff {\n          files {\n            path\n            patch\n            truncated\n          }\n        }\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
