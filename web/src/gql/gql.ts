@@ -20,7 +20,7 @@ type Documents = {
     "\n  query SessionMirror($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      id\n      mirror {\n        inSync\n        pending\n        lastError\n        dagTurns\n        gitCommits\n      }\n    }\n  }\n": typeof types.SessionMirrorDocument,
     "\n  mutation ReplayCheckout($input: CheckoutInput!) {\n    checkout(input: $input) {\n      ...SessionViewFields\n    }\n  }\n": typeof types.ReplayCheckoutDocument,
     "\n  mutation ReplaySwitchBranch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      ...SessionViewFields\n    }\n  }\n": typeof types.ReplaySwitchBranchDocument,
-    "\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n      }\n    }\n  }\n": typeof types.SessionTimelineEventsDocument,
+    "\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n": typeof types.SessionTimelineEventsDocument,
     "\n  subscription SessionMirrorFailed($sessionId: String!) {\n    mirrorFailed(sessionId: $sessionId) {\n      error\n      turnNumber\n      willRetry\n    }\n  }\n": typeof types.SessionMirrorFailedDocument,
     "\n  fragment ReplayMessageFields on Message {\n    id\n    messageId\n    seq\n    role\n    content\n    toolName\n    toolCallId\n    createdAt\n    caller {\n      messageId\n    }\n  }\n": typeof types.ReplayMessageFieldsFragmentDoc,
     "\n  query ReplayConversation($sessionId: String!, $branch: String!, $after: String, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: $first) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n            }\n            messages {\n              ...ReplayMessageFields\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.ReplayConversationDocument,
@@ -37,7 +37,7 @@ const documents: Documents = {
     "\n  query SessionMirror($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      id\n      mirror {\n        inSync\n        pending\n        lastError\n        dagTurns\n        gitCommits\n      }\n    }\n  }\n": types.SessionMirrorDocument,
     "\n  mutation ReplayCheckout($input: CheckoutInput!) {\n    checkout(input: $input) {\n      ...SessionViewFields\n    }\n  }\n": types.ReplayCheckoutDocument,
     "\n  mutation ReplaySwitchBranch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      ...SessionViewFields\n    }\n  }\n": types.ReplaySwitchBranchDocument,
-    "\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n      }\n    }\n  }\n": types.SessionTimelineEventsDocument,
+    "\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n": types.SessionTimelineEventsDocument,
     "\n  subscription SessionMirrorFailed($sessionId: String!) {\n    mirrorFailed(sessionId: $sessionId) {\n      error\n      turnNumber\n      willRetry\n    }\n  }\n": types.SessionMirrorFailedDocument,
     "\n  fragment ReplayMessageFields on Message {\n    id\n    messageId\n    seq\n    role\n    content\n    toolName\n    toolCallId\n    createdAt\n    caller {\n      messageId\n    }\n  }\n": types.ReplayMessageFieldsFragmentDoc,
     "\n  query ReplayConversation($sessionId: String!, $branch: String!, $after: String, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: $first) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n            }\n            messages {\n              ...ReplayMessageFields\n            }\n          }\n        }\n      }\n    }\n  }\n": types.ReplayConversationDocument,
@@ -89,7 +89,7 @@ export function graphql(source: "\n  mutation ReplaySwitchBranch($input: SwitchB
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n"): (typeof documents)["\n  subscription SessionTimelineEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -4,18 +4,18 @@
  * (git makes them in one process), and kept while the same commit is viewed.
  */
 import { useEffect, useState, type SyntheticEvent } from 'react';
-import { useClient, useQuery } from 'urql';
+import { useClient } from 'urql';
 import { CommitChangesQuery, CommitPatchesQuery } from './operations';
+import { useFetch } from './useFetch';
 
 type Patches = Map<string, { patch: string | null; truncated: boolean }>;
 
 export function Changes({ sessionId, sha }: { sessionId: string; sha: string | null }) {
   const client = useClient();
-  const [{ data, error, fetching }] = useQuery({
-    query: CommitChangesQuery,
-    variables: { sessionId, sha: sha ?? '' },
-    pause: !sha,
-  });
+  // A commit's changes never change: read once per viewed commit.
+  const changes = useFetch(CommitChangesQuery, { sessionId, sha: sha ?? '' }, { pause: !sha, requestPolicy: 'cache-first' });
+  const data = changes.data?.session?.commit?.sha === sha ? changes.data : null;
+  const error = changes.error;
   const [patches, setPatches] = useState<{ sha: string; files: Patches } | 'loading' | null>(null);
   const [patchError, setPatchError] = useState<string | null>(null);
   useEffect(() => {
@@ -46,9 +46,9 @@ export function Changes({ sessionId, sha }: { sessionId: string; sha: string | n
     <section aria-label="Changes" className="changes panel">
       <h2>Changes</h2>
       {!sha && <p className="muted">No commit to show.</p>}
-      {error && <p role="alert">The changes could not be loaded: {error.message}</p>}
+      {error && <p role="alert">The changes could not be loaded: {error}</p>}
       {patchError && <p role="alert">The patches could not be loaded: {patchError}</p>}
-      {sha && fetching && !commit && <p className="muted">Loading…</p>}
+      {sha && !commit && !error && <p className="muted">Loading…</p>}
       {commit && (
         <>
           <p className="muted">

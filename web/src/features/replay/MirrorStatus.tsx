@@ -4,18 +4,16 @@
  * (`version`), and a failure heard on mirrorFailed shows at once.
  */
 import { useEffect, useState } from 'react';
-import { useQuery, useSubscription } from 'urql';
+import { useSubscription } from 'urql';
 import { MirrorQuery, SessionMirrorFailed } from './operations';
 import { mirrorStatusText } from './steps';
+import { useFetch } from './useFetch';
 
 export function MirrorStatus({ sessionId, version }: { sessionId: string; version: number }) {
-  const [{ data }, refetch] = useQuery({ query: MirrorQuery, variables: { sessionId } });
+  // Counting the mirror's commits costs a git process: read only when something happened.
+  const { data } = useFetch(MirrorQuery, { sessionId }, { version });
   const [liveFailure, setLiveFailure] = useState<string | null>(null);
-  useEffect(() => {
-    if (version === 0) return;
-    setLiveFailure(null);
-    refetch({ requestPolicy: 'network-only' });
-  }, [version, refetch]);
+  useEffect(() => setLiveFailure(null), [version]);
   const [{ data: failed }] = useSubscription({ query: SessionMirrorFailed, variables: { sessionId } });
   useEffect(() => {
     if (failed) setLiveFailure(failed.mirrorFailed.error);

@@ -22,6 +22,7 @@ import { MirrorStatus } from './MirrorStatus';
 import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SwitchBranchMutation } from './operations';
 import { arrowKeyStep, positionText, readOnlyText, replaySteps, turnCursor } from './steps';
 import { Timeline } from './Timeline';
+import { useFetch } from './useFetch';
 import './replay.css';
 
 /** The server's own words for a failed request. */
@@ -53,12 +54,19 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   useEffect(() => onReconnected(refreshAll), [refreshAll]);
 
   const number = view?.head?.turn?.number ?? 0;
-  const [{ data: nextData }] = useQuery({
-    query: NextTurnQuery,
-    variables: { sessionId, branch: view?.currentBranch ?? '', after: turnCursor(number) },
-    pause: !view?.detached || number === 0,
-  });
-  const nextCommit = nextData?.session?.turns.edges[0]?.node.commit ?? null;
+  const { data: nextData } = useFetch(
+    NextTurnQuery,
+    { sessionId, branch: view?.currentBranch ?? '', after: turnCursor(number) },
+    { pause: !view?.detached || number === 0, requestPolicy: 'cache-first' },
+  );
+  // The turn after the viewed one: from the query, or, until it answers, from the views already seen
+  // (a turn of the current branch is its parent's next turn there), so Right right after Left works at once.
+  const children = useRef(new Map<string, string>());
+  const head = view?.head;
+  if (view && head?.turn?.branch === view.currentBranch && head.parentShas[0]) children.current.set(`${view.currentBranch} ${head.parentShas[0]}`, head.sha);
+  const seenChild = view && head ? children.current.get(`${view.currentBranch} ${head.sha}`) : undefined;
+  const queriedNext = nextData?.session?.turns.edges[0]?.node.commit ?? null;
+  const nextCommit = queriedNext?.parentShas[0] === head?.sha ? queriedNext : seenChild && head ? { sha: seenChild, parentShas: [head.sha] } : null;
 
   const [moveError, setMoveError] = useState<string | null>(null);
   const [moving, setMoving] = useState(false);

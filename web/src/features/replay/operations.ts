@@ -96,9 +96,6 @@ export const SessionTimelineEvents = graphql(`
     timeline(sessionId: $sessionId) {
       kind
       branch
-      commit {
-        sha
-      }
     }
   }
 `);
