@@ -1,8 +1,196 @@
-/** Placeholder: the replay view of one session (filled in by the replay work). */
+/**
+ * The session page: header (title, project, mirror state), the replay controls and
+ * position, the conversation at the viewed commit (the page's `main`), and beside it the
+ * timeline, the branches and the viewed commit's changes.
+ *
+ * The viewed commit is the server's: `session.head`. The page never keeps a turn of its
+ * own; Previous / Next / a timeline row check a commit out, Back to latest switches to the
+ * current branch (which leaves replay), and the page shows what those mutations answer.
+ * Whatever else moves the session (another client, the agent) arrives on the timeline
+ * subscription, and everything is read again after a dropped connection comes back.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useClient, useQuery, useSubscription, type CombinedError } from 'urql';
+import { Link } from '../../app/Link';
+import { onReconnected } from '../../app/client';
+import { projectPath } from '../../app/router';
+import type { SessionViewFieldsFragment } from '../../gql/graphql';
+import { BranchesPanel } from '../branches/BranchesPanel';
+import { Changes } from './Changes';
+import { Conversation } from './Conversation';
+import { MirrorStatus } from './MirrorStatus';
+import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SwitchBranchMutation } from './operations';
+import { arrowKeyStep, positionText, readOnlyText, replaySteps, turnCursor } from './steps';
+import { Timeline } from './Timeline';
+import { useFetch } from './useFetch';
+import './replay.css';
+
+/** The server's own words for a failed request. */
+export function errorMessage(error: CombinedError): string {
+  return error.graphQLErrors[0]?.message ?? error.networkError?.message ?? error.message;
+}
+
 export function SessionPage({ sessionId }: { sessionId: string }) {
+  const client = useClient();
+  const [{ data, error }, refetchPage] = useQuery({ query: SessionPageQuery, variables: { sessionId } });
+  // The latest view of the session, from the page query or from a mutation's answer.
+  const [view, setView] = useState<SessionViewFieldsFragment | null>(null);
+  useEffect(() => {
+    if (data?.session) setView(data.session);
+  }, [data]);
+
+  // Bumped when the branch's commits or the mirror may have changed.
+  const [version, setVersion] = useState(0);
+  const refreshAll = useCallback(() => {
+    refetchPage({ requestPolicy: 'network-only' });
+    setVersion((v) => v + 1);
+  }, [refetchPage]);
+  const [{ data: event }] = useSubscription({ query: SessionTimelineEvents, variables: { sessionId } });
+  useEffect(() => {
+    if (!event) return;
+    if (event.timeline.kind === 'CHECKED_OUT') refetchPage({ requestPolicy: 'network-only' });
+    else refreshAll();
+  }, [event, refetchPage, refreshAll]);
+  useEffect(() => onReconnected(refreshAll), [refreshAll]);
+
+  const number = view?.head?.turn?.number ?? 0;
+  const { data: nextData } = useFetch(
+    NextTurnQuery,
+    { sessionId, branch: view?.currentBranch ?? '', after: turnCursor(number) },
+    { pause: !view?.detached || number === 0, requestPolicy: 'cache-first' },
+  );
+  // The turn after the viewed one: from the query, or, until it answers, from the views already seen
+  // (a turn of the current branch is its parent's next turn there), so Right right after Left works at once.
+  const children = useRef(new Map<string, string>());
+  const head = view?.head;
+  if (view && head?.turn?.branch === view.currentBranch && head.parentShas[0]) children.current.set(`${view.currentBranch} ${head.parentShas[0]}`, head.sha);
+  const seenChild = view && head ? children.current.get(`${view.currentBranch} ${head.sha}`) : undefined;
+  const queriedNext = nextData?.session?.turns.edges[0]?.node.commit ?? null;
+  const nextCommit = queriedNext?.parentShas[0] === head?.sha ? queriedNext : seenChild && head ? { sha: seenChild, parentShas: [head.sha] } : null;
+
+  const [moveError, setMoveError] = useState<string | null>(null);
+  const [moving, setMoving] = useState(false);
+  const busy = useRef(false);
+  const move = useCallback(
+    async (run: () => Promise<{ error?: CombinedError; view: SessionViewFieldsFragment | null | undefined }>) => {
+      if (busy.current) return;
+      busy.current = true;
+      setMoving(true);
+      try {
+        const result = await run();
+        if (result.error) setMoveError(errorMessage(result.error));
+        else {
+          setMoveError(null);
+          if (result.view) setView(result.view);
+        }
+      } finally {
+        busy.current = false;
+        setMoving(false);
+      }
+    },
+    [],
+  );
+  const checkout = useCallback(
+    (sha: string) =>
+      move(async () => {
+        const result = await client.mutation(CheckoutMutation, { input: { sessionId, sha } }).toPromise();
+        return { error: result.error, view: result.data?.checkout };
+      }),
+    [client, move, sessionId],
+  );
+  const backToLatest = useCallback(
+    (branch: string) =>
+      move(async () => {
+        const result = await client.mutation(SwitchBranchMutation, { input: { sessionId, branch } }).toPromise();
+        return { error: result.error, view: result.data?.switchBranch };
+      }),
+    [client, move, sessionId],
+  );
+
+  const steps = view
+    ? replaySteps({ detached: view.detached, turnCount: view.turns.totalCount, head: view.head, nextTurn: nextCommit })
+    : { previous: null, next: null, backToLatest: false };
+
+  // Left / Right step through turns when no text field has focus.
+  const stepsRef = useRef(steps);
+  stepsRef.current = steps;
+  useEffect(() => {
+    const onKey = (keyEvent: KeyboardEvent) => {
+      const step = arrowKeyStep(keyEvent, document.activeElement);
+      const sha = step ? stepsRef.current[step] : null;
+      if (!sha) return;
+      keyEvent.preventDefault();
+      void checkout(sha);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [checkout]);
+
+  if (data && data.session === null) {
+    return (
+      <main className="empty">
+        <h1>No session {sessionId}</h1>
+      </main>
+    );
+  }
+  if (!view) {
+    return (
+      <main className="empty" aria-busy={!error}>
+        {error ? <p role="alert">The session could not be loaded: {errorMessage(error)}</p> : <p>Loading…</p>}
+      </main>
+    );
+  }
+
+  const readOnly = readOnlyText({ detached: view.detached, head: view.head, turnCount: view.turns.totalCount });
   return (
-    <main>
-      <h1>{sessionId}</h1>
-    </main>
+    <div className="session-page">
+      <header className="session-header">
+        <h1>{view.title || view.sessionId}</h1>
+        {view.project && (
+          <Link href={projectPath(view.project.projectId)} className="project-link">
+            Project: {view.project.name}
+          </Link>
+        )}
+        <MirrorStatus sessionId={sessionId} version={version} />
+      </header>
+      <div className="replay-bar" aria-busy={moving}>
+        <button type="button" disabled={!steps.previous} onClick={() => steps.previous && void checkout(steps.previous)}>
+          Previous turn
+        </button>
+        <span className="position">{positionText({ head: view.head, turnCount: view.turns.totalCount })}</span>
+        <button type="button" disabled={!steps.next} onClick={() => steps.next && void checkout(steps.next)}>
+          Next turn
+        </button>
+        <button type="button" disabled={!steps.backToLatest} onClick={() => void backToLatest(view.currentBranch)}>
+          Back to latest
+        </button>
+        <span className="muted branch-name">on {view.currentBranch}</span>
+      </div>
+      {readOnly && (
+        <p role="status" className="read-only">
+          {readOnly}
+        </p>
+      )}
+      {moveError && (
+        <p role="alert" className="banner">
+          {moveError}
+        </p>
+      )}
+      <div className="session-body">
+        <Conversation sessionId={sessionId} head={view.head} />
+        <aside className="session-side" aria-label="Session history">
+          <Timeline
+            key={view.currentBranch}
+            sessionId={sessionId}
+            branch={view.currentBranch}
+            viewedSha={view.head?.sha ?? null}
+            version={version}
+            onView={(sha) => void checkout(sha)}
+          />
+          <BranchesPanel sessionId={sessionId} viewedSha={view.head?.sha} onView={(sha) => void checkout(sha)} />
+          <Changes sessionId={sessionId} sha={view.head?.sha ?? null} />
+        </aside>
+      </div>
+    </div>
   );
 }

@@ -1,0 +1,165 @@
+/**
+ * The conversation as it stood at the viewed commit (ui.md: `main`, each message an
+ * `article`, oldest first). Only a window of turns up to the viewed one is loaded
+ * (WINDOW turns, "Load earlier messages" adds more), so a 10,000-turn session never loads
+ * whole. Stepping back within the loaded window needs no request at all: the window is
+ * cut at the viewed commit.
+ */
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import Markdown from 'react-markdown';
+import { useClient } from 'urql';
+import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
+import { ConversationQuery } from './operations';
+import { turnCursor } from './steps';
+
+/** Turns fetched at a time. */
+export const WINDOW = 10;
+
+export interface ViewedHead {
+  sha: string;
+  turn: { number: number; branch: string } | null;
+}
+
+interface LoadedTurn {
+  number: number;
+  sha: string | null;
+  messages: ReplayMessageFieldsFragment[];
+}
+
+interface Loaded {
+  /** The branch whose path the turns were read along. */
+  branch: string;
+  /** Consecutive turns, oldest first. */
+  turns: LoadedTurn[];
+}
+
+const ROLE_LABELS: Record<string, string> = { USER: 'User', ASSISTANT: 'Assistant', TOOL: 'Tool result', SYSTEM: 'System' };
+
+export const messageAnchor = (messageId: string) => `message-${messageId}`;
+
+export function Conversation({ sessionId, head }: { sessionId: string; head: ViewedHead | null }) {
+  const client = useClient();
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const request = useRef(0);
+  const mainRef = useRef<HTMLElement>(null);
+  const stickToEnd = useRef(true);
+
+  /** Reads turns (after turn `from`, `count` of them) along `branch`. */
+  const fetchTurns = useCallback(
+    async (branch: string, from: number, count: number): Promise<LoadedTurn[]> => {
+      const result = await client
+        .query(ConversationQuery, { sessionId, branch, after: from > 0 ? turnCursor(from) : null, first: count }, { requestPolicy: 'network-only' })
+        .toPromise();
+      if (result.error) throw result.error;
+      return (result.data?.session?.turns.edges ?? []).map(({ node }) => ({ number: node.number, sha: node.commit?.sha ?? null, messages: node.messages }));
+    },
+    [client, sessionId],
+  );
+
+  const sha = head?.sha ?? null;
+  const number = head?.turn?.number ?? 0;
+  const branch = head?.turn?.branch ?? null;
+  const inWindow = sha !== null && loaded?.turns.some((turn) => turn.sha === sha);
+
+  useEffect(() => {
+    if (!sha || !branch || inWindow) return;
+    const ticket = ++request.current;
+    setLoading(true);
+    fetchTurns(branch, Math.max(0, number - WINDOW), Math.min(WINDOW, number))
+      .then((turns) => {
+        if (ticket !== request.current) return;
+        stickToEnd.current = true;
+        setLoaded({ branch, turns });
+        setError(null);
+      })
+      .catch((reason: unknown) => ticket === request.current && setError(reason instanceof Error ? reason.message : String(reason)))
+      .finally(() => ticket === request.current && setLoading(false));
+  }, [sha, branch, number, inWindow, fetchTurns]);
+
+  // The turns shown: the loaded ones up to the viewed commit.
+  const end = loaded && sha ? loaded.turns.findIndex((turn) => turn.sha === sha) : -1;
+  const shown = loaded && end >= 0 ? loaded.turns.slice(0, end + 1) : [];
+  const first = shown[0]?.number ?? 1;
+
+  const loadEarlier = () => {
+    if (!loaded || first <= 1) return;
+    const ticket = ++request.current;
+    const count = Math.min(WINDOW, first - 1);
+    setLoading(true);
+    fetchTurns(loaded.branch, first - 1 - count, count)
+      .then((turns) => {
+        if (ticket !== request.current) return;
+        stickToEnd.current = false;
+        setLoaded((current) => (current ? { ...current, turns: [...turns, ...current.turns] } : current));
+      })
+      .catch((reason: unknown) => ticket === request.current && setError(reason instanceof Error ? reason.message : String(reason)))
+      .finally(() => ticket === request.current && setLoading(false));
+  };
+
+  // A newly viewed turn is scrolled into view (its end); loading earlier messages keeps the place.
+  useLayoutEffect(() => {
+    const main = mainRef.current;
+    if (main && stickToEnd.current) main.scrollTop = main.scrollHeight;
+  }, [sha, loaded]);
+  useEffect(() => {
+    stickToEnd.current = true;
+  }, [sha]);
+
+  return (
+    <main ref={mainRef} className="conversation" aria-busy={loading}>
+      {error && <p role="alert">The conversation could not be loaded: {error}</p>}
+      {!head && <p className="muted">No turns yet.</p>}
+      {first > 1 && shown.length > 0 && (
+        <button type="button" className="load-earlier" onClick={loadEarlier} disabled={loading}>
+          Load earlier messages
+        </button>
+      )}
+      {shown.map((turn) => (
+        <section key={turn.number} className="turn" aria-label={`Turn ${turn.number}`}>
+          <h2 className="turn-marker">Turn {turn.number}</h2>
+          {turn.messages.map((message) => (
+            <MessageView key={message.id} message={message} />
+          ))}
+        </section>
+      ))}
+    </main>
+  );
+}
+
+/** One message: the role, then markdown (user, assistant, system) or a collapsed tool result. */
+export function MessageView({ message }: { message: ReplayMessageFieldsFragment }) {
+  const role = ROLE_LABELS[message.role] ?? message.role;
+  const labelId = `${messageAnchor(message.messageId)}-role`;
+  if (message.role === 'TOOL') {
+    return (
+      <article id={messageAnchor(message.messageId)} className="message message-tool" aria-labelledby={labelId}>
+        <details>
+          <summary>
+            <span id={labelId} className="role">
+              {role}: {message.toolName ?? 'tool'}
+            </span>
+            {message.caller && (
+              <span className="muted caller">
+                {' '}
+                called by <a href={`#${messageAnchor(message.caller.messageId)}`}>{message.caller.messageId}</a>
+              </span>
+            )}
+          </summary>
+          <pre className="tool-output">{message.content}</pre>
+        </details>
+      </article>
+    );
+  }
+  return (
+    <article id={messageAnchor(message.messageId)} className={`message message-${message.role.toLowerCase()}`} aria-labelledby={labelId}>
+      <header id={labelId} className="role">
+        {role}
+      </header>
+      <div className="markdown">
+        <Markdown skipHtml>{message.content}</Markdown>
+      </div>
+    </article>
+  );
+}

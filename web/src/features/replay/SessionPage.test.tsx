@@ -1,0 +1,161 @@
+// @vitest-environment jsdom
+/**
+ * The session page against a stand-in server: an urql exchange that answers each
+ * operation by name from a table (no network), and records the mutations sent.
+ */
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client, Provider, makeErrorResult, makeResult, type Exchange, type Operation } from 'urql';
+import { filter, fromValue, mergeMap, never, pipe } from 'wonka';
+import { GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
+import { MessageView } from './Conversation';
+import { SessionPage } from './SessionPage';
+
+type Answer = (variables: Record<string, unknown>) => unknown;
+
+function operationName(operation: Operation): string {
+  const definition = operation.query.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  return definition?.name?.value ?? '';
+}
+
+function fakeServer(answers: Record<string, Answer>) {
+  const sent: { name: string; variables: Record<string, unknown> }[] = [];
+  const exchange: Exchange = () => (operations$) =>
+    pipe(
+      operations$,
+      filter((operation) => operation.kind !== 'teardown'),
+      mergeMap((operation) => {
+        const name = operationName(operation);
+        const variables = (operation.variables ?? {}) as Record<string, unknown>;
+        sent.push({ name, variables });
+        if (operation.kind === 'subscription') return never;
+        const answer = answers[name];
+        if (!answer) return fromValue(makeErrorResult(operation, new Error(`no answer for ${name}`)));
+        const data = answer(variables);
+        if (data instanceof GraphQLError) return fromValue(makeResult(operation, { errors: [data] }));
+        return fromValue(makeResult(operation, { data: data as Record<string, unknown> }));
+      }),
+    );
+  const client = new Client({ url: 'http://test/graphql', exchanges: [exchange] });
+  return { client, sent };
+}
+
+const view = (overrides: { detached?: boolean; number?: number; sha?: string; parent?: string } = {}) => ({
+  id: 'S1',
+  sessionId: 's1',
+  title: 'Demo',
+  currentBranch: 'main',
+  detached: overrides.detached ?? false,
+  project: { id: 'P1', projectId: 'p1', name: 'Shop' },
+  head: {
+    sha: overrides.sha ?? 'c3',
+    parentShas: [overrides.parent ?? 'b2'],
+    headline: 'turn 3: hello',
+    turn: { number: overrides.number ?? 3, branch: 'main' },
+  },
+  turns: { totalCount: 3 },
+});
+
+const common: Record<string, Answer> = {
+  SessionMirror: () => ({ session: { id: 'S1', mirror: { inSync: false, pending: 2, lastError: null, dagTurns: 3, gitCommits: 1 } } }),
+  NextTurn: () => ({ session: { id: 'S1', turns: { edges: [{ node: { number: 3, commit: { sha: 'c3', parentShas: ['b2'] } } }] } } }),
+  ReplayConversation: () => ({ session: { id: 'S1', turns: { edges: [] } } }),
+  ReplayTimelinePage: () => ({ session: { id: 'S1', timeline: { totalCount: 0, pageInfo: { hasNextPage: false, endCursor: null }, edges: [] } } }),
+  ReplayCommitChanges: (v) => ({ session: { id: 'S1', commit: { sha: v.sha, diff: { additions: 1, deletions: 0, files: [] } } } }),
+};
+
+function renderPage(answers: Record<string, Answer>) {
+  const server = fakeServer({ ...common, ...answers });
+  render(
+    <Provider value={server.client}>
+      <SessionPage sessionId="s1" />
+    </Provider>,
+  );
+  return server;
+}
+
+afterEach(cleanup);
+
+describe('SessionPage', () => {
+  it('says so when the session does not exist', async () => {
+    renderPage({ SessionPage: () => ({ session: null }) });
+    expect(await screen.findByText('No session s1')).toBeTruthy();
+  });
+
+  it('shows the title, the project link, the mirror state and the position', async () => {
+    renderPage({ SessionPage: () => ({ session: view() }) });
+    const link = await screen.findByRole('link', { name: 'Project: Shop' });
+    expect(link.getAttribute('href')).toBe('/projects/p1');
+    expect(screen.getByRole('heading', { name: 'Demo' })).toBeTruthy();
+    expect(screen.getByText('Turn 3 / 3')).toBeTruthy();
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Mirror pending 2'));
+    expect(screen.getByRole('main')).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Next turn' }) as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByRole('button', { name: 'Back to latest' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.queryByText(/read-only/)).toBeNull();
+  });
+
+  it('checks out the parent on Left, and shows the answer as the new view (read-only)', async () => {
+    const server = renderPage({
+      SessionPage: () => ({ session: view() }),
+      ReplayCheckout: (v) => ({ checkout: view({ detached: true, number: 2, sha: (v.input as { sha: string }).sha, parent: 'a1' }) }),
+    });
+    await screen.findByText('Turn 3 / 3');
+    await userEvent.keyboard('{ArrowLeft}');
+    await screen.findByText('Turn 2 / 3');
+    expect(server.sent.filter((s) => s.name === 'ReplayCheckout').map((s) => s.variables.input)).toEqual([{ sessionId: 's1', sha: 'b2' }]);
+    const statuses = screen.getAllByRole('status').map((status) => status.textContent);
+    expect(statuses.some((text) => text?.includes('read-only'))).toBe(true);
+    await waitFor(() => expect((screen.getByRole('button', { name: 'Next turn' }) as HTMLButtonElement).disabled).toBe(false));
+  });
+
+  it('leaves the arrow keys to a focused text field', async () => {
+    const server = renderPage({ SessionPage: () => ({ session: view() }) });
+    await screen.findByText('Turn 3 / 3');
+    const input = document.createElement('input');
+    document.body.append(input);
+    input.focus();
+    await userEvent.keyboard('{ArrowLeft}');
+    expect(server.sent.some((s) => s.name === 'ReplayCheckout')).toBe(false);
+    input.remove();
+  });
+
+  it('shows the server\'s message when a move is refused', async () => {
+    renderPage({
+      SessionPage: () => ({ session: view({ detached: true, number: 2, sha: 'b2', parent: 'a1' }) }),
+      ReplayCheckout: () => new GraphQLError('A turn is open: end it (endTurn) before moving to another commit.'),
+    });
+    await userEvent.click(await screen.findByRole('button', { name: 'Previous turn' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('A turn is open: end it (endTurn) before moving to another commit.');
+  });
+
+  it('goes back to latest by switching to the current branch', async () => {
+    const server = renderPage({
+      SessionPage: () => ({ session: view({ detached: true, number: 2, sha: 'b2', parent: 'a1' }) }),
+      ReplaySwitchBranch: () => ({ switchBranch: view() }),
+    });
+    await userEvent.click(await screen.findByRole('button', { name: 'Back to latest' }));
+    await screen.findByText('Turn 3 / 3');
+    expect(server.sent.find((s) => s.name === 'ReplaySwitchBranch')?.variables.input).toEqual({ sessionId: 's1', branch: 'main' });
+  });
+});
+
+describe('MessageView', () => {
+  const message = { id: 'M', messageId: 'm1', seq: 1, createdAt: '2025-01-01T00:00:00Z', toolName: null, toolCallId: null, caller: null };
+
+  it('renders markdown but never raw HTML', () => {
+    render(<MessageView message={{ ...message, role: 'ASSISTANT', content: 'some **bold** <img src=x onerror=alert(1)>' }} />);
+    const article = screen.getByRole('article', { name: 'Assistant' });
+    expect(article.querySelector('strong')?.textContent).toBe('bold');
+    expect(article.querySelector('img')).toBeNull();
+  });
+
+  it('collapses a tool result under its tool name and links its caller', () => {
+    render(<MessageView message={{ ...message, role: 'TOOL', toolName: 'bash', content: 'ls output', caller: { messageId: 'a7' } }} />);
+    const article = screen.getByRole('article');
+    expect(article.querySelector('details')?.open).toBe(false);
+    expect(article.querySelector('summary')?.textContent).toContain('bash');
+    expect(screen.getByRole('link', { name: 'a7' }).getAttribute('href')).toBe('#message-a7');
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * The current branch's commits, newest first (ui.md: list "Timeline", a listitem per
+ * commit with "turn N" and the headline; activating one views it). Read in pages of
+ * PAGE_SIZE as the list is scrolled and rendered through a virtualiser, so a 10,000-turn
+ * branch never has more than a screenful of rows in the DOM. New commits are put on top
+ * when the page signals them (`version`), without reloading what is there.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useClient } from 'urql';
+import { TimelinePageQuery } from './operations';
+import { listCursor } from './steps';
+
+export const PAGE_SIZE = 100;
+/** Commits read to see what is new on top. */
+const TOP_SIZE = 20;
+const ROW_HEIGHT = 44;
+
+export interface TimelineItem {
+  sha: string;
+  headline: string;
+  number: number | null;
+}
+
+interface State {
+  /** The newest commits of the branch, without a gap. */
+  items: TimelineItem[];
+  total: number;
+  hasMore: boolean;
+}
+
+/** The commits of `top` not yet in `items`, put before them; null when `top` does not reach them (a reset is needed). */
+export function mergeTop(items: TimelineItem[], top: TimelineItem[]): TimelineItem[] | null {
+  if (items.length === 0) return top;
+  const known = top.findIndex((item) => item.sha === items[0]!.sha);
+  if (known < 0) return null;
+  return [...top.slice(0, known), ...items];
+}
+
+/** The text of a row: the headline, with "turn N" before it unless it already starts so. */
+export function rowText(item: TimelineItem): string {
+  if (item.number === null || item.headline.toLowerCase().startsWith(`turn ${item.number}`)) return item.headline;
+  return `turn ${item.number}: ${item.headline}`;
+}
+
+export function Timeline({
+  sessionId,
+  branch,
+  viewedSha,
+  version,
+  onView,
+}: {
+  sessionId: string;
+  branch: string;
+  viewedSha: string | null;
+  /** Changes when the branch may have new commits. */
+  version: number;
+  onView: (sha: string) => void;
+}) {
+  const client = useClient();
+  const [state, setState] = useState<State>({ items: [], total: 0, hasMore: true });
+  const [error, setError] = useState<string | null>(null);
+  const loading = useRef(false);
+  const scrollRef = useRef<HTMLDivElement>(null);
+
+  const fetchPage = useCallback(
+    async (after: string | null, first: number) => {
+      const result = await client.query(TimelinePageQuery, { sessionId, branch, after, first }, { requestPolicy: 'network-only' }).toPromise();
+      if (result.error) throw result.error;
+      const page = result.data?.session?.timeline;
+      if (!page) throw new Error(`No session ${sessionId}`);
+      return {
+        items: page.edges.map(({ node }) => ({ sha: node.sha, headline: node.headline, number: node.turn?.number ?? null })),
+        total: page.totalCount,
+        hasMore: page.pageInfo.hasNextPage,
+      };
+    },
+    [client, sessionId, branch],
+  );
+
+  const loadMore = useCallback(() => {
+    if (loading.current || !state.hasMore) return;
+    loading.current = true;
+    // The list's cursor is a position from the top: after the items listed, even if some were added on top since.
+    fetchPage(state.items.length > 0 ? listCursor('commit', state.items.length) : null, PAGE_SIZE)
+      .then((page) => {
+        setError(null);
+        setState((current) => {
+          // Commits added on top while this page was read shift it down: skip the overlap.
+          const seen = new Set(current.items.map((item) => item.sha));
+          return { items: [...current.items, ...page.items.filter((item) => !seen.has(item.sha))], total: page.total, hasMore: page.hasMore };
+        });
+      })
+      .catch((reason: unknown) => setError(reason instanceof Error ? reason.message : String(reason)))
+      .finally(() => {
+        loading.current = false;
+      });
+  }, [fetchPage, state.items.length, state.hasMore]);
+
+  // New commits on top: read the newest few and put those not yet listed before the rest.
+  useEffect(() => {
+    if (version === 0) return;
+    let cancelled = false;
+    fetchPage(null, TOP_SIZE)
+      .then((top) => {
+        if (cancelled) return;
+        setState((current) => {
+          const merged = mergeTop(current.items, top.items);
+          if (merged === null) return { items: top.items, total: top.total, hasMore: top.hasMore };
+          return { ...current, items: merged, total: top.total };
+        });
+      })
+      .catch((reason: unknown) => !cancelled && setError(reason instanceof Error ? reason.message : String(reason)));
+    return () => {
+      cancelled = true;
+    };
+  }, [version, fetchPage]);
+
+  const virtualizer = useVirtualizer({
+    count: state.items.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 8,
+  });
+  const rows = virtualizer.getVirtualItems();
+  const lastRow = rows[rows.length - 1]?.index ?? -1;
+
+  // The first page, and the next one whenever the end of the list comes near.
+  useEffect(() => {
+    if (state.hasMore && (state.items.length === 0 || lastRow >= state.items.length - 10)) loadMore();
+  }, [lastRow, state.items.length, state.hasMore, loadMore]);
+
+  // Keep the viewed commit in sight as the replay steps.
+  const viewedIndex = viewedSha ? state.items.findIndex((item) => item.sha === viewedSha) : -1;
+  useEffect(() => {
+    if (viewedIndex >= 0) virtualizer.scrollToIndex(viewedIndex, { align: 'auto' });
+  }, [viewedIndex, virtualizer]);
+
+  return (
+    <div className="timeline panel">
+      <h2>
+        Timeline <span className="muted">({state.total} commits on {branch})</span>
+      </h2>
+      {error && <p role="alert">The timeline could not be loaded: {error}</p>}
+      <div ref={scrollRef} className="timeline-scroll">
+        <ol aria-label="Timeline" style={{ height: virtualizer.getTotalSize() }}>
+          {rows.map((row) => {
+            const item = state.items[row.index]!;
+            const viewed = item.sha === viewedSha;
+            return (
+              <li
+                key={item.sha}
+                aria-current={viewed ? 'true' : undefined}
+                aria-setsize={state.total}
+                aria-posinset={row.index + 1}
+                style={{ transform: `translateY(${row.start}px)`, height: row.size }}
+              >
+                <button type="button" onClick={() => onView(item.sha)} title={item.sha}>
+                  {rowText(item)}
+                </button>
+              </li>
+            );
+          })}
+        </ol>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,213 @@
+/**
+ * The GraphQL operations of the session page. The view of a session (its head, the
+ * position, whether it is detached) is one fragment, selected by the page query and by
+ * the mutations that move the head, so a move shows as soon as its mutation answers.
+ */
+import { graphql } from '../../gql';
+
+export const SessionViewFields = graphql(`
+  fragment SessionViewFields on Session {
+    id
+    sessionId
+    title
+    currentBranch
+    detached
+    project {
+      id
+      projectId
+      name
+    }
+    head {
+      sha
+      parentShas
+      headline
+      turn {
+        number
+        branch
+      }
+    }
+    turns(first: 0) {
+      totalCount
+    }
+  }
+`);
+
+export const SessionPageQuery = graphql(`
+  query SessionPage($sessionId: String!) {
+    session(sessionId: $sessionId) {
+      ...SessionViewFields
+    }
+  }
+`);
+
+/** The turn after the viewed one on the current branch: only its commit, for "Next turn". */
+export const NextTurnQuery = graphql(`
+  query NextTurn($sessionId: String!, $branch: String!, $after: String!) {
+    session(sessionId: $sessionId) {
+      id
+      turns(branch: $branch, after: $after, first: 1) {
+        edges {
+          node {
+            number
+            commit {
+              sha
+              parentShas
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const MirrorQuery = graphql(`
+  query SessionMirror($sessionId: String!) {
+    session(sessionId: $sessionId) {
+      id
+      mirror {
+        inSync
+        pending
+        lastError
+        dagTurns
+        gitCommits
+      }
+    }
+  }
+`);
+
+export const CheckoutMutation = graphql(`
+  mutation ReplayCheckout($input: CheckoutInput!) {
+    checkout(input: $input) {
+      ...SessionViewFields
+    }
+  }
+`);
+
+export const SwitchBranchMutation = graphql(`
+  mutation ReplaySwitchBranch($input: SwitchBranchInput!) {
+    switchBranch(input: $input) {
+      ...SessionViewFields
+    }
+  }
+`);
+
+export const SessionTimelineEvents = graphql(`
+  subscription SessionTimelineEvents($sessionId: String!) {
+    timeline(sessionId: $sessionId) {
+      kind
+      branch
+    }
+  }
+`);
+
+export const SessionMirrorFailed = graphql(`
+  subscription SessionMirrorFailed($sessionId: String!) {
+    mirrorFailed(sessionId: $sessionId) {
+      error
+      turnNumber
+      willRetry
+    }
+  }
+`);
+
+export const MessageFields = graphql(`
+  fragment ReplayMessageFields on Message {
+    id
+    messageId
+    seq
+    role
+    content
+    toolName
+    toolCallId
+    createdAt
+    caller {
+      messageId
+    }
+  }
+`);
+
+/** A window of turns along a branch with their messages (the conversation up to the viewed turn). */
+export const ConversationQuery = graphql(`
+  query ReplayConversation($sessionId: String!, $branch: String!, $after: String, $first: Int!) {
+    session(sessionId: $sessionId) {
+      id
+      turns(branch: $branch, after: $after, first: $first) {
+        edges {
+          node {
+            number
+            commit {
+              sha
+            }
+            messages {
+              ...ReplayMessageFields
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const TimelinePageQuery = graphql(`
+  query ReplayTimelinePage($sessionId: String!, $branch: String!, $after: String, $first: Int!) {
+    session(sessionId: $sessionId) {
+      id
+      timeline(branch: $branch, after: $after, first: $first) {
+        totalCount
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+        edges {
+          node {
+            sha
+            headline
+            turn {
+              number
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const CommitChangesQuery = graphql(`
+  query ReplayCommitChanges($sessionId: String!, $sha: String!) {
+    session(sessionId: $sessionId) {
+      id
+      commit(sha: $sha) {
+        sha
+        diff {
+          additions
+          deletions
+          files {
+            path
+            oldPath
+            status
+            additions
+            deletions
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const CommitPatchesQuery = graphql(`
+  query ReplayCommitPatches($sessionId: String!, $sha: String!) {
+    session(sessionId: $sessionId) {
+      id
+      commit(sha: $sha) {
+        sha
+        diff {
+          files {
+            path
+            patch
+            truncated
+          }
+        }
+      }
+    }
+  }
+`);

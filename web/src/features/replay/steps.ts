@@ -1,0 +1,117 @@
+/**
+ * The replay's pure logic, kept out of the components so it can be tested alone: where
+ * Previous / Next / Back to latest go and when they make sense, which keys step through
+ * turns, the position and read-only texts, the mirror state text, and the list cursors
+ * the server's pagination uses (src/services/page.ts: base64url of "<kind>:<key>").
+ */
+
+/** What the page knows of the viewed commit (Session.head) and the session around it. */
+export interface ViewState {
+  detached: boolean;
+  /** Turns on the current branch. */
+  turnCount: number;
+  head: {
+    sha: string;
+    parentShas: readonly string[];
+    turn: { number: number } | null;
+  } | null;
+  /** The commit of the turn after the viewed one on the current branch, when known. */
+  nextTurn: { sha: string; parentShas: readonly string[] } | null;
+}
+
+export interface Steps {
+  /** The sha to check out for "Previous turn", or null when there is no earlier turn. */
+  previous: string | null;
+  /** The sha to check out for "Next turn", or null at the tip or when the next turn is not the viewed one's child. */
+  next: string | null;
+  /** Whether "Back to latest" has something to do (the view is an older commit). */
+  backToLatest: boolean;
+}
+
+/**
+ * Previous is the viewed commit's first parent, which is the turn before it whenever the
+ * viewed turn is not the first (turn commits are a chain; turn 1's parent, if any, is the
+ * repo's setup commit, not a turn). Next is the following turn of the current branch, only
+ * when it really grows from the viewed commit (a commit of another branch has no Next).
+ */
+export function replaySteps(view: ViewState): Steps {
+  const head = view.head;
+  const number = head?.turn?.number ?? 0;
+  const previous = head && number > 1 ? (head.parentShas[0] ?? null) : null;
+  const next = head && view.detached && view.nextTurn && view.nextTurn.parentShas[0] === head.sha ? view.nextTurn.sha : null;
+  return { previous, next, backToLatest: view.detached };
+}
+
+/** "Turn X / Y": X the viewed turn, Y the turns on the current branch. */
+export function positionText(view: Pick<ViewState, 'head' | 'turnCount'>): string {
+  return `Turn ${view.head?.turn?.number ?? 0} / ${view.turnCount}`;
+}
+
+/** The read-only notice shown while an older commit is viewed, or null at the tip. */
+export function readOnlyText(view: Pick<ViewState, 'head' | 'turnCount' | 'detached'>): string | null {
+  if (!view.detached) return null;
+  const number = view.head?.turn?.number ?? 0;
+  return `Viewing turn ${number} of ${view.turnCount}, read-only: the next message forks a new branch`;
+}
+
+function base64url(text: string): string {
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** A list cursor as the server makes them: the item's key (a turn number, a position from the top) with the list's kind. */
+export function listCursor(kind: 'turn' | 'commit' | 'seq', key: number): string {
+  return base64url(`${kind}:${key}`);
+}
+
+/** The cursor after which Session.turns lists the turns numbered above `number`. */
+export const turnCursor = (number: number) => listCursor('turn', number);
+
+export type StepKey = 'previous' | 'next';
+
+/** Whether an element takes typed text (so arrow keys belong to it, not to the replay). */
+export function isTextEntry(element: Element | null): boolean {
+  if (!element) return false;
+  const tag = element.tagName;
+  if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') return true;
+  if (element instanceof HTMLElement && element.isContentEditable) return true;
+  // jsdom has no isContentEditable: read the attribute up the tree as well.
+  const editable = element.closest('[contenteditable]');
+  return editable !== null && editable.getAttribute('contenteditable') !== 'false';
+}
+
+/**
+ * The replay step an arrow key asks for: Left is Previous, Right is Next; nothing with a
+ * modifier held (browser shortcuts), nothing while a text field, select or editable
+ * element has focus.
+ */
+export function arrowKeyStep(
+  event: Pick<KeyboardEvent, 'key' | 'altKey' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'defaultPrevented'>,
+  focused: Element | null,
+): StepKey | null {
+  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return null;
+  if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return null;
+  if (isTextEntry(focused)) return null;
+  return event.key === 'ArrowLeft' ? 'previous' : 'next';
+}
+
+export interface MirrorShape {
+  inSync: boolean;
+  pending: number;
+  lastError: string | null | undefined;
+  dagTurns: number;
+  gitCommits: number;
+}
+
+/**
+ * The mirror state's text (ui.md): "Mirror in sync", "Mirror pending N" or
+ * "Mirror failed: <lastError>". A failure heard live (mirrorFailed) wins until the
+ * next status read says otherwise.
+ */
+export function mirrorStatusText(mirror: MirrorShape | null | undefined, liveFailure?: string | null): string {
+  if (liveFailure) return `Mirror failed: ${liveFailure}`;
+  if (!mirror) return 'Mirror …';
+  if (mirror.lastError) return `Mirror failed: ${mirror.lastError}`;
+  const behind = mirror.pending > 0 ? mirror.pending : Math.max(0, mirror.dagTurns - mirror.gitCommits);
+  if (behind > 0 || !mirror.inSync) return `Mirror pending ${Math.max(behind, 1)}`;
+  return 'Mirror in sync';
+}
