@@ -14,6 +14,8 @@ export default defineConfig({
     // web/src: the UI's component tests (jsdom, chosen per file with `// @vitest-environment jsdom`).
     include: ['test/**/*.test.ts', 'web/src/**/*.test.{ts,tsx}'],
     setupFiles: ['test/helpers/leftovers.ts'],
+    // Builds web/dist first when its sources changed (scripts/build-web.mjs).
+    globalSetup: ['test/helpers/web-build-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Each file starts real servers and git processes; two cores run two files at a time.

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, databaseFile, loadConfig, serveFlagHelp, type Config } from './config.js';
 import { DataDirBusyError, lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import type { Db } from './db/index.js';
+import type { Logger } from './logger.js';
 import type { VerifyRow } from './mirror/reconcile.js';
 
 // Only the modules above load before a command has checked its flags and its data dir: the
@@ -232,6 +233,21 @@ async function verifyCommand(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Builds the web UI first when its sources are here (a checkout, not only web/dist) and changed
+ * since the last build. A failed build is logged and the server starts anyway: the API does not
+ * depend on the UI, and `/` then says how to build it.
+ */
+async function buildWebUi(logger: Logger): Promise<void> {
+  if (!existsSync(new URL('../web/src', import.meta.url))) return;
+  try {
+    const { ensureWebBuild } = await import('../scripts/build-web.mjs');
+    await ensureWebBuild({ log: (message) => logger.info(message.replace(/^entity-memory: /, '')) });
+  } catch (error) {
+    logger.error({ err: error }, 'the web UI could not be built; serving the API, and / answers 503 until `npm run build:web` succeeds');
+  }
+}
+
 /** @returns undefined once serving (the process lives on until a signal), or an exit status. */
 async function serve(argv: string[]): Promise<number | undefined> {
   if (answeredInfo(argv, serveHelp)) return 0;
@@ -243,13 +259,14 @@ async function serve(argv: string[]): Promise<number | undefined> {
   });
   const [{ createLogger }, { startServer }] = await Promise.all([import('./logger.js'), import('./server.js')]);
   const logger = createLogger(config.logLevel);
+  await buildWebUi(logger);
   const server = await startServer(config, logger, {}, lock);
-  console.log(`entity-memory: GraphiQL at ${server.url}/graphql (data in ${config.dataDir})`);
+  console.log(`entity-memory: web UI at ${server.browseUrl}/, GraphiQL at ${server.url}/graphql (data in ${config.dataDir})`);
   const { auth } = server;
   if (auth.source === 'file' || auth.source === 'generated') {
     // Printed once for the person who started the server; the JSON log never carries the token.
     console.log(
-      `entity-memory: reachable beyond loopback, so every request needs the token (${auth.source === 'generated' ? 'new, ' : ''}kept in ${auth.file}); open ${server.browseUrl}/graphql#token=${auth.token}`,
+      `entity-memory: reachable beyond loopback, so every request needs the token (${auth.source === 'generated' ? 'new, ' : ''}kept in ${auth.file}); open ${server.browseUrl}/graphql#token=${auth.token} (the web UI: ${server.browseUrl}/#token=${auth.token})`,
     );
   } else if (auth.source === 'config') {
     console.log('entity-memory: every request needs the token it was started with (Authorization: Bearer <token>)');

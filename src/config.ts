@@ -40,6 +40,11 @@ export interface Config {
   maxWsPerAddress?: number;
   /** Operations in flight on one graphql-ws connection. Default DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION. */
   maxSubscriptionsPerConnection?: number;
+  /**
+   * The built web UI served at `/` (scripts/build-web.mjs builds it). Default: this package's
+   * web/dist (src/http/web-ui.ts). Not a flag: tests point it elsewhere.
+   */
+  webDir?: string;
 }
 
 export class ConfigError extends Error {}

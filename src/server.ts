@@ -1,6 +1,6 @@
 /**
  * HTTP and WebSocket: `/graphql` (POST, GET, GraphiQL, and graphql-ws on the
- * same path) and `/health`. `start()` listens before the database is ready so
+ * same path), `/health`, and the web UI at every other path (src/http/web-ui.ts). `start()` listens before the database is ready so
  * /health can say 503 while migrations run; `stop()` closes every socket.
  *
  * Every request but /health passes src/http/gate.ts first (Host, Origin, token, body type);
@@ -18,6 +18,7 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { checkBoundary, checkHttp, refuseUpgrade, sendRefusal } from './http/gate.js';
 import { ConnectionLimits, normaliseAddress, WS_CLOSE_FORBIDDEN, WS_CLOSE_TOO_MANY } from './http/limits.js';
 import { connectionParamsToken, exposedBeyondLoopback, resolveAuth, tokenMatches, type Auth } from './http/token.js';
+import { createWebUi, DEFAULT_WEB_DIR, isWebUiPath } from './http/web-ui.js';
 import type { Logger } from './logger.js';
 import { withRequest } from './request-context.js';
 
@@ -111,6 +112,7 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
   const auth = resolveAuth(config);
   const limits = new ConnectionLimits(config);
   const maxOperations = config.maxSubscriptionsPerConnection ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION;
+  const webUi = createWebUi(config.webDir ?? DEFAULT_WEB_DIR, logger);
   const http = createServer((req, res) => handle(req, res));
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -124,6 +126,11 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
     const refusal = checkHttp(config, auth.token, req, path);
     if (refusal) {
       sendRefusal(res, refusal);
+      return;
+    }
+    // Static files: served while the database is still opening too.
+    if (isWebUiPath(path)) {
+      webUi.handle(req, res, path);
       return;
     }
     // CORS answers differ by Origin; caches must not hand one origin's answer to another.
@@ -237,7 +244,7 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
     // The token itself stays out of the JSON log; the command line prints the URL once.
     logger.warn(
       { host: config.host, port, publicUrl: config.publicUrl, tokenSource: auth.source, tokenFile: auth.file, url: `${browseUrl}/graphql#token=<token>` },
-      'reachable beyond loopback (bind address or --public-url): every request but /health needs the bearer token',
+      'reachable beyond loopback (bind address or --public-url): every API request needs the bearer token (the static pages and /health do not)',
     );
   }
 

@@ -5,17 +5,20 @@
  * | --- | --- |
  * | `Host` is an IP literal, `localhost` or a configured name | 403 FORBIDDEN |
  * | `Origin` absent, the server's own, or configured | 403 FORBIDDEN, no Access-Control-* headers |
- * | `Authorization: Bearer <token>` when a token is required | 401 UNAUTHENTICATED + WWW-Authenticate |
+ * | `Authorization: Bearer <token>` when a token is required (not for GraphiQL's page nor the web UI's GET/HEAD) | 401 UNAUTHENTICATED + WWW-Authenticate |
  * | body is JSON: never form, multipart or text/plain | 415 BAD_USER_INPUT |
  *
- * /health is not gated (it says only ok/starting). The WebSocket upgrade gets the first two;
- * its token comes in graphql-ws's `connection_init` (src/server.ts).
+ * /health is not gated (it says only ok/starting). The static pages (GraphiQL at /graphql in a
+ * browser, the web UI at other paths, src/http/web-ui.ts) hold no data and take the token from
+ * `#token=` in the browser, so they pass the Host and Origin checks only. The WebSocket upgrade
+ * gets the first two; its token comes in graphql-ws's `connection_init` (src/server.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import { foreignOriginMessage, hostAllowed, originAllowed, unknownHostMessage, type BoundaryConfig } from './origin.js';
 import { bearerToken, tokenMatches } from './token.js';
+import { isWebUiRequest } from './web-ui.js';
 
 export interface Refusal {
   status: number;
@@ -60,7 +63,7 @@ export function checkHttp(config: BoundaryConfig, token: string | undefined, req
   const boundary = checkBoundary(config, req);
   if (boundary) return boundary;
   // A preflight carries no credentials by design; yoga answers it with CORS headers for allowed origins only.
-  if (token !== undefined && req.method !== 'OPTIONS' && !isGraphiQLPage(req, path)) {
+  if (token !== undefined && req.method !== 'OPTIONS' && !isGraphiQLPage(req, path) && !isWebUiRequest(req, path)) {
     const presented = bearerToken(single(req.headers.authorization));
     if (!tokenMatches(token, presented)) {
       return {

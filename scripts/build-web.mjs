@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+// Keeps web/dist (the UI the server serves at `/`) built from the current sources.
+//
+// The UI's inputs (web/index.html, web/vite.config.ts, web/tsconfig.json, web/src minus
+// tests, package-lock.json) are hashed; web/dist/.build-stamp holds the hash they were built
+// from. When the two differ, Vite builds into a fresh folder beside web/dist, the stamp is
+// written into it last, and the folder is swapped into place, so a build that fails or is
+// interrupted never leaves a half-built web/dist that looks fresh.
+//
+// `node scripts/build-web.mjs [--force]` (npm run build:web, postinstall, prestart); the
+// server's command line and the test suite's global setup import ensureWebBuild.
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The file in web/dist naming the inputs' hash it was built from. */
+export const STAMP_FILE = '.build-stamp';
+
+/** Leftover build and swap folders (from a killed build) older than this are removed. */
+const LEFTOVER_AGE_MS = 60 * 60 * 1000;
+
+/** Every file under `dir`, recursively, as paths relative to `base` with `/` separators. */
+function filesUnder(dir, base) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(path, base));
+    else if (entry.isFile()) out.push(relative(base, path).split(sep).join('/'));
+  }
+  return out;
+}
+
+/** The UI's inputs, relative to the package root, sorted. Test files do not change the build. */
+export function webInputs(root = ROOT) {
+  const fixed = ['web/index.html', 'web/vite.config.ts', 'web/tsconfig.json', 'package-lock.json'].filter((file) => existsSync(join(root, file)));
+  const sources = existsSync(join(root, 'web/src')) ? filesUnder(join(root, 'web/src'), root).filter((file) => !/\.test\.[^/]*$/.test(file)) : [];
+  return [...fixed, ...sources].sort();
+}
+
+/** sha256 over each input's path and content: what web/dist/.build-stamp must hold to be fresh. */
+export function webInputsHash(root = ROOT) {
+  const hash = createHash('sha256');
+  for (const file of webInputs(root)) {
+    hash.update(`${file}\0`);
+    hash.update(readFileSync(join(root, file)));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** The hash web/dist was built from, or undefined when it (or its stamp) is missing. */
+export function builtHash(root = ROOT) {
+  try {
+    return readFileSync(join(root, 'web/dist', STAMP_FILE), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether web/dist exists and was built from the current inputs. */
+export function webBuildIsFresh(root = ROOT) {
+  return builtHash(root) === webInputsHash(root);
+}
+
+/** Removes build and swap folders that a killed build left behind (recent ones may be another build's). */
+function removeLeftovers(webDir) {
+  for (const name of readdirSync(webDir)) {
+    if (!name.startsWith('.dist-')) continue;
+    const path = join(webDir, name);
+    try {
+      if (Date.now() - statSync(path).mtimeMs > LEFTOVER_AGE_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Gone already (another build cleaned it).
+    }
+  }
+}
+
+/**
+ * Builds web/dist when its stamp is missing or stale (or `force`), else returns at once.
+ * @param {{ force?: boolean, log?: (message: string) => void }} [options] `log` hears about a
+ *   build (nothing is said when up to date); default console.log.
+ * @returns {Promise<{ built: boolean, hash: string, ms?: number }>}
+ * @throws Vite's error when the build fails; web/dist is then left as it was.
+ */
+export async function ensureWebBuild({ force = false, log = console.log } = {}) {
+  const hash = webInputsHash();
+  const previous = builtHash();
+  if (!force && previous === hash) return { built: false, hash };
+
+  const started = Date.now();
+  const webDir = join(ROOT, 'web');
+  const dist = join(webDir, 'dist');
+  removeLeftovers(webDir);
+  log(`entity-memory: building the web UI (${previous === undefined ? 'no build yet' : force ? 'forced' : 'sources changed'})`);
+  const fresh = mkdtempSync(join(webDir, '.dist-build-'));
+  try {
+    chmodSync(fresh, 0o755); // mkdtemp's 0700 would hide the UI from a server running as another user
+    // Loaded here so that the up-to-date check stays a few milliseconds.
+    const { build } = await import('vite');
+    await build({ configFile: join(webDir, 'vite.config.ts'), build: { outDir: fresh, emptyOutDir: true } });
+    writeFileSync(join(fresh, STAMP_FILE), `${hash}\n`);
+    const old = existsSync(dist) ? join(webDir, `.dist-old-${process.pid}-${started}`) : undefined;
+    if (old) renameSync(dist, old);
+    try {
+      renameSync(fresh, dist);
+    } catch (error) {
+      // Another build swapped its folder in between our two renames: keep theirs if it is as fresh.
+      if (builtHash() === hash) rmSync(fresh, { recursive: true, force: true });
+      else {
+        if (old && !existsSync(dist)) renameSync(old, dist);
+        throw error;
+      }
+    }
+    if (old) rmSync(old, { recursive: true, force: true });
+  } catch (error) {
+    rmSync(fresh, { recursive: true, force: true });
+    throw error;
+  }
+  const ms = Date.now() - started;
+  log(`entity-memory: web UI built into web/dist in ${ms} ms`);
+  return { built: true, hash, ms };
+}
+
+// Run directly: `node scripts/build-web.mjs [--force]`.
+if (process.argv[1] && existsSync(process.argv[1]) && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  ensureWebBuild({ force: process.argv.includes('--force') }).catch((error) => {
+    console.error(`entity-memory: the web UI build failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  });
+}
