@@ -324,12 +324,12 @@ try {
   const p95 = (xs: number[]) => percentile(xs, 95);
   const ms = (n: number) => `${fmt(n, 1)} ms`.padStart(11);
   const line = (label: string, first: string, xs: number[], target: string) =>
-    `${label.padEnd(58)}${first.padStart(11)}${ms(p50(xs))}${ms(p95(xs))}   ${target}`;
+    `${label.padEnd(64)}${first.padStart(11)}${ms(p50(xs))}${ms(p95(xs))}   ${target}`;
   const verdict = (value: number, target: number) => `<= ${fmt(target)} ms ${value <= target ? 'ok' : 'MISSED'}`;
   const openFrames = opens.map((o) => o.frame);
   const previousFrames = previous.map((o) => o.frame);
 
-  console.log(`\n${'step'.padEnd(58)}${'first'.padStart(11)}${'p50'.padStart(11)}${'p95'.padStart(11)}   target (on p95)`);
+  console.log(`\n${'step'.padEnd(64)}${'first'.padStart(11)}${'p50'.padStart(11)}${'p95'.padStart(11)}   target (on p95)`);
   console.log(line(`(a) cold open -> "Turn ${TURNS} / ${TURNS}" + Timeline item (${COLD_RUNS}x)`, ms(openFrames[0]!), openFrames, verdict(p95(openFrames), TARGET_OPEN_MS)));
   console.log(line('    the same, in the DOM (before the frame)', ms(opens[0]!.seen), opens.map((o) => o.seen), ''));
   console.log(line(`(b) "Previous turn" -> "Turn ${TURNS - 1} / ${TURNS}" (${ROUNDS}x)`, '', previousFrames, verdict(p95(previousFrames), TARGET_PREVIOUS_MS)));
