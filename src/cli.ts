@@ -266,7 +266,7 @@ async function serve(argv: string[]): Promise<number | undefined> {
   if (auth.source === 'file' || auth.source === 'generated') {
     // Printed once for the person who started the server; the JSON log never carries the token.
     console.log(
-      `entity-memory: reachable beyond loopback, so every request needs the token (${auth.source === 'generated' ? 'new, ' : ''}kept in ${auth.file}); open ${server.browseUrl}/graphql#token=${auth.token} (the web UI: ${server.browseUrl}/#token=${auth.token})`,
+      `entity-memory: reachable beyond loopback, so every request needs the token (${auth.source === 'generated' ? 'new, ' : ''}kept in ${auth.file}); open ${server.browseUrl}/graphql#token=${auth.token} (the web UI at ${server.browseUrl}/ takes the same #token=)`,
     );
   } else if (auth.source === 'config') {
     console.log('entity-memory: every request needs the token it was started with (Authorization: Bearer <token>)');
