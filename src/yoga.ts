@@ -8,7 +8,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Context } from './context.js';
 import { AppError, ForbiddenError } from './errors.js';
-import { renderGraphiQLWithToken } from './http/graphiql.js';
+import { GRAPHIQL_OPTIONS, renderGraphiQLWithToken } from './http/graphiql.js';
 import { originAllowed, type BoundaryConfig } from './http/origin.js';
 import type { Logger } from './logger.js';
 import { currentRequestId } from './request-context.js';
@@ -86,7 +86,7 @@ export function createYogaHandler(deps: Deps): Yoga {
   return createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    graphiql: { title: 'entity-memory', defaultQuery: DEFAULT_QUERY },
+    graphiql: GRAPHIQL_OPTIONS,
     renderGraphiQL: renderGraphiQLWithToken,
     cors: (request) => corsFor(deps.config, request),
     landingPage: false,
@@ -152,16 +152,3 @@ function yogaLog(args: unknown[]): Record<string, unknown> {
   const err = args.find((arg) => arg instanceof Error);
   return { requestId: currentRequestId(), args: args.filter((arg) => !(arg instanceof Error)), ...(err ? { err } : {}) };
 }
-
-const DEFAULT_QUERY = `# entity-memory: sessions mirrored into git.
-mutation First {
-  createSession(input: { title: "hello" }) { sessionId repoPath }
-}
-
-query Sessions {
-  sessions(first: 10) {
-    totalCount
-    edges { node { sessionId title createdAt turns { totalCount } } }
-  }
-}
-`;

@@ -7,9 +7,54 @@
  * editor workers (about 9 MB, from localhost), where yoga's own page loads them from a CDN:
  * without the internet that page stayed blank ("Loading entity-memory..."), and this server
  * runs on machines that may reach nothing but themselves.
+ *
+ * The editor opens on SAMPLE_OPERATIONS, and subscriptions go over graphql-ws (the same
+ * socket the web UI uses) instead of yoga's default server-sent events.
  */
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphiQLOptions } from 'graphql-yoga';
+
+/**
+ * What the editor shows first: read-only sample operations (GraphiQL keeps what the user
+ * types instead, per browser). Ctrl+Enter runs the operation under the cursor.
+ */
+export const SAMPLE_OPERATIONS = `# entity-memory: agent sessions mirrored into git, one commit per turn.
+# Ctrl+Enter runs the operation under the cursor (or pick one with the run button).
+# Writing: createSession and recordTurn, see the Docs (book icon).
+
+# The latest sessions, each with its timeline: the commits of its current branch, newest first.
+query Sessions {
+  sessions(first: 10) {
+    totalCount
+    edges {
+      node {
+        sessionId
+        title
+        currentBranch
+        timeline(first: 5) {
+          edges { node { sha headline } }
+        }
+      }
+    }
+  }
+}
+
+# Live: each turn as it is committed to git (runs until stopped).
+subscription TurnCommitted {
+  turnCommitted {
+    session { sessionId }
+    turn { number }
+    commit { sha headline }
+  }
+}
+`;
+
+/** yoga's GraphiQL options (src/yoga.ts). */
+export const GRAPHIQL_OPTIONS = {
+  title: 'entity-memory',
+  defaultQuery: SAMPLE_OPERATIONS,
+  subscriptionsProtocol: 'WS',
+} satisfies GraphiQLOptions;
 
 /** The sessionStorage key; the web UI at `/` (same origin) reads the same one. */
 export const TOKEN_STORAGE_KEY = 'entity-memory.token';

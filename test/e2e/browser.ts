@@ -1,0 +1,60 @@
+/**
+ * The end-to-end tests' browser: one headless Chromium per test file (launched on first use,
+ * closed after the file), a fresh context and page per test (closed after the test), every
+ * request to another origin aborted and recorded, and screenshots under .e2e-screenshots/.
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { onCleanup } from '../helpers/leftovers.js';
+import { launchChromium, noNetwork, type BlockedRequests } from './chromium.js';
+
+export { noNetwork, type BlockedRequests } from './chromium.js';
+
+const SCREENSHOTS = fileURLToPath(new URL('../../.e2e-screenshots/', import.meta.url));
+
+let browser: Promise<Browser> | undefined;
+
+afterAll(async () => {
+  const launched = browser;
+  browser = undefined;
+  await (await launched?.catch(() => undefined))?.close();
+});
+
+/** This file's browser, launched on first use. */
+export function sharedBrowser(): Promise<Browser> {
+  browser ??= launchChromium();
+  return browser;
+}
+
+export interface BrowserPage {
+  context: BrowserContext;
+  page: Page;
+  /** Requests the page made to any origin but the server's (aborted). */
+  blocked: BlockedRequests;
+  /** Page errors and console errors, for failure messages. */
+  errors: string[];
+}
+
+/** A new context and page that may only talk to `serverUrl`'s origin; closed after the test. */
+export async function openPage(serverUrl: string): Promise<BrowserPage> {
+  const context = await (await sharedBrowser()).newContext();
+  onCleanup(() => context.close());
+  const blocked = await noNetwork(context, new URL(serverUrl).origin);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  return { context, page, blocked, errors };
+}
+
+/** Saves a full-page PNG as .e2e-screenshots/<name>.png (at the repo root) and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = `${SCREENSHOTS}${name.replace(/[^\w.-]+/g, '-')}.png`;
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
