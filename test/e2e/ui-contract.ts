@@ -33,9 +33,10 @@ export async function expectContractNames(page: Page, options: ContractOptions =
       return false;
     }
   };
-  const expectOne = async (description: string, ...candidates: Locator[]) => {
-    for (const candidate of candidates) if (await present(candidate)) return;
-    missing.push(description);
+  // Alternatives (img or figure, ...) are waited for together, so a page using the second one
+  // does not wait out the first one's timeout.
+  const expectOne = async (description: string, first: Locator, ...others: Locator[]) => {
+    if (!(await present(others.reduce((either, other) => either.or(other), first)))) missing.push(description);
   };
 
   // Sessions and Projects navigation.
