@@ -79,7 +79,7 @@ const VIEW = `
   head { sha parentShas headline turn { number branch } diff { additions deletions files { path oldPath status additions deletions } } }
   count: turns(first: 0) { totalCount }
   conversation: turns(after: $after, first: 10) { edges { node { number commit { sha } messages { id messageId seq role content toolName toolCallId createdAt caller { messageId } } } } }
-  timeline(first: 50) { totalCount pageInfo { hasNextPage endCursor } edges { node { sha headline turn { number } } } }
+  timeline(first: 50) { pageInfo { hasNextPage endCursor } edges { node { sha headline turn { number } } } }
   mirror { inSync pending lastError }`;
 const PAGE_DATA = `query PageData($sessionId: String!, $after: String) { session(sessionId: $sessionId) { ${VIEW} } }`;
 const CHECKOUT_DATA = `mutation CheckoutData($input: CheckoutInput!, $after: String) { checkout(input: $input) { ${VIEW} } }`;

@@ -5,7 +5,7 @@ import {
   commitFile,
   commitMessages,
   commitParents,
-  commitTurn,
+  CommitTurnLoader,
   PATCH_MAX_BYTES,
   sessionCommit,
   type CommitRef,
@@ -13,11 +13,21 @@ import {
   type FileChangeView,
 } from '../services/replay/read-commits.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../services/page.js';
+import type { Context } from '../context.js';
 import { builder } from './builder.js';
 import { pageTotalCount } from './connection.js';
 import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST, SHARED_GIT_COST } from './cost.js';
 import { Message, MessageConnection } from './message.js';
 import { Turn } from './turn.js';
+
+const turnLoaders = new WeakMap<Context, CommitTurnLoader>();
+
+/** One loader per request: the `turn` of every commit in a list is read by one query. */
+function turnLoader(ctx: Context): CommitTurnLoader {
+  let loader = turnLoaders.get(ctx);
+  if (!loader) turnLoaders.set(ctx, (loader = new CommitTurnLoader(ctx.deps.db)));
+  return loader;
+}
 
 interface Actor {
   name: string;
@@ -118,7 +128,7 @@ Commit.implement({
       nullable: true,
       description: 'The turn this commit records (session repos only).',
       complexity: QUERY_COST,
-      resolve: (c, _args, ctx) => commitTurn(ctx.deps.db, c),
+      resolve: (c, _args, ctx) => turnLoader(ctx).load(c),
     }),
     messages: t.field({
       type: [Message],

@@ -110,6 +110,60 @@ export async function commitTurn(db: Db, ref: CommitRef): Promise<Turn | null> {
 }
 
 /**
+ * commitTurn for many commits at once: the lookups asked for in the same tick (a timeline
+ * page's `turn` fields) are answered by one query per session instead of one per commit.
+ * One loader per request, like MessageContentLoader.
+ */
+export class CommitTurnLoader {
+  /** sessionId -> sha -> the callers waiting for that commit's turn. */
+  private pending: Map<string, Map<string, TurnWaiter[]>> | null = null;
+
+  constructor(private readonly db: Db) {}
+
+  load(ref: CommitRef): Promise<Turn | null> {
+    const sessionId = ref.sessionId;
+    if (!sessionId) return Promise.resolve(null);
+    return new Promise((resolve, reject) => {
+      if (this.pending === null) {
+        this.pending = new Map();
+        process.nextTick(() => void this.flush());
+      }
+      let bySha = this.pending.get(sessionId);
+      if (!bySha) this.pending.set(sessionId, (bySha = new Map()));
+      const waiters = bySha.get(ref.info.sha);
+      if (waiters) waiters.push({ resolve, reject });
+      else bySha.set(ref.info.sha, [{ resolve, reject }]);
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const pending = this.pending!;
+    this.pending = null;
+    for (const [sessionId, bySha] of pending) {
+      try {
+        const shas = [...bySha.keys()];
+        const found = new Map<string, Turn>();
+        for (let i = 0; i < shas.length; i += TURN_BATCH) {
+          const rows = await this.db.turn.findMany({ where: { sessionId, commitSha: { in: shas.slice(i, i + TURN_BATCH) } } });
+          for (const row of rows) if (row.commitSha) found.set(row.commitSha, row);
+        }
+        for (const [sha, waiters] of bySha) for (const w of waiters) w.resolve(found.get(sha) ?? null);
+      } catch (error) {
+        for (const waiters of bySha.values()) for (const w of waiters) w.reject(error);
+      }
+    }
+  }
+}
+
+interface TurnWaiter {
+  resolve: (turn: Turn | null) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Shas per `IN (...)`: well under SQLite's bound-parameter limit. */
+const TURN_BATCH = 500;
+
+/**
  * The conversation as it stood at a session commit, in seq order: one page
  * of it, `first` messages (50 when omitted, at most 500) after the seq cursor
  * `after` (as Session.messages gives), selected as `query` says (Pothos'

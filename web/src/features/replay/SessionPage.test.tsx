@@ -127,7 +127,8 @@ describe('SessionPage', () => {
       ReplayCheckout: () => new GraphQLError('A turn is open: end it (endTurn) before moving to another commit.'),
     });
     await userEvent.click(await screen.findByRole('button', { name: 'Previous turn' }));
-    expect((await screen.findByRole('alert')).textContent).toBe('A turn is open: end it (endTurn) before moving to another commit.');
+    const message = await screen.findByText('A turn is open: end it (endTurn) before moving to another commit.');
+    expect(message.getAttribute('role')).toBe('alert');
   });
 
   it('goes back to latest by switching to the current branch', async () => {

@@ -39,6 +39,11 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     if (data?.session) setView(data.session);
   }, [data]);
 
+  // The mirror state, the branch graph and the changes wait until the timeline's first page is
+  // in: on a long session they are the costlier reads, and the latest turn comes first.
+  const [settled, setSettled] = useState(false);
+  const onTimelineLoaded = useCallback(() => setSettled(true), []);
+
   // Bumped when the branch's commits or the mirror may have changed.
   const [version, setVersion] = useState(0);
   const refreshAll = useCallback(() => {
@@ -151,7 +156,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             Project: {view.project.name}
           </Link>
         )}
-        <MirrorStatus sessionId={sessionId} version={version} />
+        {settled ? <MirrorStatus sessionId={sessionId} version={version} /> : <p role="status" className="mirror">Mirror …</p>}
       </header>
       <div className="replay-bar" aria-busy={moving}>
         <button type="button" disabled={!steps.previous} onClick={() => steps.previous && void checkout(steps.previous)}>
@@ -183,12 +188,14 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             key={view.currentBranch}
             sessionId={sessionId}
             branch={view.currentBranch}
+            total={view.turns.totalCount}
             viewedSha={view.head?.sha ?? null}
             version={version}
             onView={(sha) => void checkout(sha)}
+            onLoaded={onTimelineLoaded}
           />
-          <BranchesPanel sessionId={sessionId} viewedSha={view.head?.sha} onView={(sha) => void checkout(sha)} />
-          <Changes sessionId={sessionId} sha={view.head?.sha ?? null} />
+          {settled && <BranchesPanel sessionId={sessionId} viewedSha={view.head?.sha} onView={(sha) => void checkout(sha)} />}
+          {settled && <Changes sessionId={sessionId} sha={view.head?.sha ?? null} />}
         </aside>
       </div>
     </div>

@@ -11,7 +11,7 @@ import { useClient } from 'urql';
 import { TimelinePageQuery } from './operations';
 import { listCursor } from './steps';
 
-export const PAGE_SIZE = 100;
+export const PAGE_SIZE = 50;
 /** Commits read to see what is new on top. */
 const TOP_SIZE = 20;
 const ROW_HEIGHT = 44;
@@ -25,7 +25,6 @@ export interface TimelineItem {
 interface State {
   /** The newest commits of the branch, without a gap. */
   items: TimelineItem[];
-  total: number;
   hasMore: boolean;
 }
 
@@ -47,18 +46,24 @@ export function Timeline({
   sessionId,
   branch,
   viewedSha,
+  total,
   version,
   onView,
+  onLoaded,
 }: {
   sessionId: string;
   branch: string;
+  /** Turns on the branch (the page knows it; counting the branch's commits in git costs more). */
+  total: number;
   viewedSha: string | null;
   /** Changes when the branch may have new commits. */
   version: number;
   onView: (sha: string) => void;
+  /** Called once the first page is shown (or failed). */
+  onLoaded?: () => void;
 }) {
   const client = useClient();
-  const [state, setState] = useState<State>({ items: [], total: 0, hasMore: true });
+  const [state, setState] = useState<State>({ items: [], hasMore: true });
   const [error, setError] = useState<string | null>(null);
   const loading = useRef(false);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -71,7 +76,6 @@ export function Timeline({
       if (!page) throw new Error(`No session ${sessionId}`);
       return {
         items: page.edges.map(({ node }) => ({ sha: node.sha, headline: node.headline, number: node.turn?.number ?? null })),
-        total: page.totalCount,
         hasMore: page.pageInfo.hasNextPage,
       };
     },
@@ -88,14 +92,15 @@ export function Timeline({
         setState((current) => {
           // Commits added on top while this page was read shift it down: skip the overlap.
           const seen = new Set(current.items.map((item) => item.sha));
-          return { items: [...current.items, ...page.items.filter((item) => !seen.has(item.sha))], total: page.total, hasMore: page.hasMore };
+          return { items: [...current.items, ...page.items.filter((item) => !seen.has(item.sha))], hasMore: page.hasMore };
         });
       })
       .catch((reason: unknown) => setError(reason instanceof Error ? reason.message : String(reason)))
       .finally(() => {
         loading.current = false;
+        onLoaded?.();
       });
-  }, [fetchPage, state.items.length, state.hasMore]);
+  }, [fetchPage, state.items.length, state.hasMore, onLoaded]);
 
   // New commits on top: read the newest few and put those not yet listed before the rest.
   useEffect(() => {
@@ -106,8 +111,8 @@ export function Timeline({
         if (cancelled) return;
         setState((current) => {
           const merged = mergeTop(current.items, top.items);
-          if (merged === null) return { items: top.items, total: top.total, hasMore: top.hasMore };
-          return { ...current, items: merged, total: top.total };
+          if (merged === null) return { items: top.items, hasMore: top.hasMore };
+          return { ...current, items: merged };
         });
       })
       .catch((reason: unknown) => !cancelled && setError(reason instanceof Error ? reason.message : String(reason)));
@@ -139,7 +144,7 @@ export function Timeline({
   return (
     <div className="timeline panel">
       <h2>
-        Timeline <span className="muted">({state.total} commits on {branch})</span>
+        Timeline <span className="muted">({total} turns on {branch})</span>
       </h2>
       {error && <p role="alert">The timeline could not be loaded: {error}</p>}
       <div ref={scrollRef} className="timeline-scroll">
@@ -151,7 +156,7 @@ export function Timeline({
               <li
                 key={item.sha}
                 aria-current={viewed ? 'true' : undefined}
-                aria-setsize={state.total}
+                aria-setsize={total}
                 aria-posinset={row.index + 1}
                 style={{ transform: `translateY(${row.start}px)`, height: row.size }}
               >

@@ -153,7 +153,6 @@ export const TimelinePageQuery = graphql(`
     session(sessionId: $sessionId) {
       id
       timeline(branch: $branch, after: $after, first: $first) {
-        totalCount
         pageInfo {
           hasNextPage
           endCursor
