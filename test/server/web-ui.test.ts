@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from '../helpers/server.js';
@@ -210,5 +211,21 @@ describe('the web UI at /', () => {
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(script.body.length).toBeGreaterThan(1000);
+  });
+
+  it('ships under 300 KB of gzipped JavaScript for / (issue 12), GraphiQL not included', async () => {
+    const api = await startTestServer();
+    const page = await raw(api.url, '/', { headers: HTML });
+    const scripts = [...page.body.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]!);
+    const preloads = [...page.body.matchAll(/<link[^>]*rel="modulepreload"[^>]*href="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    let gzipped = 0;
+    for (const src of [...scripts, ...preloads]) {
+      const script = await raw(api.url, src);
+      expect(script.status).toBe(200);
+      expect(script.body).not.toContain('graphiql');
+      gzipped += gzipSync(Buffer.from(script.body)).length;
+    }
+    expect(gzipped).toBeLessThan(300 * 1024);
   });
 });
