@@ -11,6 +11,16 @@ import { currentToken } from './token';
 type Listener = () => void;
 const reconnectListeners = new Set<Listener>();
 
+/**
+ * The wait before reconnect attempt `retries` (0 first): 0.5 s, 1 s, 2 s, 4 s, then 5 s at most,
+ * each plus up to a quarter more at random. graphql-ws's own backoff doubles without a cap, so
+ * with endless retries a server that was down for a minute could be noticed a minute late.
+ */
+export function retryDelayMs(retries: number, random: () => number = Math.random): number {
+  const base = Math.min(500 * 2 ** retries, 5000);
+  return base + Math.floor(random() * base * 0.25);
+}
+
 /** Called after the live connection comes back from a drop (not on the first connect). */
 export function onReconnected(listener: Listener): () => void {
   reconnectListeners.add(listener);
@@ -25,6 +35,7 @@ export function createClient(origin: string = window.location.origin): Client {
     lazy: true,
     retryAttempts: Number.POSITIVE_INFINITY,
     shouldRetry: () => true,
+    retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, retryDelayMs(retries))),
     connectionParams: () => {
       const token = currentToken();
       return token ? { token } : {};
