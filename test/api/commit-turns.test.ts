@@ -25,7 +25,9 @@ describe('Commit.turn in lists', () => {
     const data = await eventually(async () => {
       const result = await api.raw(query);
       const sides = result.data as { left: Side; right: Side } | undefined;
-      return sides && sides.left.timeline.edges.length === 4 && sides.right.timeline.edges.length === 3 ? sides : undefined;
+      // A commit is listed once git has it; its turn once the mirror has recorded the sha too.
+      const complete = (side: Side, turns: number) => side.timeline.edges.length === turns && side.timeline.edges.every((e) => e.node.turn !== null);
+      return sides && complete(sides.left, 4) && complete(sides.right, 3) ? sides : undefined;
     });
     for (const [sessionId, side, turns] of [['left', data.left, 4], ['right', data.right, 3]] as const) {
       expect(side.timeline.edges.map((e) => e.node.turn?.number)).toEqual(Array.from({ length: turns }, (_, i) => turns - i));

@@ -36,14 +36,14 @@ describe('expectContractNames', () => {
   it('finds nothing missing on a page that has every name, in every state asked for', async () => {
     const { page } = await openPage('http://127.0.0.1:9');
     await page.setContent(contractPage());
-    const missing = await expectContractNames(page, { session: 'Bench session', project: 'demo', viewingOlder: true, dirtyTree: true, timeoutMs: 200 });
+    const missing = await expectContractNames(page, { session: 'Bench session', project: 'demo', viewingOlder: true, dirtyTree: true });
     expect(missing, describeMissing(missing)).toEqual([]);
   });
 
   it('reports exactly the names a page lacks', async () => {
     const { page } = await openPage('http://127.0.0.1:9');
     await page.setContent(contractPage(['next', 'timeline', 'readonly']));
-    const missing = await expectContractNames(page, { session: 'Bench session', project: 'other', viewingOlder: true, timeoutMs: 200 });
+    const missing = await expectContractNames(page, { session: 'Bench session', project: 'other', viewingOlder: true });
     expect(missing).toEqual([
       'link "other" in navigation "Projects"',
       'button "Next turn"',
