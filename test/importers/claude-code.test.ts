@@ -230,6 +230,30 @@ describe('parallel tool results written as siblings', () => {
   });
 });
 
+describe('compaction and summaries', () => {
+  it('links past a compaction boundary by its logicalParentUuid and makes the compact summary a SYSTEM message', () => {
+    const records = [
+      { type: 'summary', summary: 'Another conversation', leafUuid: 'elsewhere' },
+      { type: 'user', uuid: 'c1', parentUuid: null, sessionId: 's', message: { role: 'user', content: 'long task' } },
+      { type: 'assistant', uuid: 'c2', parentUuid: 'c1', message: { id: 'msg_c', role: 'assistant', content: [{ type: 'text', text: 'working' }] } },
+      { type: 'system', subtype: 'compact_boundary', uuid: 'c3', parentUuid: null, logicalParentUuid: 'c2', content: 'Conversation compacted' },
+      { type: 'user', uuid: 'c4', parentUuid: 'c3', isCompactSummary: true, message: { role: 'user', content: 'This session is being continued from a previous conversation that ran out of context. …' } },
+      { type: 'user', uuid: 'c5', parentUuid: 'c4', message: { role: 'user', content: 'go on' } },
+      { type: 'summary', summary: 'Long task, compacted once', leafUuid: 'c2' },
+    ];
+    const parsed = parseTranscript(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    expect(parsed.messages.map((m) => [m.messageId, m.role, m.predecessorId, m.metadata?.kind])).toEqual([
+      ['c1', 'USER', null, undefined],
+      ['c2', 'ASSISTANT', 'c1', undefined],
+      ['c4', 'SYSTEM', 'c2', 'compact-summary'],
+      ['c5', 'USER', 'c4', undefined],
+    ]);
+    expect(parsed.session.title).toBe('Long task, compacted once');
+    const foreignOnly = parseTranscript(records.slice(0, 6).map((r) => `${JSON.stringify(r)}\n`).join(''));
+    expect(foreignOnly.session.title).toBe('Another conversation');
+  });
+});
+
 describe('an interrupted tool use (interrupted.jsonl)', () => {
   const result = parse('interrupted.jsonl');
 

@@ -118,7 +118,8 @@ export class ClaudeCodeTranscript {
   private subagent: boolean | undefined;
   private sessionId: string | undefined;
   private agentId: string | undefined;
-  private summaryTitle: string | undefined;
+  /** Summary records in file order; see session() for which one titles the session. */
+  private readonly summaries: { title: string; leafUuid: string | undefined }[] = [];
   private promptTitle: string | undefined;
   private model: string | undefined;
   private readonly sessionFields: ImportedMetadata = {};
@@ -168,7 +169,7 @@ export class ClaudeCodeTranscript {
     const metadata: ImportedMetadata = { ...this.sessionFields };
     const session: ImportedSession = {
       id: null,
-      title: this.summaryTitle ?? this.promptTitle ?? null,
+      title: this.summaryTitle() ?? this.promptTitle ?? null,
       agentId: CLAUDE_CODE_AGENT_ID,
       model: this.model ?? null,
       metadata,
@@ -182,6 +183,16 @@ export class ClaudeCodeTranscript {
       session.id = this.sessionId !== undefined && isValidId(this.sessionId) ? this.sessionId : fallback;
     }
     return session;
+  }
+
+  /**
+   * The title from summary records: the latest whose leafUuid is a record of
+   * this transcript (a resumed session's file may also carry summaries of
+   * other conversations), else the latest.
+   */
+  private summaryTitle(): string | undefined {
+    const own = this.summaries.findLast((summary) => summary.leafUuid !== undefined && this.nodes.has(summary.leafUuid));
+    return (own ?? this.summaries.at(-1))?.title;
   }
 
   /** Records that became no message, by record type (`sidechain` for sub-agent records inside a main transcript). */
@@ -223,12 +234,14 @@ export class ClaudeCodeTranscript {
     const type = asString(record.type) ?? '(no type)';
     this.noteSessionFields(record, type);
     const uuid = asString(record.uuid);
-    const parentUuid = asString(record.parentUuid) ?? null;
+    // A compaction boundary starts a new chain (parentUuid null) and names the
+    // record it continues in logicalParentUuid: follow that, so the rest of the
+    // conversation stays linked to what came before instead of becoming a second root.
+    const parentUuid = asString(record.parentUuid) ?? asString(record.logicalParentUuid) ?? null;
 
     if (type === 'summary') {
-      const summary = asString(record.summary)?.trim();
-      // The latest summary wins: Claude Code appends a new one as the conversation grows.
-      if (summary) this.summaryTitle = titleFrom(summary) ?? undefined;
+      const title = titleFrom(asString(record.summary) ?? '');
+      if (title !== null) this.summaries.push({ title, leafUuid: asString(record.leafUuid) });
       return;
     }
     if (type !== 'user' && type !== 'assistant') {
