@@ -92,6 +92,8 @@ interface Draft {
   successors: number;
   /** Emit order, to break createdAt ties for the newest leaf. */
   order: number;
+  /** Arrival order, for flush(). */
+  arrival: number;
 }
 
 /** How walking up from a parentUuid ended. */
@@ -108,7 +110,16 @@ export class ClaudeCodeTranscript {
   private readonly toolUses = new Map<string, { messageId: string; name: string }>();
   /** The latest TOOL message answering each ASSISTANT message's calls. */
   private readonly lastTool = new Map<string, string>();
-  private pending: Draft[] = [];
+  /** Drafts to try at the next emitReady(): new ones, and waiting ones whose blocker went away. */
+  private queue: Draft[] = [];
+  /**
+   * Drafts that wait, by what they wait for (`m:<messageId>` a message not
+   * emitted yet, `u:<uuid>` a record not seen yet, `t:<toolUseId>` a tool call
+   * not seen yet), so each is tried again only when that arrives: a long
+   * transcript whose root is missing does not make every feed re-try them all.
+   */
+  private readonly waiting = new Map<string, Draft[]>();
+  private arrivals = 0;
   private readonly skippedCounts: Record<string, number> = {};
   private calls = 0;
   private emittedCount = 0;
@@ -150,15 +161,19 @@ export class ClaudeCodeTranscript {
     this.changed = new Map();
     const problems: ImportProblem[] = [];
     const emitted = this.emitReady(problems);
-    while (this.pending.length > 0) {
+    for (;;) {
+      const waiting = [...this.waiting.values()]
+        .flat()
+        .filter((draft) => !draft.emitted)
+        .sort((a, b) => a.arrival - b.arrival);
       const forced =
-        this.pending.find((draft) => this.tryEmit(draft, 'force', problems)) ??
-        this.pending.find((draft) => this.tryEmit(draft, 'break', problems));
+        waiting.find((draft) => this.tryEmit(draft, 'force', problems) === true) ??
+        waiting.find((draft) => this.tryEmit(draft, 'break', problems) === true);
       if (!forced) break;
       emitted.push(forced);
-      this.pending = this.pending.filter((draft) => !draft.emitted);
       emitted.push(...this.emitReady(problems));
     }
+    this.waiting.clear();
     return this.batch(emitted, problems);
   }
 
@@ -245,7 +260,7 @@ export class ClaudeCodeTranscript {
       return;
     }
     if (type !== 'user' && type !== 'assistant') {
-      if (uuid !== undefined && !this.nodes.has(uuid)) this.nodes.set(uuid, { parentUuid, messageId: null });
+      if (uuid !== undefined && !this.nodes.has(uuid)) this.addNode(uuid, { parentUuid, messageId: null });
       this.skip(type);
       return;
     }
@@ -259,13 +274,13 @@ export class ClaudeCodeTranscript {
     }
     // A sub-agent's records inside a main transcript (older Claude Code) belong to no session we can name: kept in the tree only.
     if (record.isSidechain === true && this.subagent === false) {
-      this.nodes.set(uuid, { parentUuid, messageId: null });
+      this.addNode(uuid, { parentUuid, messageId: null });
       this.skip('sidechain');
       return;
     }
     if (!isValidId(uuid)) {
       problems.push({ line, message: `uuid ${JSON.stringify(uuid.slice(0, 40))} is not a valid message id; record kept in the tree only` });
-      this.nodes.set(uuid, { parentUuid, messageId: null });
+      this.addNode(uuid, { parentUuid, messageId: null });
       this.skip(type);
       return;
     }
@@ -273,7 +288,7 @@ export class ClaudeCodeTranscript {
       type === 'user'
         ? this.readUser(record, uuid, parentUuid, line, problems)
         : this.readAssistant(record, uuid, parentUuid, line);
-    this.nodes.set(uuid, { parentUuid, messageId });
+    this.addNode(uuid, { parentUuid, messageId });
     if (messageId === null) this.skip(type);
   }
 
@@ -374,6 +389,7 @@ export class ClaudeCodeTranscript {
       if (at >= 0) response.toolCalls[at] = call;
       else response.toolCalls.push(call);
       this.toolUses.set(call.id, { messageId: draft.message.messageId, name: call.name });
+      this.wake(`t:${call.id}`);
     }
     if (apiMessage.usage !== undefined) response.usage = apiMessage.usage;
     const stopReason = asString(apiMessage.stop_reason);
@@ -390,12 +406,25 @@ export class ClaudeCodeTranscript {
   }
 
   private addDraft(message: ImportedMessage, parentUuid: string | null, fixedPredecessor: string | undefined, toolUseId: string | undefined): Draft {
-    const draft: Draft = { message, parentUuid, emitted: false, emittedIn: 0, successors: 0, order: 0 };
+    const draft: Draft = { message, parentUuid, emitted: false, emittedIn: 0, successors: 0, order: 0, arrival: ++this.arrivals };
     if (fixedPredecessor !== undefined) draft.fixedPredecessor = fixedPredecessor;
     if (toolUseId !== undefined) draft.toolUseId = toolUseId;
     this.drafts.set(message.messageId, draft);
-    this.pending.push(draft);
+    this.queue.push(draft);
     return draft;
+  }
+
+  private addNode(uuid: string, node: TreeNode): void {
+    this.nodes.set(uuid, node);
+    this.wake(`u:${uuid}`);
+  }
+
+  /** Queues the drafts that waited for `key`. */
+  private wake(key: string): void {
+    const drafts = this.waiting.get(key);
+    if (drafts === undefined) return;
+    this.waiting.delete(key);
+    this.queue.push(...drafts);
   }
 
   private skip(type: string): void {
@@ -404,20 +433,26 @@ export class ClaudeCodeTranscript {
 
   // --- emitting ---
 
-  /** Emits every waiting message whose predecessor and caller are emitted, in as many passes as it takes. */
+  /**
+   * Emits every queued message whose predecessor and caller are emitted (an
+   * emitted one queues what waited for it); the others wait, by blocker.
+   */
   private emitReady(problems: ImportProblem[]): Draft[] {
     const emitted: Draft[] = [];
-    let progress = true;
-    while (progress) {
-      progress = false;
-      for (const draft of this.pending) {
-        if (this.tryEmit(draft, 'wait', problems)) {
-          emitted.push(draft);
-          progress = true;
-        }
+    // The queue grows while it is walked: woken drafts go to its end.
+    for (let i = 0; i < this.queue.length; i += 1) {
+      const draft = this.queue[i]!;
+      if (draft.emitted) continue;
+      const result = this.tryEmit(draft, 'wait', problems);
+      if (result === true) {
+        emitted.push(draft);
+        continue;
       }
-      if (progress) this.pending = this.pending.filter((draft) => !draft.emitted);
+      const list = this.waiting.get(result);
+      if (list) list.push(draft);
+      else this.waiting.set(result, [draft]);
     }
+    this.queue = [];
     return emitted;
   }
 
@@ -439,7 +474,8 @@ export class ClaudeCodeTranscript {
     return this.drafts.get(messageId)?.emitted === true;
   }
 
-  private tryEmit(draft: Draft, mode: Mode, problems: ImportProblem[]): boolean {
+  /** @returns true when emitted, else the key of what it waits for (never in mode `break`). */
+  private tryEmit(draft: Draft, mode: Mode, problems: ImportProblem[]): true | string {
     const { message } = draft;
     const notes: string[] = [];
 
@@ -447,18 +483,18 @@ export class ClaudeCodeTranscript {
     if (draft.fixedPredecessor !== undefined) {
       predecessor = draft.fixedPredecessor;
       if (!this.isEmitted(predecessor)) {
-        if (mode !== 'break') return false;
+        if (mode !== 'break') return `m:${predecessor}`;
         notes.push(`its predecessor ${predecessor} could not be emitted first; made a root`);
         predecessor = null;
       }
     } else {
       const walk = this.walk(draft.parentUuid);
       if (walk.kind === 'unknown') {
-        if (mode === 'wait') return false;
+        if (mode === 'wait') return `u:${walk.uuid}`;
         notes.push(`ancestor ${walk.uuid} never appeared; made a root`);
         predecessor = null;
       } else if (walk.messageId !== null && !this.isEmitted(walk.messageId)) {
-        if (mode !== 'break') return false;
+        if (mode !== 'break') return `m:${walk.messageId}`;
         notes.push(`its predecessor ${walk.messageId} could not be emitted first; made a root`);
         predecessor = null;
       } else {
@@ -470,10 +506,10 @@ export class ClaudeCodeTranscript {
     if (draft.toolUseId !== undefined) {
       caller = this.toolUses.get(draft.toolUseId);
       if (!caller) {
-        if (mode === 'wait') return false;
+        if (mode === 'wait') return `t:${draft.toolUseId}`;
         notes.push(`no assistant tool_use ${draft.toolUseId} found; TOOL message without caller`);
       } else if (!this.isEmitted(caller.messageId)) {
-        if (mode !== 'break') return false;
+        if (mode !== 'break') return `m:${caller.messageId}`;
         notes.push(`its caller ${caller.messageId} could not be emitted first; TOOL message without caller`);
         caller = undefined;
       }
@@ -501,6 +537,7 @@ export class ClaudeCodeTranscript {
     draft.emitted = true;
     draft.emittedIn = this.calls;
     draft.order = ++this.emittedCount;
+    this.wake(`m:${message.messageId}`);
     for (const note of notes) problems.push({ line: message.line, message: `message ${message.messageId}: ${note}` });
     return true;
   }
