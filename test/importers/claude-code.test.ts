@@ -421,6 +421,28 @@ describe('incremental feeding', () => {
     expect(get(first, u(102)).metadata).toMatchObject({ toolCalls: [] }); // what was handed out earlier does not change
   });
 
+  it('keeps a long chain under a missing root waiting through line-by-line feeds, then flushes it in order', () => {
+    const transcript = new ClaudeCodeTranscript({ path: '/p/continued-1.jsonl' });
+    expect(transcript.session().id).toBe('continued-1'); // the file name until a record names the session
+    let parent = 'before-this-file';
+    let emitted = 0;
+    for (let i = 1; i <= 3000; i += 1) {
+      const type = i % 3 === 0 ? 'progress' : i % 3 === 1 ? 'user' : 'assistant';
+      const message = type === 'user' ? { role: 'user', content: `prompt ${i}` } : { id: `msg_${i}`, role: 'assistant', content: [{ type: 'text', text: `reply ${i}` }] };
+      const record = { type, uuid: `n${i}`, parentUuid: parent, sessionId: 'long-1', ...(type === 'progress' ? {} : { message }) };
+      emitted += transcript.feed([{ line: i, text: JSON.stringify(record) }]).messages.length;
+      parent = `n${i}`;
+    }
+    expect(emitted).toBe(0);
+    const flushed = transcript.flush();
+    expect(flushed.messages).toHaveLength(2000);
+    expectWellOrdered(flushed.messages);
+    expect(flushed.messages[0]).toMatchObject({ messageId: 'n1', predecessorId: null });
+    expect(flushed.messages[2]).toMatchObject({ messageId: 'n4', predecessorId: 'n2' });
+    expect(flushed.problems).toEqual([{ line: 1, message: 'message n1: ancestor before-this-file never appeared; made a root' }]);
+    expect(transcript.session().id).toBe('long-1');
+  });
+
   it.each(ALL)('gives the same final messages for %s read in two parts, at any cut', (name) => {
     const whole = parse(name);
     expectWellOrdered(whole.messages);
