@@ -23,6 +23,8 @@ export interface MessageDraft {
   toolCallId?: string | null;
   /** JSON text or null. */
   metadata: string | null;
+  /** When the message was written, if its source says so (an import); otherwise the writer's time. */
+  createdAt?: Date | null;
 }
 
 export interface TurnClose {
@@ -108,6 +110,30 @@ export class SessionWriter {
     return this.currentBranch;
   }
 
+  /** The open turn's id after this writer's changes, or null. */
+  get openTurnIdNow(): string | null {
+    return this.openTurnId;
+  }
+
+  /**
+   * Makes an existing branch current (and leaves replay), as switchBranch does,
+   * inside this writer's transaction: the next USER message continues its tip.
+   * @throws ConflictError while a turn is open.
+   */
+  useBranch(name: string): void {
+    if (this.openTurnId) throw new ConflictError('A turn is open: end it before switching branches.');
+    this.currentBranch = name;
+    this.viewTurnId = null;
+  }
+
+  /**
+   * An imported session (its source set) is a record of work done elsewhere:
+   * its turns never capture or commit anything in a project.
+   */
+  private get inProject(): boolean {
+    return this.session.projectId !== null && this.session.source === null;
+  }
+
   /**
    * Closes the open turn and queues its outbox jobs in the same transaction
    * (the outbox), so a closed turn is never without its pending git commit.
@@ -123,13 +149,13 @@ export class SessionWriter {
         tokens: close.tokens ?? null,
         touchedPaths: close.touchedPaths ? JSON.stringify(close.touchedPaths) : null,
         startedAt: close.startedAt ?? null,
-        ...(this.session.projectId ? this.projectCloseFields() : {}),
+        ...(this.inProject ? this.projectCloseFields() : {}),
       },
     });
     const jobs: Prisma.OutboxJobCreateManyInput[] = [
       { sessionId: this.sessionId, turnId: turn.id, kind: 'SESSION', nextAttemptAt: this.at, createdAt: this.at },
     ];
-    if (this.session.projectId) {
+    if (this.inProject) {
       jobs.push({ sessionId: this.sessionId, turnId: turn.id, kind: 'PROJECT', nextAttemptAt: this.at, createdAt: this.at });
     }
     await this.tx.outboxJob.createMany({ data: jobs });
@@ -300,9 +326,9 @@ export class SessionWriter {
 
   /** What a new turn records about its project: which, and what was dirty as it began. */
   private projectStart(): { projectId: string | null; dirtyAtStart: string | null } {
-    if (!this.session.projectId) return { projectId: null, dirtyAtStart: null };
+    if (!this.inProject) return { projectId: null, dirtyAtStart: null };
     const dirty = this.projectDirtyAtStart ?? (JSON.parse(this.session.projectDirtyBaseline ?? '[]') as string[]);
-    return { projectId: this.session.projectId, dirtyAtStart: JSON.stringify(dirty) };
+    return { projectId: this.session.projectId!, dirtyAtStart: JSON.stringify(dirty) };
   }
 
   private async createBranch(name: string, kind: 'FORK' | 'RETRY', forkTurnId: string | null, headTurnId: string): Promise<void> {
@@ -472,7 +498,7 @@ export class SessionWriter {
       toolName: draft.toolName ?? null,
       toolCallId: draft.toolCallId ?? null,
       metadata: draft.metadata,
-      createdAt: this.at,
+      createdAt: draft.createdAt ?? this.at,
       turnId,
     };
   }
