@@ -3,9 +3,10 @@
  * (src/importers/target.ts) written into the DAG under the same turn rules as
  * the API, many messages per transaction through SessionWriter.
  *
- * - A USER message (opensTurn) closes the open turn and opens the next; one
- *   continuing the head of another branch switches to that branch first, one
- *   from an earlier point forks (fork-<messageId>) as appendMessage does.
+ * - A USER message closes the open turn and opens the next (so does a SYSTEM
+ *   message outside any turn: a local command before the first prompt); one
+ *   not following the tip of the current branch forks (fork-<messageId>)
+ *   exactly as appendMessage does.
  * - An ASSISTANT message answering a user message that already has a reply is
  *   a retry (retry-<messageId>), as retryTurn does.
  * - Other messages join the open turn; one whose place is a closed turn (a
@@ -24,8 +25,6 @@ import { now, type Deps } from '../deps.js';
 import { SessionWriter, type MessageDraft } from '../sessions/session-writer.js';
 import { moveRepoToView, publishNewBranches, publishTimeline } from '../sessions/session-view.js';
 import { assertContentSize, assertShortText, metadataText } from '../sessions/validate.js';
-
-type Tx = Prisma.TransactionClient;
 
 const SOURCES: readonly ImportSource[] = ['claude-code', 'chat'];
 /** Messages per transaction: big enough that a long transcript takes a few, small enough to keep each short. */
@@ -143,7 +142,6 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
         let closed = 0;
         let added = 0;
         let updated = 0;
-        const switched: string[] = [];
         let pending: MessageDraft[] = [];
         const flushJoins = async (): Promise<void> => {
           if (pending.length === 0) return;
@@ -165,7 +163,8 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
             drop(m, `its predecessor ${pred} is not in the session`);
             continue;
           }
-          if (m.role === 'USER') {
+          // A prompt opens a turn; so does a SYSTEM record outside any (a local command before the first prompt).
+          if (m.role === 'USER' || (m.role === 'SYSTEM' && !open)) {
             await closeOpen();
             let from = pred;
             if (pred !== null && predInfo) {
@@ -174,22 +173,18 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
                 continue;
               }
               // A prompt after the middle of a turn grows from that turn's end: turns are whole.
+              // Not the tip of the current branch: a fork, as appendMessage makes it.
               from = tipOfTurn.get(predInfo.turnId) ?? pred;
-              const branch = await branchEndingAt(tx, sessionId, predInfo.turnId, writer.branch);
-              if (branch && branch !== writer.branch) {
-                writer.useBranch(branch);
-                switched.push(branch);
-              }
             }
-            const stored = await writer.append({ ...draft, predecessorId: from });
+            const stored = await writer.openWith({ ...draft, predecessorId: from });
             open = { turnId: stored.turnId!, userMessageId: m.messageId, hasAssistant: false, members: new Set([m.messageId]) };
-            known.set(m.messageId, { role: 'USER', turnId: stored.turnId });
+            known.set(m.messageId, { role: m.role, turnId: stored.turnId });
             tipOfTurn.set(stored.turnId!, m.messageId);
             added += 1;
             continue;
           }
           const inOpen = pred === null ? open !== null : open?.members.has(pred) === true;
-          if (m.role === 'ASSISTANT' && pred !== null && predInfo?.role === 'USER' && !inOpen && replied.has(pred)) {
+          if (m.role === 'ASSISTANT' && pred !== null && predInfo?.role === 'USER' && replied.has(pred)) {
             // A second reply to an answered prompt: a retry.
             await closeOpen();
             const stored = await writer.retry(pred, { ...draft, predecessorId: null });
@@ -249,7 +244,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
           if (input.closeLastTurn) await closeOpen();
         }
         await writer.flush();
-        return { closed, added, updated, branches: [...writer.createdBranches], switched, branch: writer.branch };
+        return { closed, added, updated, branches: [...writer.createdBranches] };
       }, { timeout: 60_000 });
 
       turnsAdded += step.closed;
@@ -257,9 +252,6 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
       messagesUpdated += step.updated;
       branchesCreated.push(...step.branches);
       await publishNewBranches(deps, sessionId, step.branches);
-      for (const name of new Set(step.switched)) {
-        if (name === step.branch && !step.branches.includes(name)) await publishSwitch(deps, sessionId, name);
-      }
       if (step.closed > 0) deps.onTurnClosed?.(sessionId);
     }
 
@@ -380,13 +372,6 @@ async function ensureSession(deps: Deps, header: Header): Promise<{ session: Ses
     if (Object.keys(data).length === 0) return { session: existing, created: false };
     return { session: await tx.session.update({ where: { sessionId: header.sessionId }, data }), created: false };
   });
-}
-
-/** The branch whose head is `turnId`, preferring `current`; null when no branch ends there. */
-async function branchEndingAt(tx: Tx, sessionId: string, turnId: string, current: string): Promise<string | null> {
-  const branches = await tx.branch.findMany({ where: { sessionId, headTurnId: turnId }, select: { name: true } });
-  if (branches.some((b) => b.name === current)) return current;
-  return branches[0]?.name ?? null;
 }
 
 function resolveLeaf(id: string, redirect: Map<string, string | null>): string | null {

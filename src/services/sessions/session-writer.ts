@@ -100,6 +100,14 @@ export class SessionWriter {
     return this.joinOpenTurn(draft);
   }
 
+  /**
+   * Opens a turn with `draft` whatever its role (an import: a SYSTEM record such as
+   * a local command's output before any prompt is a turn of its own), under the rules of a USER message.
+   */
+  async openWith(draft: MessageDraft): Promise<Message> {
+    return this.openTurn(draft);
+  }
+
   /** Opens a retry of the turn of `userMessageId` with `reply` as its new answer. */
   async retry(userMessageId: string, reply: MessageDraft): Promise<Message> {
     return this.openRetry(userMessageId, reply);
@@ -113,17 +121,6 @@ export class SessionWriter {
   /** The open turn's id after this writer's changes, or null. */
   get openTurnIdNow(): string | null {
     return this.openTurnId;
-  }
-
-  /**
-   * Makes an existing branch current (and leaves replay), as switchBranch does,
-   * inside this writer's transaction: the next USER message continues its tip.
-   * @throws ConflictError while a turn is open.
-   */
-  useBranch(name: string): void {
-    if (this.openTurnId) throw new ConflictError('A turn is open: end it before switching branches.');
-    this.currentBranch = name;
-    this.viewTurnId = null;
   }
 
   /**
