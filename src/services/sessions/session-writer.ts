@@ -66,6 +66,13 @@ export class SessionWriter {
   /** Branches this writer created, for the timeline events sent after commit. */
   readonly createdBranches: string[] = [];
   private open: OpenTurn | null = null;
+  /**
+   * The turn this writer closed last and its last message. Every turn is its branch's newest
+   * when created, and only this writer adds turns to the session (it runs under the session's
+   * lock), so while no other turn was opened this is its branch's head: the next turn opened
+   * on that branch (an import's many turns in one transaction) needs no lookup.
+   */
+  private lastClosed: { turn: Turn; tip: TurnMessage } | null = null;
   private readonly reserved = new Set<string>();
 
   private constructor(
@@ -156,6 +163,7 @@ export class SessionWriter {
       jobs.push({ sessionId: this.sessionId, turnId: turn.id, kind: 'PROJECT', nextAttemptAt: this.at, createdAt: this.at });
     }
     await this.tx.outboxJob.createMany({ data: jobs });
+    this.lastClosed = { turn, tip: open.messages[open.messages.length - 1]! };
     this.openTurnId = null;
     this.open = null;
     return turn;
@@ -191,11 +199,14 @@ export class SessionWriter {
     if (draft.callerId) throw new BadUserInputError('callerId is only for TOOL messages.', { field: 'callerId' });
     const branchName = this.currentBranch;
     // A branch's head is its highest-numbered turn (the unique index on session, branch, number finds it).
-    const headTurn = await this.tx.turn.findFirst({
-      where: { sessionId: this.sessionId, branch: branchName },
-      orderBy: { number: 'desc' },
-    });
-    const tip = headTurn ? await this.turnTip(headTurn) : null;
+    const known = this.lastClosed?.turn.branch === branchName ? this.lastClosed : null;
+    const headTurn = known
+      ? known.turn
+      : await this.tx.turn.findFirst({
+          where: { sessionId: this.sessionId, branch: branchName },
+          orderBy: { number: 'desc' },
+        });
+    const tip = known ? known.tip : headTurn ? await this.turnTip(headTurn) : null;
 
     // Where the new turn grows from: the viewed commit during replay (a fork),
     // an explicit earlier point (a fork), or the tip of the current branch.
