@@ -86,6 +86,13 @@ export class TranscriptFollower {
     await this.settled();
   }
 
+  /** Looks at every followed file and folder now, as the periodic look does; resolves once what it read is sent. */
+  async check(): Promise<void> {
+    await this.scan();
+    for (const path of this.files.keys()) this.read(path);
+    await this.settled();
+  }
+
   /** Resolves once no file is being read. */
   async settled(): Promise<void> {
     for (;;) {
@@ -117,8 +124,7 @@ export class TranscriptFollower {
 
   private async poll(): Promise<void> {
     if (this.stopped) return;
-    await this.scan();
-    for (const path of this.files.keys()) this.read(path);
+    await this.check();
   }
 
   /** Finds transcripts not followed yet and reads them from the start. */
