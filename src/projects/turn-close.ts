@@ -40,12 +40,14 @@ export async function closeProjectTurn(
   const session = await deps.db.session.findUnique({
     where: { sessionId },
     select: {
+      source: true,
       projectDirtyBaseline: true,
       openTurnId: true,
       project: { select: { projectId: true, workdir: true, trustedConfig: true } },
     },
   });
-  if (!session?.project) return null;
+  // An imported session (source set) never captures or commits in a project.
+  if (!session?.project || session.source !== null) return null;
   const open = session.openTurnId ? await deps.db.turn.findUnique({ where: { id: session.openTurnId }, select: { dirtyAtStart: true } }) : null;
   // A turn opened by this very call (recordTurn, retryTurn) begins where the session's last turn closed.
   const dirtyAtStart = JSON.parse(open?.dirtyAtStart ?? session.projectDirtyBaseline ?? '[]') as string[];

@@ -12,5 +12,6 @@ import './project.js';
 import './project-restore.js';
 import './commit.js';
 import './subscriptions.js';
+import './imports.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -23,6 +23,8 @@ export interface MessageDraft {
   toolCallId?: string | null;
   /** JSON text or null. */
   metadata: string | null;
+  /** When the message was written, if its source says so (an import); otherwise the writer's time. */
+  createdAt?: Date | null;
 }
 
 export interface TurnClose {
@@ -98,6 +100,14 @@ export class SessionWriter {
     return this.joinOpenTurn(draft);
   }
 
+  /**
+   * Opens a turn with `draft` whatever its role (an import: a SYSTEM record such as
+   * a local command's output before any prompt is a turn of its own), under the rules of a USER message.
+   */
+  async openWith(draft: MessageDraft): Promise<Message> {
+    return this.openTurn(draft);
+  }
+
   /** Opens a retry of the turn of `userMessageId` with `reply` as its new answer. */
   async retry(userMessageId: string, reply: MessageDraft): Promise<Message> {
     return this.openRetry(userMessageId, reply);
@@ -106,6 +116,19 @@ export class SessionWriter {
   /** The branch the session is on after this writer's changes. */
   get branch(): string {
     return this.currentBranch;
+  }
+
+  /** The open turn's id after this writer's changes, or null. */
+  get openTurnIdNow(): string | null {
+    return this.openTurnId;
+  }
+
+  /**
+   * An imported session (its source set) is a record of work done elsewhere:
+   * its turns never capture or commit anything in a project.
+   */
+  private get inProject(): boolean {
+    return this.session.projectId !== null && this.session.source === null;
   }
 
   /**
@@ -123,13 +146,13 @@ export class SessionWriter {
         tokens: close.tokens ?? null,
         touchedPaths: close.touchedPaths ? JSON.stringify(close.touchedPaths) : null,
         startedAt: close.startedAt ?? null,
-        ...(this.session.projectId ? this.projectCloseFields() : {}),
+        ...(this.inProject ? this.projectCloseFields() : {}),
       },
     });
     const jobs: Prisma.OutboxJobCreateManyInput[] = [
       { sessionId: this.sessionId, turnId: turn.id, kind: 'SESSION', nextAttemptAt: this.at, createdAt: this.at },
     ];
-    if (this.session.projectId) {
+    if (this.inProject) {
       jobs.push({ sessionId: this.sessionId, turnId: turn.id, kind: 'PROJECT', nextAttemptAt: this.at, createdAt: this.at });
     }
     await this.tx.outboxJob.createMany({ data: jobs });
@@ -300,9 +323,9 @@ export class SessionWriter {
 
   /** What a new turn records about its project: which, and what was dirty as it began. */
   private projectStart(): { projectId: string | null; dirtyAtStart: string | null } {
-    if (!this.session.projectId) return { projectId: null, dirtyAtStart: null };
+    if (!this.inProject) return { projectId: null, dirtyAtStart: null };
     const dirty = this.projectDirtyAtStart ?? (JSON.parse(this.session.projectDirtyBaseline ?? '[]') as string[]);
-    return { projectId: this.session.projectId, dirtyAtStart: JSON.stringify(dirty) };
+    return { projectId: this.session.projectId!, dirtyAtStart: JSON.stringify(dirty) };
   }
 
   private async createBranch(name: string, kind: 'FORK' | 'RETRY', forkTurnId: string | null, headTurnId: string): Promise<void> {
@@ -472,7 +495,7 @@ export class SessionWriter {
       toolName: draft.toolName ?? null,
       toolCallId: draft.toolCallId ?? null,
       metadata: draft.metadata,
-      createdAt: this.at,
+      createdAt: draft.createdAt ?? this.at,
       turnId,
     };
   }

@@ -1,0 +1,387 @@
+/**
+ * The server side of imports (issue 13): one session's parsed messages
+ * (src/importers/target.ts) written into the DAG under the same turn rules as
+ * the API, many messages per transaction through SessionWriter.
+ *
+ * - A USER message closes the open turn and opens the next (so does a SYSTEM
+ *   message outside any turn: a local command before the first prompt); one
+ *   not following the tip of the current branch forks (fork-<messageId>)
+ *   exactly as appendMessage does.
+ * - An ASSISTANT message answering a user message that already has a reply is
+ *   a retry (retry-<messageId>), as retryTurn does.
+ * - Other messages join the open turn; one whose place is a closed turn (a
+ *   late record) or that comes before any turn is a problem, not stored; what
+ *   followed it attaches to where it would have.
+ * - Messages the session already has are skipped: importing twice adds nothing.
+ * Closed turns queue their session repo commit in the outbox as usual; an
+ * imported session never makes project commits (SessionWriter, turn-close.ts).
+ */
+import type { Prisma, Session } from '../../generated/prisma/client.js';
+import { BadUserInputError } from '../../errors.js';
+import { assertValidId } from '../../ids.js';
+import type { ImportedMessage, ImportProblem } from '../../importers/model.js';
+import type { ImportSource, ImportTarget, SessionImport, SessionImportOutcome } from '../../importers/target.js';
+import { now, type Deps } from '../deps.js';
+import { SessionWriter, type MessageDraft } from '../sessions/session-writer.js';
+import { moveRepoToView, publishNewBranches, publishTimeline } from '../sessions/session-view.js';
+import { assertContentSize, assertShortText, metadataText } from '../sessions/validate.js';
+
+const SOURCES: readonly ImportSource[] = ['claude-code', 'chat'];
+/** Messages per transaction: big enough that a long transcript takes a few, small enough to keep each short. */
+const CHUNK = 500;
+const MAX_MESSAGES = 200_000;
+
+/** What the import knows of each message of the session. */
+interface Known {
+  role: string;
+  /** The turn it was recorded in (a retry's user message: its original turn). */
+  turnId: string | null;
+}
+
+interface Validated {
+  message: ImportedMessage;
+  draft: MessageDraft;
+}
+
+/** The in-process target: the command line without a running server, and importClaudeCode. */
+export function serviceImportTarget(deps: Deps): ImportTarget {
+  return { importSession: (input) => importSession(input, deps) };
+}
+
+/**
+ * Imports one session's messages; see the module comment for the rules.
+ * @throws BadUserInputError for a malformed input (ids, sizes, source), before anything is written.
+ */
+export async function importSession(input: SessionImport, deps: Deps): Promise<SessionImportOutcome> {
+  const header = validateHeader(input);
+  const sessionId = header.sessionId;
+  const messages = validateMessages(input, deps);
+  const updates = input.updates.map((u, i) => {
+    assertValidId(u.messageId, `updates[${i}].messageId`);
+    assertContentSize(u.content, deps.config.maxContentBytes, `updates[${i}].content`);
+    return { ...u, metadataText: u.metadata === undefined ? undefined : metadataText(u.metadata, `updates[${i}].metadata`) };
+  });
+
+  return deps.sessionLocks.run(sessionId, async () => {
+    const problems: ImportProblem[] = [];
+    const branchesCreated: string[] = [];
+    let turnsAdded = 0;
+    let messagesAdded = 0;
+    let messagesUpdated = 0;
+
+    const { session, created } = await ensureSession(deps, header);
+
+    // What the session holds already: roles, turns, each turn's last message, which prompts have a reply.
+    const rows = await deps.db.message.findMany({
+      where: { sessionId },
+      select: { id: true, messageId: true, role: true, turnId: true, predecessorId: true },
+      orderBy: { seq: 'asc' },
+    });
+    const known = new Map<string, Known>();
+    const byInternal = new Map<string, string>();
+    const tipOfTurn = new Map<string, string>();
+    const replied = new Set<string>();
+    for (const row of rows) {
+      known.set(row.messageId, { role: row.role, turnId: row.turnId });
+      byInternal.set(row.id, row.messageId);
+      if (row.turnId) tipOfTurn.set(row.turnId, row.messageId);
+    }
+    for (const row of rows) {
+      if (row.role === 'ASSISTANT' && row.predecessorId) {
+        const pred = byInternal.get(row.predecessorId);
+        if (pred && known.get(pred)?.role === 'USER') replied.add(pred);
+      }
+    }
+    const openTurn = session.openTurnId
+      ? await deps.db.turn.findUnique({ where: { id: session.openTurnId }, select: { id: true, userMessageId: true } })
+      : null;
+    /** The open turn: its id, its user message and whether it has an ASSISTANT message yet. */
+    let open: { turnId: string; userMessageId: string; hasAssistant: boolean; members: Set<string> } | null = null;
+    if (openTurn) {
+      const members = rows.filter((r) => r.turnId === openTurn.id).map((r) => r.messageId);
+      const user = byInternal.get(openTurn.userMessageId) ?? '';
+      open = {
+        turnId: openTurn.id,
+        userMessageId: user,
+        hasAssistant: members.some((m) => known.get(m)?.role === 'ASSISTANT'),
+        members: new Set([user, ...members]),
+      };
+    }
+
+    // Updates to messages of this very import are folded into them; the rest apply at the end.
+    const laterUpdates = new Map<string, (typeof updates)[number]>();
+    for (const update of updates) laterUpdates.set(update.messageId, update);
+    const fresh = messages.filter((v) => !known.has(v.message.messageId));
+    for (const v of fresh) {
+      const update = laterUpdates.get(v.message.messageId);
+      if (update) {
+        v.draft.content = update.content;
+        if (update.metadataText !== undefined) v.draft.metadata = update.metadataText;
+        laterUpdates.delete(v.message.messageId);
+      }
+    }
+
+    /** Where a message not stored would have been: what follows it attaches there instead. */
+    const redirect = new Map<string, string | null>();
+    const resolve = (id: string | null | undefined): string | null => {
+      let current = id ?? null;
+      for (let hops = 0; current !== null && redirect.has(current) && hops < 1_000_000; hops++) current = redirect.get(current)!;
+      return current;
+    };
+    const drop = (m: ImportedMessage, why: string): void => {
+      problems.push({ line: m.line, message: `message ${m.messageId} (${m.role}): ${why}; not stored` });
+      redirect.set(m.messageId, resolve(m.predecessorId));
+    };
+
+    const at = now(deps);
+    for (let start = 0; start < fresh.length || start === 0; start += CHUNK) {
+      const chunk = fresh.slice(start, start + CHUNK);
+      const last = start + CHUNK >= fresh.length;
+      const step = await deps.db.$transaction(async (tx) => {
+        const writer = await SessionWriter.load(tx, sessionId, at);
+        let closed = 0;
+        let added = 0;
+        let updated = 0;
+        let pending: MessageDraft[] = [];
+        const flushJoins = async (): Promise<void> => {
+          if (pending.length === 0) return;
+          await writer.appendJoining(pending);
+          pending = [];
+        };
+        const closeOpen = async (): Promise<void> => {
+          if (!open) return;
+          await flushJoins();
+          await writer.closeTurn({});
+          closed += 1;
+          open = null;
+        };
+
+        for (const { message: m, draft } of chunk) {
+          const pred = resolve(m.predecessorId);
+          const predInfo = pred !== null ? known.get(pred) : undefined;
+          if (pred !== null && !predInfo) {
+            drop(m, `its predecessor ${pred} is not in the session`);
+            continue;
+          }
+          // A prompt opens a turn; so does a SYSTEM record outside any (a local command before the first prompt).
+          if (m.role === 'USER' || (m.role === 'SYSTEM' && !open)) {
+            await closeOpen();
+            let from = pred;
+            if (pred !== null && predInfo) {
+              if (!predInfo.turnId) {
+                drop(m, `its predecessor ${pred} is in no turn`);
+                continue;
+              }
+              // A prompt after the middle of a turn grows from that turn's end: turns are whole.
+              // Not the tip of the current branch: a fork, as appendMessage makes it.
+              from = tipOfTurn.get(predInfo.turnId) ?? pred;
+            }
+            const stored = await writer.openWith({ ...draft, predecessorId: from });
+            open = { turnId: stored.turnId!, userMessageId: m.messageId, hasAssistant: false, members: new Set([m.messageId]) };
+            known.set(m.messageId, { role: m.role, turnId: stored.turnId });
+            tipOfTurn.set(stored.turnId!, m.messageId);
+            added += 1;
+            continue;
+          }
+          const inOpen = pred === null ? open !== null : open?.members.has(pred) === true;
+          if (m.role === 'ASSISTANT' && pred !== null && predInfo?.role === 'USER' && replied.has(pred)) {
+            // A second reply to an answered prompt: a retry.
+            await closeOpen();
+            const stored = await writer.retry(pred, { ...draft, predecessorId: null });
+            open = { turnId: stored.turnId!, userMessageId: pred, hasAssistant: true, members: new Set([pred, m.messageId]) };
+            known.set(m.messageId, { role: 'ASSISTANT', turnId: stored.turnId });
+            tipOfTurn.set(stored.turnId!, m.messageId);
+            added += 1;
+            continue;
+          }
+          if (!open) {
+            drop(m, pred === null ? 'it comes before any prompt' : `it follows ${pred}, whose turn is closed (a late record)`);
+            continue;
+          }
+          if (!inOpen) {
+            drop(m, `it follows ${pred}, whose turn is closed (a late record)`);
+            continue;
+          }
+          let callerId = m.callerId != null ? resolve(m.callerId) : null;
+          if (m.role === 'TOOL') {
+            if (callerId !== null && (!open.members.has(callerId) || known.get(callerId)?.role !== 'ASSISTANT')) callerId = null;
+            if (callerId === null && !open.hasAssistant) {
+              drop(m, 'a tool result with no assistant message in its turn to be its caller');
+              continue;
+            }
+          } else {
+            callerId = null;
+          }
+          pending.push({ ...draft, predecessorId: pred, callerId });
+          open.members.add(m.messageId);
+          known.set(m.messageId, { role: m.role, turnId: open.turnId });
+          tipOfTurn.set(open.turnId, m.messageId);
+          if (m.role === 'ASSISTANT') {
+            open.hasAssistant = true;
+            if (pred !== null && predInfo?.role === 'USER') replied.add(pred);
+            else if (pred === null && open.userMessageId) replied.add(open.userMessageId);
+          }
+          added += 1;
+        }
+        await flushJoins();
+
+        if (last) {
+          // Later content of messages stored before: only the open turn may still change.
+          for (const update of laterUpdates.values()) {
+            const target = known.get(update.messageId);
+            if (!target) {
+              problems.push({ line: update.line, message: `update of message ${update.messageId}, which the session does not have; ignored` });
+            } else if (!open || !open.members.has(update.messageId)) {
+              problems.push({ line: update.line, message: `update of message ${update.messageId}, whose turn is closed; ignored` });
+            } else {
+              await tx.message.update({
+                where: { sessionId_messageId: { sessionId, messageId: update.messageId } },
+                data: { content: update.content, ...(update.metadataText !== undefined ? { metadata: update.metadataText } : {}) },
+              });
+              updated += 1;
+            }
+          }
+          if (input.closeLastTurn) await closeOpen();
+        }
+        await writer.flush();
+        return { closed, added, updated, branches: [...writer.createdBranches] };
+      }, { timeout: 60_000 });
+
+      turnsAdded += step.closed;
+      messagesAdded += step.added;
+      messagesUpdated += step.updated;
+      branchesCreated.push(...step.branches);
+      await publishNewBranches(deps, sessionId, step.branches);
+      if (step.closed > 0) deps.onTurnClosed?.(sessionId);
+    }
+
+    // The branch the source ended on becomes current (switchBranch semantics), unless a turn stays open.
+    let currentBranch = (await deps.db.session.findUniqueOrThrow({ where: { sessionId }, select: { currentBranch: true } })).currentBranch;
+    const leaf = input.newestLeafId !== null ? resolveLeaf(input.newestLeafId, redirect) : null;
+    const leafTurn = leaf !== null ? known.get(leaf)?.turnId : null;
+    if (leafTurn && !open) {
+      const turn = await deps.db.turn.findUnique({ where: { id: leafTurn }, select: { branch: true } });
+      // A retry's user message keeps its original turn: a leaf there is the original branch's.
+      if (turn && turn.branch !== currentBranch) {
+        await deps.db.session.update({ where: { sessionId }, data: { currentBranch: turn.branch, viewTurnId: null } });
+        currentBranch = turn.branch;
+        await moveRepoToView(deps, sessionId);
+        await publishSwitch(deps, sessionId, turn.branch);
+      }
+    }
+
+    return { sessionId, created, messagesAdded, messagesUpdated, turnsAdded, branchesCreated, currentBranch, problems };
+  });
+}
+
+interface Header {
+  sessionId: string;
+  source: ImportSource;
+  title: string | null;
+  agentId: string | null;
+  model: string | null;
+  metadata: string | null;
+  parentSessionId: string | null;
+}
+
+function validateHeader(input: SessionImport): Header {
+  if (!SOURCES.includes(input.source)) {
+    throw new BadUserInputError(`source must be one of ${SOURCES.join(', ')}.`, { field: 'source' });
+  }
+  if (input.session.id == null) throw new BadUserInputError('session.id is required: which session to import into.', { field: 'session.id' });
+  const sessionId = assertValidId(input.session.id, 'session.id');
+  assertShortText(input.session.title, 'session.title');
+  assertShortText(input.session.agentId, 'session.agentId');
+  assertShortText(input.session.model, 'session.model');
+  const parentSessionId = input.session.parentSessionId != null ? assertValidId(input.session.parentSessionId, 'session.parentSessionId') : null;
+  if (parentSessionId === sessionId) {
+    throw new BadUserInputError('session.parentSessionId names the session itself.', { field: 'session.parentSessionId' });
+  }
+  if (input.newestLeafId != null) assertValidId(input.newestLeafId, 'newestLeafId');
+  return {
+    sessionId,
+    source: input.source,
+    title: input.session.title ?? null,
+    agentId: input.session.agentId || null,
+    model: input.session.model ?? null,
+    metadata: metadataText(input.session.metadata ?? null, 'session.metadata'),
+    parentSessionId,
+  };
+}
+
+function validateMessages(input: SessionImport, deps: Deps): Validated[] {
+  if (input.messages.length > MAX_MESSAGES) {
+    throw new BadUserInputError(`messages has ${input.messages.length} entries; send at most ${MAX_MESSAGES} per import.`, { field: 'messages' });
+  }
+  const seen = new Set<string>();
+  return input.messages.map((m, i) => {
+    const at = (name: string) => `messages[${i}].${name}`;
+    assertValidId(m.messageId, at('messageId'));
+    if (seen.has(m.messageId)) throw new BadUserInputError(`messageId ${m.messageId} is sent twice.`, { field: at('messageId') });
+    seen.add(m.messageId);
+    if (!['USER', 'ASSISTANT', 'TOOL', 'SYSTEM'].includes(m.role)) throw new BadUserInputError(`${at('role')} is not a role.`, { field: at('role') });
+    if (m.predecessorId != null) assertValidId(m.predecessorId, at('predecessorId'));
+    if (m.callerId != null) assertValidId(m.callerId, at('callerId'));
+    assertContentSize(m.content, deps.config.maxContentBytes, at('content'));
+    assertShortText(m.toolName, at('toolName'));
+    assertShortText(m.toolCallId, at('toolCallId'));
+    const createdAt = m.createdAt != null ? new Date(m.createdAt) : null;
+    const draft: MessageDraft = {
+      messageId: m.messageId,
+      role: m.role,
+      content: m.content,
+      predecessorId: m.predecessorId,
+      callerId: null,
+      toolName: m.toolName ?? null,
+      toolCallId: m.toolCallId ?? null,
+      metadata: metadataText(m.metadata ?? null, at('metadata')),
+      createdAt: createdAt && !Number.isNaN(createdAt.getTime()) ? createdAt : null,
+    };
+    return { message: m, draft };
+  });
+}
+
+/** Creates the session (with its main branch) or brings its header up to date. */
+async function ensureSession(deps: Deps, header: Header): Promise<{ session: Session; created: boolean }> {
+  return deps.db.$transaction(async (tx) => {
+    const existing = await tx.session.findUnique({ where: { sessionId: header.sessionId } });
+    if (!existing) {
+      const at = now(deps);
+      const session = await tx.session.create({
+        data: {
+          sessionId: header.sessionId,
+          title: header.title,
+          agentId: header.agentId,
+          model: header.model,
+          source: header.source,
+          metadata: header.metadata,
+          parentSessionId: header.parentSessionId,
+          createdAt: at,
+        },
+      });
+      await tx.branch.create({ data: { sessionId: header.sessionId, name: 'main', kind: 'MAIN', createdAt: at } });
+      return { session, created: true };
+    }
+    const data: Prisma.SessionUpdateInput = {};
+    if (header.title !== null && header.title !== existing.title) data.title = header.title;
+    if (header.model !== null && header.model !== existing.model) data.model = header.model;
+    if (header.metadata !== null && header.metadata !== existing.metadata) data.metadata = header.metadata;
+    if (header.agentId !== null && existing.agentId === null) data.agentId = header.agentId;
+    if (existing.source === null) data.source = header.source;
+    if (header.parentSessionId !== null && header.parentSessionId !== existing.parentSessionId) data.parentSessionId = header.parentSessionId;
+    if (Object.keys(data).length === 0) return { session: existing, created: false };
+    return { session: await tx.session.update({ where: { sessionId: header.sessionId }, data }), created: false };
+  });
+}
+
+function resolveLeaf(id: string, redirect: Map<string, string | null>): string | null {
+  let current: string | null = id;
+  for (let hops = 0; current !== null && redirect.has(current) && hops < 1_000_000; hops++) current = redirect.get(current)!;
+  return current;
+}
+
+async function publishSwitch(deps: Deps, sessionId: string, name: string): Promise<void> {
+  const branch = await deps.db.branch.findUnique({ where: { sessionId_name: { sessionId, name } }, select: { headTurnId: true } });
+  const head = branch?.headTurnId ? await deps.db.turn.findUnique({ where: { id: branch.headTurnId }, select: { commitSha: true } }) : null;
+  await publishTimeline(deps, sessionId, 'BRANCH_SWITCHED', name, head?.commitSha ?? null);
+}
