@@ -1,9 +1,10 @@
 /**
  * `import claude-code --follow`: Claude Code transcripts imported as they are written.
  *
- * Watches the given files and folders (fs.watch, recursive for folders, and a periodic look as a
- * fallback for file systems where watching misses events); a new *.jsonl in a watched folder is
- * picked up. Each file is read from the offset where its last complete line ended: only complete
+ * Watches the given files and folders (fs.watch on each file given and on each folder holding a
+ * transcript, not recursive: Node 20's recursive watch on Linux polls files every few seconds; and
+ * a periodic look as a fallback, which also finds transcripts in new sub-folders); a new *.jsonl
+ * in a watched folder is picked up. Each file is read from the offset where its last complete line ended: only complete
  * lines (ending in "\n") are fed to that file's ClaudeCodeTranscript, so a line being written waits
  * for its newline. What the parser emits is sent with the ImportTarget at once.
  *
@@ -13,7 +14,7 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { splitLines } from './jsonl.js';
 import type { ImportedMessage, ImportProblem } from './model.js';
 import { walkTranscripts } from './claude-code/files.js';
@@ -58,7 +59,7 @@ interface FollowedFile {
 
 export class TranscriptFollower {
   private readonly files = new Map<string, FollowedFile>();
-  private readonly watchers: FSWatcher[] = [];
+  private readonly watchers = new Map<string, FSWatcher>();
   private readonly roots: string[];
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -70,7 +71,7 @@ export class TranscriptFollower {
 
   /** Reads what the files hold now, then keeps following them until stop(). */
   async start(): Promise<void> {
-    for (const root of this.roots) this.watchRoot(root);
+    for (const root of this.roots) this.watchPath(root);
     await this.scan();
     await this.settled();
     this.timer = setInterval(() => void this.poll(), this.options.pollMs ?? 1000);
@@ -81,7 +82,7 @@ export class TranscriptFollower {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    for (const watcher of this.watchers) watcher.close();
+    for (const watcher of this.watchers.values()) watcher.close();
     await this.scanning;
     await this.settled();
   }
@@ -102,21 +103,27 @@ export class TranscriptFollower {
     }
   }
 
-  private watchRoot(root: string): void {
+  /** Watches a followed file, or a folder (its direct entries), once. */
+  private watchPath(path: string): void {
+    if (this.stopped || this.watchers.has(path)) return;
     try {
-      const watcher = watch(root, { recursive: true, persistent: true }, (_event, name) => {
+      const watcher = watch(path, { persistent: true }, (_event, name) => {
         if (this.stopped) return;
-        // A watched file reports its own base name (or none); a folder names what changed under it.
-        if (this.files.has(root)) {
-          this.read(root);
+        // A watched file reports its own base name (or none); a folder names what changed in it.
+        if (this.files.has(path)) {
+          this.read(path);
           return;
         }
-        const file = name === null ? undefined : resolve(root, name.toString());
+        const file = name === null ? undefined : join(path, name.toString());
         if (file !== undefined && this.files.has(file)) this.read(file);
         else void this.scan();
       });
-      watcher.on('error', () => watcher.close()); // gone or unwatchable: the periodic look goes on
-      this.watchers.push(watcher);
+      // Gone or unwatchable: the periodic look goes on, and watches it again once it is back.
+      watcher.on('error', () => {
+        watcher.close();
+        this.watchers.delete(path);
+      });
+      this.watchers.set(path, watcher);
     } catch {
       // Not there yet, or no watching on this file system: the periodic look covers it.
     }
@@ -132,7 +139,9 @@ export class TranscriptFollower {
     this.scanning ??= (async () => {
       try {
         const { files } = await walkTranscripts(this.roots);
+        for (const root of this.roots) this.watchPath(root);
         for (const path of files) {
+          this.watchPath(dirname(path));
           if (this.stopped || this.files.has(path)) continue;
           this.files.set(path, {
             path,
