@@ -5,11 +5,11 @@
  * import adding nothing.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serverFilePath } from '../../src/http/server-file.js';
-import { git } from '../helpers/git.js';
+import { eventually, git } from '../helpers/git.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
@@ -102,6 +102,39 @@ describe('entity-memory import claude-code', () => {
 
     await api.server.stop();
     expect(existsSync(serverFilePath(dataDir))).toBe(false);
+  });
+
+  it('--follow without a server: imports lines as they are written until SIGINT, then a summary, exit 0, the repo in sync', async () => {
+    const folder = join(tempDir(), 'projects', '-home-dev-shop');
+    mkdirSync(folder, { recursive: true });
+    const file = join(folder, `${PLAIN}.jsonl`);
+    const lines = readFileSync(join(fixtures, 'claude-code', 'plain.jsonl'), 'utf8').split(/(?<=\n)/);
+    writeFileSync(file, lines.slice(0, 7).join(''));
+    const dataDir = tempDir();
+    const child = spawn(process.execPath, [bin, 'import', 'claude-code', '--follow', join(folder, '..'), '--data-dir', dataDir], {
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onCleanup(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+    const batchLines = () => stdout.split('\n').filter((line) => line.startsWith(`${file}\t${PLAIN}\t`));
+    await eventually(async () => batchLines().length >= 1);
+    expect(stderr).toContain('following');
+    appendFileSync(file, lines.slice(7).join(''));
+    await eventually(async () => batchLines().length >= 2);
+    child.kill('SIGINT');
+    expect(await exited, stderr).toBe(0);
+    expect(stdout).toMatch(/^1 files followed, 1 sessions, \d+ turns, 7 messages, 0 branches, 0 files with errors$/m);
+    // Stopped only once the mirror had the turns; the lock is free again.
+    expect(git(join(dataDir, 'sessions', PLAIN), 'log', '-1', '--format=%s', 'main')).toMatch(/Why are prices shown like this\?/);
+    const verified = await cli(['verify', '--data-dir', dataDir]);
+    expect(verified.status, verified.stdout).toBe(0);
   });
 
   it('imports chat logs', async () => {
