@@ -414,7 +414,7 @@ async function openImportSink(config: Config): Promise<ImportSink> {
 }
 
 async function serverSink(config: Config, pid: number): Promise<ImportSink> {
-  const [{ readServerFile }, { tokenFile }, { httpImportTarget }] = await Promise.all([
+  const [{ readServerFile }, { tokenFile }, { checkHttpTarget, httpImportTarget }] = await Promise.all([
     import('./http/server-file.js'),
     import('./http/token.js'),
     import('./importers/http-target.js'),
@@ -439,8 +439,10 @@ async function serverSink(config: Config, pid: number): Promise<ImportSink> {
     token = readFileSync(tokenFile(config), 'utf8').trim() || undefined;
     tokenHint = tokenFile(config);
   }
+  const options = { url: info.url, token, tokenHint };
+  await checkHttpTarget(options);
   return {
-    target: httpImportTarget({ url: info.url, token, tokenHint }),
+    target: httpImportTarget(options),
     via: `server at ${info.url}`,
     // The server mirrors as it always does.
     settle: async () => {},

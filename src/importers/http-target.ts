@@ -41,36 +41,51 @@ export function importSessionInput(input: SessionImport): Record<string, unknown
   return { ...input };
 }
 
+/** One POST to the server's /graphql; the answer parsed, or an ImportHttpError saying why there is none. */
+async function post(options: HttpTargetOptions, query: string, variables: Record<string, unknown>): Promise<{ status: number; text: string; answer: GraphQLAnswer }> {
+  const endpoint = `${options.url.replace(/\/+$/, '')}/graphql`;
+  let response: Response;
+  try {
+    response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
+      },
+      body: JSON.stringify({ query, variables }),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new ImportHttpError(`could not reach the server at ${endpoint} (${cause?.code ?? cause?.message ?? (error as Error).message})`);
+  }
+  const text = await response.text();
+  if (response.status === 401) {
+    const how = options.token === undefined ? 'none was sent' : `the one sent${options.tokenHint ? ` (from ${options.tokenHint})` : ''} was refused`;
+    throw new ImportHttpError(`the server at ${endpoint} wants its token (${how}); set ENTITY_MEMORY_TOKEN to the token it was started with`);
+  }
+  try {
+    return { status: response.status, text, answer: JSON.parse(text) as GraphQLAnswer };
+  } catch {
+    throw new ImportHttpError(`the server at ${endpoint} answered HTTP ${response.status} with no GraphQL result: ${oneLine(text)}`);
+  }
+}
+
+/**
+ * Asks the server something trivial, so that a server that cannot be reached or refuses the token
+ * is one error before any file is read, not one per file.
+ */
+export async function checkHttpTarget(options: HttpTargetOptions): Promise<void> {
+  const { answer } = await post(options, 'query ImportCheck { __typename }', {});
+  if (answer.errors?.length) throw new ImportHttpError(`the server at ${options.url} refused a first query: ${answer.errors[0]!.message}`);
+}
+
 export function httpImportTarget(options: HttpTargetOptions): ImportTarget {
   const endpoint = `${options.url.replace(/\/+$/, '')}/graphql`;
   return {
     async importSession(input: SessionImport): Promise<SessionImportOutcome> {
-      let response: Response;
-      try {
-        response = await fetch(endpoint, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json',
-            ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
-          },
-          body: JSON.stringify({ query: MUTATION, variables: { input: importSessionInput(input) } }),
-        });
-      } catch (error) {
-        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-        throw new ImportHttpError(`could not reach the server at ${endpoint} (${cause?.code ?? cause?.message ?? (error as Error).message})`);
-      }
-      const text = await response.text();
-      if (response.status === 401 || response.status === 403) {
-        const how = options.token === undefined ? 'none was sent' : `the one sent${options.tokenHint ? ` (${options.tokenHint})` : ''} was refused`;
-        throw new ImportHttpError(`the server at ${endpoint} wants its token (${how}); set ENTITY_MEMORY_TOKEN to the token it was started with`);
-      }
-      let answer: GraphQLAnswer;
-      try {
-        answer = JSON.parse(text) as GraphQLAnswer;
-      } catch {
-        throw new ImportHttpError(`the server at ${endpoint} answered HTTP ${response.status} with no GraphQL result: ${oneLine(text)}`);
-      }
+      const { status: responseStatus, text, answer } = await post(options, MUTATION, { input: importSessionInput(input) });
+      const response = { status: responseStatus };
       if (answer.errors?.length) {
         const first = answer.errors[0]!;
         const more = answer.errors.length > 1 ? ` (and ${answer.errors.length - 1} more)` : '';

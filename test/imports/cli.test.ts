@@ -104,6 +104,29 @@ describe('entity-memory import claude-code', () => {
     expect(existsSync(serverFilePath(dataDir))).toBe(false);
   });
 
+  it('with a server that wants a token: exits 2 without it, takes it from ENTITY_MEMORY_TOKEN or <data-dir>/token', async () => {
+    const file = join(copyFixtures(), 'plain.jsonl');
+    const configured = tempDir();
+    const token = 'import-test-token-0123456789';
+    const withConfig = await startTestServer({ dataDir: configured, token });
+    const refused = await cli(['import', 'claude-code', file, '--data-dir', configured]);
+    expect(refused.status).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/wants its token \(none was sent\); set ENTITY_MEMORY_TOKEN/);
+    const accepted = await cli(['import', 'claude-code', file, '--data-dir', configured], { ENTITY_MEMORY_TOKEN: token });
+    expect(accepted.status, accepted.stderr).toBe(0);
+    await withConfig.server.stop();
+
+    // Behind a public URL the server keeps its token in <data-dir>/token.
+    const fromFile = tempDir();
+    const behindProxy = await startTestServer({ dataDir: fromFile, publicUrl: 'https://memory.example.test' });
+    expect(behindProxy.server.auth.source).toBe('generated');
+    const result = await cli(['import', 'claude-code', file, '--data-dir', fromFile]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(field(result.stdout, 'sessions')).toBe('1');
+    await behindProxy.server.stop();
+  });
+
   it('--follow without a server: imports lines as they are written until SIGINT, then a summary, exit 0, the repo in sync', async () => {
     const folder = join(tempDir(), 'projects', '-home-dev-shop');
     mkdirSync(folder, { recursive: true });
