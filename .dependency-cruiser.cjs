@@ -81,6 +81,13 @@ module.exports = {
       to: { path: any(MIRROR, PROJECTS, SERVICES, SCHEMA, TOP) },
     },
     {
+      name: 'client-stands-alone',
+      comment: 'src/client/ is the typed client runtimes import (entity-memory/client): it runs beside the agent, not in the server, so it imports nothing of src/ outside itself.',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/client/' },
+    },
+    {
       name: 'no-circular',
       comment: 'No import cycles, type-only imports included.',
       severity: 'error',
@@ -92,7 +99,8 @@ module.exports = {
       comment: 'An import of src/ that cannot be resolved would escape every rule above.',
       severity: 'error',
       from: { path: '^src/' },
-      to: { couldNotResolve: true },
+      // A package of types only (no JavaScript to resolve); src/client/ imports its types.
+      to: { couldNotResolve: true, pathNot: '^@graphql-typed-document-node/core$' },
     },
   ],
   options: {

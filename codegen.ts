@@ -5,7 +5,8 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
  * - schema.graphql, the schema the server serves, printed from src/schema
  *   (a test fails when the committed file is stale);
  * - test/graphql/, typed documents for the operations the tests write with `graphql(...)`;
- * - web/src/gql/, the same for the web UI's operations (the .ts and .tsx files under web/src).
+ * - web/src/gql/, the same for the web UI's operations (the .ts and .tsx files under web/src);
+ * - src/client/gql/, the same for the typed client for agent runtimes (src/client/).
  */
 const config: CodegenConfig = {
   schema: './src/schema/index.ts',
@@ -29,6 +30,16 @@ const config: CodegenConfig = {
     },
     './web/src/gql/': {
       documents: ['web/src/**/*.{ts,tsx}', '!web/src/gql/**'],
+      preset: 'client',
+      config: {
+        scalars: { DateTime: 'string', JSON: 'unknown' },
+        enumsAsTypes: true,
+        useTypeImports: true,
+      },
+      presetConfig: { fragmentMasking: false },
+    },
+    './src/client/gql/': {
+      documents: ['src/client/**/*.ts', '!src/client/gql/**'],
       preset: 'client',
       config: {
         scalars: { DateTime: 'string', JSON: 'unknown' },

@@ -1,7 +1,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { BranchKind } from '../generated/prisma/enums.js';
 import { createSession } from '../services/sessions/create-session.js';
-import { getSession, listBranchMessages, listBranchTurns, listSessions } from '../services/sessions/read-session.js';
+import { getMessage, getSession, listBranchMessages, listBranchTurns, listSessions } from '../services/sessions/read-session.js';
 import { mirrorStatus, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
 import { sessionRepoPath } from '../mirror/index.js';
 import { checkout } from '../services/replay/checkout.js';
@@ -109,6 +109,15 @@ export const Session = builder.prismaNode('Session', {
       },
       MessageConnection,
     ),
+    message: t.prismaField({
+      type: 'Message',
+      nullable: true,
+      description:
+        'One message of this session by its messageId, on any branch; null when there is none. A runtime whose write got no answer looks here for what it stored.',
+      args: { messageId: t.arg.string({ required: true }) },
+      complexity: QUERY_COST,
+      resolve: (query, session, args, ctx) => getMessage(ctx.deps.db, session.sessionId, args.messageId, query),
+    }),
     turns: t.connection(
       {
         type: Turn,

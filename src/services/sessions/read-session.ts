@@ -4,7 +4,7 @@
 import type { Message, Prisma, Session, Turn } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/index.js';
 import { NotFoundError } from '../../errors.js';
-import { assertValidId } from '../../ids.js';
+import { assertValidId, isValidId } from '../../ids.js';
 import { spendTextBytes } from '../../request-context.js';
 import { branchSegments, messageFilter, turnFilter, type Segment } from '../replay/branch-path.js';
 import { ascendingPage, newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
@@ -16,6 +16,20 @@ export async function getSession(
 ): Promise<Session | null> {
   assertValidId(sessionId, 'sessionId');
   return db.session.findUnique({ ...query, where: { sessionId } });
+}
+
+/**
+ * One message of a session by its messageId, on any branch, or null. How a
+ * client that lost the answer to a write finds what the write stored.
+ */
+export async function getMessage(
+  db: Db,
+  sessionId: string,
+  messageId: string,
+  query: Omit<Prisma.MessageFindUniqueArgs, 'where'> = {},
+): Promise<Message | null> {
+  if (!isValidId(messageId)) return null;
+  return db.message.findUnique({ ...query, where: { sessionId_messageId: { sessionId, messageId } } });
 }
 
 export async function requireSession(db: Db, sessionId: string): Promise<Session> {

@@ -1,0 +1,260 @@
+/**
+ * The operations of the typed client (src/client/index.ts), written against
+ * the served schema (schema.graphql). `npm run codegen` turns them into typed
+ * documents in src/client/gql/.
+ */
+import { graphql } from './gql/index.js';
+
+export const MessageFields = graphql(`
+  fragment ClientMessage on Message {
+    messageId
+    seq
+    role
+    content
+    toolName
+    toolCallId
+    metadata
+    createdAt
+    path
+    predecessor {
+      messageId
+    }
+    caller {
+      messageId
+    }
+  }
+`);
+
+export const TurnFields = graphql(`
+  fragment ClientTurn on Turn {
+    number
+    branch
+    open
+    durationMs
+    tokens
+    mirrorState
+    userMessage {
+      ...ClientMessage
+    }
+    assistantMessage {
+      ...ClientMessage
+    }
+    toolResults {
+      ...ClientMessage
+    }
+  }
+`);
+
+export const SessionFields = graphql(`
+  fragment ClientSession on Session {
+    sessionId
+    title
+    agentId
+    model
+    createdAt
+    currentBranch
+    detached
+    head {
+      sha
+    }
+    project {
+      projectId
+    }
+  }
+`);
+
+export const CreateSession = graphql(`
+  mutation ClientCreateSession($input: CreateSessionInput!) {
+    createSession(input: $input) {
+      ...ClientSession
+    }
+  }
+`);
+
+export const RecordTurn = graphql(`
+  mutation ClientRecordTurn($input: RecordTurnInput!) {
+    recordTurn(input: $input) {
+      ...ClientTurn
+    }
+  }
+`);
+
+export const RetryTurn = graphql(`
+  mutation ClientRetryTurn($input: RetryTurnInput!) {
+    retryTurn(input: $input) {
+      ...ClientTurn
+    }
+  }
+`);
+
+export const AppendMessage = graphql(`
+  mutation ClientAppendMessage($input: AppendMessageInput!) {
+    appendMessage(input: $input) {
+      ...ClientMessage
+      turn {
+        number
+        open
+      }
+    }
+  }
+`);
+
+export const UpdateMessage = graphql(`
+  mutation ClientUpdateMessage($input: UpdateMessageInput!) {
+    updateMessage(input: $input) {
+      ...ClientMessage
+    }
+  }
+`);
+
+export const EndTurn = graphql(`
+  mutation ClientEndTurn($input: EndTurnInput!) {
+    endTurn(input: $input) {
+      ...ClientTurn
+    }
+  }
+`);
+
+export const Checkout = graphql(`
+  mutation ClientCheckout($input: CheckoutInput!) {
+    checkout(input: $input) {
+      ...ClientSession
+    }
+  }
+`);
+
+export const SwitchBranch = graphql(`
+  mutation ClientSwitchBranch($input: SwitchBranchInput!) {
+    switchBranch(input: $input) {
+      ...ClientSession
+    }
+  }
+`);
+
+export const SessionQuery = graphql(`
+  query ClientSession($sessionId: String!) {
+    session(sessionId: $sessionId) {
+      ...ClientSession
+      branches {
+        name
+        kind
+        isCurrent
+        head {
+          sha
+        }
+        forkPoint {
+          sha
+        }
+      }
+      mirror {
+        dagTurns
+        gitCommits
+        pending
+        inSync
+        lastError
+        lastCommittedAt
+      }
+    }
+  }
+`);
+
+export const TurnsQuery = graphql(`
+  query ClientTurns($sessionId: String!, $branch: String, $first: Int, $after: String) {
+    session(sessionId: $sessionId) {
+      turns(branch: $branch, first: $first, after: $after) {
+        totalCount
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+        edges {
+          node {
+            ...ClientTurn
+            commit {
+              sha
+              headline
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+/** One message by id, on any branch, with its turn: where a write whose answer was lost is looked for. */
+export const MessageLookup = graphql(`
+  query ClientMessageLookup($sessionId: String!, $messageId: String!) {
+    session(sessionId: $sessionId) {
+      message(messageId: $messageId) {
+        ...ClientMessage
+        turn {
+          ...ClientTurn
+        }
+      }
+    }
+  }
+`);
+
+export const MessagesQuery = graphql(`
+  query ClientMessages($sessionId: String!, $branch: String, $first: Int, $after: String) {
+    session(sessionId: $sessionId) {
+      messages(branch: $branch, first: $first, after: $after) {
+        totalCount
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+        edges {
+          node {
+            ...ClientMessage
+            turn {
+              number
+              open
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const TurnCommittedSubscription = graphql(`
+  subscription ClientTurnCommitted($sessionId: String) {
+    turnCommitted(sessionId: $sessionId) {
+      session {
+        sessionId
+      }
+      turn {
+        ...ClientTurn
+      }
+      commit {
+        sha
+        shortSha
+        headline
+      }
+    }
+  }
+`);
+
+export const TimelineSubscription = graphql(`
+  subscription ClientTimeline($sessionId: String!) {
+    timeline(sessionId: $sessionId) {
+      kind
+      branch
+      commit {
+        sha
+        headline
+      }
+      session {
+        sessionId
+        currentBranch
+      }
+    }
+  }
+`);
+
+export const Ping = graphql(`
+  query ClientPing {
+    __typename
+  }
+`);
