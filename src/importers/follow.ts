@@ -44,6 +44,7 @@ export interface FollowOptions {
 /** One followed file. */
 interface FollowedFile {
   path: string;
+  /** Replaced when the file turns out rewritten (shorter than what was read). */
   transcript: ClaudeCodeTranscript;
   /** Bytes read and fed: the start of the first line not read yet. */
   offset: number;
@@ -57,6 +58,9 @@ interface FollowedFile {
   again: boolean;
 }
 
+/** Files read (and sent) at the same time. */
+const MAX_READS = 4;
+
 export class TranscriptFollower {
   private readonly files = new Map<string, FollowedFile>();
   private readonly watchers = new Map<string, FSWatcher>();
@@ -64,6 +68,8 @@ export class TranscriptFollower {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private scanning: Promise<void> | undefined;
+  private active = 0;
+  private readonly slotWaiters: (() => void)[] = [];
 
   constructor(private readonly options: FollowOptions) {
     this.roots = options.paths.map((path) => resolve(path));
@@ -162,6 +168,18 @@ export class TranscriptFollower {
     return this.scanning;
   }
 
+  /** Runs `work` once fewer than MAX_READS others run: a folder of a thousand transcripts is not read all at once. */
+  private async inSlot(work: () => Promise<void>): Promise<void> {
+    while (this.active >= MAX_READS) await new Promise<void>((done) => this.slotWaiters.push(done));
+    this.active += 1;
+    try {
+      await work();
+    } finally {
+      this.active -= 1;
+      this.slotWaiters.shift()?.();
+    }
+  }
+
   /** Reads the file's new complete lines and sends what they make; one read per file at a time. */
   private read(path: string): void {
     const file = this.files.get(path);
@@ -174,7 +192,7 @@ export class TranscriptFollower {
       do {
         file.again = false;
         try {
-          await this.readOnce(file);
+          await this.inSlot(() => this.readOnce(file));
         } catch (error) {
           this.options.onProblem?.(file.path, { line: 0, message: (error as Error).message });
         }
@@ -189,6 +207,15 @@ export class TranscriptFollower {
       size = (await stat(file.path)).size;
     } catch {
       return; // removed: nothing more to read
+    }
+    if (size < file.offset) {
+      // Shorter than what was read: rewritten, not appended to. Read again from the start (the
+      // session skips the messages it already has).
+      file.transcript = new ClaudeCodeTranscript({ path: file.path });
+      file.offset = 0;
+      file.nextLine = 1;
+      file.last = undefined;
+      file.pending = { messages: [], updates: [] };
     }
     let lines = 0;
     if (size > file.offset) {
