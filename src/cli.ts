@@ -391,10 +391,13 @@ async function openImportSink(config: Config): Promise<ImportSink> {
       settle: async (sessionIds) => {
         const ids = [...new Set(sessionIds)];
         const deadline = Date.now() + MIRROR_WAIT_MS;
+        let told = false;
         for (;;) {
           await app.mirror.idle();
           const left = await app.db.outboxJob.count({ where: { kind: 'SESSION', sessionId: { in: ids } } });
           if (left === 0) return;
+          if (!told && process.stderr.isTTY) process.stderr.write(`waiting for the session repos (${left} turns to commit)\n`);
+          told = true;
           if (Date.now() > deadline) throw new CannotRun(`the session repos did not catch up within ${MIRROR_WAIT_MS / 1000} s (${left} turns left); the next serve or backfill commits them`);
           await new Promise((done) => setTimeout(done, 20));
         }
@@ -476,6 +479,7 @@ async function importCommand(argv: string[]): Promise<number | undefined> {
   const { homedir } = await import('node:os');
   const { join } = await import('node:path');
   const targets = paths.length > 0 ? paths : [join(homedir(), '.claude', 'projects')];
+  if (paths.length === 0 && !existsSync(targets[0]!)) throw new CannotRun(`no Claude Code transcripts at ${targets[0]}; name the files or folders to import`);
   const sink = await openImportSink(config);
   try {
     if (values.follow) return await followCommand(sink, targets);

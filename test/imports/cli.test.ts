@@ -182,6 +182,13 @@ describe('entity-memory import claude-code', () => {
     expect(result.stderr).toMatch(text);
   });
 
+  it('exits 2 when no PATH is given and ~/.claude/projects does not exist', async () => {
+    const home = tempDir();
+    const result = await cli(['import', 'claude-code', '--data-dir', tempDir()], { HOME: home });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`no Claude Code transcripts at ${join(home, '.claude', 'projects')}`);
+  });
+
   it('exits 2 when a server holds the data dir but does not answer where it said', async () => {
     const dataDir = tempDir();
     const api = await startTestServer({ dataDir });
