@@ -1,7 +1,7 @@
 /**
  * `import claude-code --follow` (src/importers/follow.ts) against a real server: a transcript
- * written line by line reaches the session repo and the turnCommitted subscription within a
- * second of the line; a line being written waits for its newline; a new transcript in the
+ * written line by line reaches the session repo and the turnCommitted and timeline subscriptions
+ * within a second of the line; a line being written waits for its newline; a new transcript in the
  * followed folder is picked up. The follower sends through the HTTP target, as the command line
  * does while a server runs.
  */
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TranscriptFollower, type FollowBatch } from '../../src/importers/follow.js';
 import { httpImportTarget } from '../../src/importers/http-target.js';
+import { TimelineEvents } from '../branching/operations.js';
 import { TurnCommitted } from '../mirror/operations.js';
 import { eventually, git } from '../helpers/git.js';
 import { onCleanup } from '../helpers/leftovers.js';
@@ -58,7 +59,9 @@ describe('following Claude Code transcripts', () => {
     // Up to the first prompt (line 6): the reply that ends the turn is line 7.
     writeFileSync(file, plain.slice(0, 6).join(''));
 
-    const events = wsSubscribe(wsClient(api.url), TurnCommitted, {});
+    const client = wsClient(api.url);
+    const events = wsSubscribe(client, TurnCommitted, {});
+    const timeline = wsSubscribe(client, TimelineEvents, { sessionId: PLAIN });
     await events.ready();
     const { follower, batches, problems } = follow(api, [join(folder, '..')]);
     await follower.start();
@@ -69,6 +72,10 @@ describe('following Claude Code transcripts', () => {
     appendFileSync(file, plain[6]!);
     const [first] = await events.next(1);
     const latency = performance.now() - written;
+    const committed = () => timeline.events.some((event) => event.data?.timeline.kind === 'COMMITTED');
+    while (!committed()) await timeline.next(timeline.events.length + 1);
+    const timelineLatency = performance.now() - written;
+    expect(timelineLatency).toBeLessThan(1000);
     expect(first?.data?.turnCommitted.session.sessionId).toBe(PLAIN);
     expect(first?.data?.turnCommitted.turn.number).toBe(1);
     expect(latency).toBeLessThan(1000);
