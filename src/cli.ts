@@ -1,12 +1,13 @@
 /**
- * The command line: `entity-memory serve [flags]` (the default command), `backfill` and `verify`.
+ * The command line: `entity-memory serve [flags]` (the default command), `backfill`, `verify` and
+ * `import`.
  *
  * Exit status: 0 done; 2 could not run (a bad flag or value, no data dir, the data dir in use or
  * not a folder, the port taken, the database locked or behind), with one line on stderr and
  * nothing on stdout;
  * `verify` and `backfill` exit with the number of sessions out of sync or failed, 1 to 125
- * (125: that many or more), after a table on stdout; 1 for anything unexpected (a bug: the
- * stack is printed).
+ * (125: that many or more), after a table on stdout; `import` with the number of files that had
+ * errors, 1 to 125, after its summary; 1 for anything unexpected (a bug: the stack is printed).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -15,6 +16,8 @@ import { DataDirBusyError, lockDataDir, type DataDirLock } from './data-dir-lock
 import type { Db } from './db/index.js';
 import type { Logger } from './logger.js';
 import type { VerifyRow } from './mirror/reconcile.js';
+import type { ImportFileError, ImportSummary } from './importers/claude-code/files.js';
+import type { ImportTarget, SessionImportOutcome } from './importers/target.js';
 
 // Only the modules above load before a command has checked its flags and its data dir: the
 // server's (GraphQL, Prisma, git) take a second or more, and a refusal should not wait for them.
@@ -28,6 +31,8 @@ class CannotRun extends Error {}
 const USAGE = `usage: entity-memory [serve] [flags]        serve the API and mirror sessions into git (the default)
        entity-memory backfill [flags]       bring the session repos in line with the database now
        entity-memory verify [flags]         compare each session's turns with its repo, read-only
+       entity-memory import claude-code [PATH…] [--follow]   import Claude Code transcripts
+       entity-memory import chat FILE…      import chat logs
        entity-memory <command> --help       a command's flags and defaults
        entity-memory --version`;
 
@@ -82,6 +87,29 @@ ${COMMON_LINES}
 Exit status: 0 every session in sync; 1 to 125 the number of sessions out of sync or failed
 (125: that many or more); 2 when it could not run (bad flag, no data dir, no database, or a
 database older than this entity-memory), with one line on stderr.`;
+
+const IMPORT_HELP = `usage: entity-memory import claude-code [PATH…] [--follow] [--data-dir DIR]
+       entity-memory import chat FILE… [--data-dir DIR]
+
+Imports agent transcripts as sessions: one transcript, one session (its id the transcript's),
+one commit per turn in the session's repo. claude-code reads *.jsonl files, and folders searched
+for them (default ~/.claude/projects); a sub-agent's transcript becomes its own session linked
+to its parent. Importing again adds only what is new. When a server runs on the data dir the
+import goes through it (its URL is in <data-dir>/server.json; the token from ENTITY_MEMORY_TOKEN,
+else <data-dir>/token); otherwise the data dir is opened here, holding its lock, and the command
+waits until the session repos hold what was imported.
+
+  --follow             keep following the files and folders: new lines are imported as they are
+                       written (a new transcript in a followed folder too), until SIGINT or SIGTERM
+${DATA_DIR_LINE}
+${COMMON_LINES}
+
+Prints a progress bar on stderr when it is a terminal, then a summary on stdout: files,
+sessions, turns, messages, branches, records skipped by type, and each error as file:line: message.
+
+Exit status: 0 every file imported without error; 1 to 125 the number of files with errors
+(125: that many or more); 2 when it could not run (bad flag, data dir in use by a command other
+than serve, server not reachable), with one line on stderr.`;
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -289,10 +317,239 @@ async function serve(argv: string[]): Promise<number | undefined> {
   return undefined;
 }
 
+/** The progress of an import on stderr when it is a terminal: files done / total, sessions, turns. */
+function importProgress(): { file(done: number, total: number, sessions: number, turns: number): void; end(): void } {
+  if (!process.stderr.isTTY) return { file: () => {}, end: () => {} };
+  let shown = false;
+  return {
+    file: (done, total, sessions, turns) => {
+      const width = 30;
+      const filled = total === 0 ? width : Math.round((done / total) * width);
+      process.stderr.write(`\rimport [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total} files, ${sessions} sessions, ${turns} turns`);
+      shown = true;
+    },
+    end: () => {
+      if (shown) process.stderr.write('\n');
+    },
+  };
+}
+
+/** The summary of an import on stdout. */
+function printImportSummary(summary: ImportSummary): void {
+  console.log(`files\t${summary.files}`);
+  console.log(`sessions\t${summary.sessions}`);
+  console.log(`turns\t${summary.turns}`);
+  console.log(`messages\t${summary.messages}`);
+  console.log(`branches\t${summary.branches}`);
+  console.log(`skipped\t${summary.skipped.length === 0 ? 'none' : summary.skipped.map((s) => `${s.type} ${s.count}`).join(', ')}`);
+  for (const error of summary.errors) console.log(`${error.file}:${error.line}: ${error.message}`);
+  const failed = filesWithErrors(summary.errors);
+  console.log(`${summary.files} files imported, ${failed} with errors`);
+}
+
+function filesWithErrors(errors: ImportFileError[]): number {
+  return new Set(errors.map((error) => error.file)).size;
+}
+
+/** Where an import goes, and how to finish with it. */
+interface ImportSink {
+  target: ImportTarget;
+  /** `server at URL` or `data dir DIR`, for messages. */
+  via: string;
+  /** In-process: waits until the mirror committed the imported sessions' turns. */
+  settle(sessionIds: Iterable<string>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How long `import` waits for a starting server to say where it listens. */
+const SERVER_FILE_WAIT_MS = 15_000;
+/** How long an in-process import waits for the mirror before giving up on it (it catches up at the next start). */
+const MIRROR_WAIT_MS = 120_000;
+
+/**
+ * The running server's HTTP target when a server holds the data dir, else the app opened here
+ * (the data dir's lock taken; refused when another command holds it).
+ */
+async function openImportSink(config: Config): Promise<ImportSink> {
+  let lock: DataDirLock;
+  try {
+    lock = await lockDataDir(config.dataDir, { command: 'import' });
+  } catch (error) {
+    if (!(error instanceof DataDirBusyError) || error.holder?.command !== 'serve') throw error;
+    return serverSink(config, error.holder.pid);
+  }
+  try {
+    const [{ createLogger }, { createApp }, { serviceImportTarget }] = await Promise.all([
+      import('./logger.js'),
+      import('./app.js'),
+      import('./services/imports/import-session.js'),
+    ]);
+    const app = await createApp(config, createLogger(process.env.LOG_LEVEL ?? 'warn'));
+    return {
+      target: serviceImportTarget(app.deps),
+      via: `data dir ${config.dataDir}`,
+      settle: async (sessionIds) => {
+        const ids = [...new Set(sessionIds)];
+        const deadline = Date.now() + MIRROR_WAIT_MS;
+        let told = false;
+        for (;;) {
+          await app.mirror.idle();
+          const left = await app.db.outboxJob.count({ where: { kind: 'SESSION', sessionId: { in: ids } } });
+          if (left === 0) return;
+          if (!told && process.stderr.isTTY) process.stderr.write(`waiting for the session repos (${left} turns to commit)\n`);
+          told = true;
+          if (Date.now() > deadline) throw new CannotRun(`the session repos did not catch up within ${MIRROR_WAIT_MS / 1000} s (${left} turns left); the next serve or backfill commits them`);
+          await new Promise((done) => setTimeout(done, 20));
+        }
+      },
+      close: async () => {
+        try {
+          await app.close();
+        } finally {
+          await lock.release();
+        }
+      },
+    };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function serverSink(config: Config, pid: number): Promise<ImportSink> {
+  const [{ readServerFile }, { tokenFile }, { checkHttpTarget, httpImportTarget }] = await Promise.all([
+    import('./http/server-file.js'),
+    import('./http/token.js'),
+    import('./importers/http-target.js'),
+  ]);
+  // A server that has just started may not have written where it listens yet.
+  const deadline = Date.now() + SERVER_FILE_WAIT_MS;
+  let info = readServerFile(config.dataDir);
+  while (info?.pid !== pid) {
+    if (Date.now() > deadline) throw new CannotRun(`a server (pid ${pid}) holds the data dir ${config.dataDir} but has not said where it listens (no server.json); try again once it is up`);
+    await new Promise((done) => setTimeout(done, 100));
+    info = readServerFile(config.dataDir);
+  }
+  try {
+    const health = await fetch(`${info.url}/health`);
+    if (!health.ok) throw new Error(`/health answered ${health.status}`);
+  } catch (error) {
+    throw new CannotRun(`a server (pid ${pid}) holds the data dir ${config.dataDir} but does not answer at ${info.url} (${(error as Error).message})`);
+  }
+  let token = config.token;
+  let tokenHint = token !== undefined ? 'ENTITY_MEMORY_TOKEN' : undefined;
+  if (token === undefined && existsSync(tokenFile(config))) {
+    token = readFileSync(tokenFile(config), 'utf8').trim() || undefined;
+    tokenHint = tokenFile(config);
+  }
+  const options = { url: info.url, token, tokenHint };
+  await checkHttpTarget(options);
+  return {
+    target: httpImportTarget(options),
+    via: `server at ${info.url}`,
+    // The server mirrors as it always does.
+    settle: async () => {},
+    close: async () => {},
+  };
+}
+
+/** `import claude-code|chat`: transcripts into sessions, through a running server or in-process. */
+async function importCommand(argv: string[]): Promise<number | undefined> {
+  if (answeredInfo(argv, () => IMPORT_HELP)) return 0;
+  let values: { 'data-dir'?: string; follow?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: { 'data-dir': { type: 'string' }, follow: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (error) {
+    throw new ConfigError((error as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  const [kind, ...paths] = positionals;
+  if (kind !== 'claude-code' && kind !== 'chat') throw new ConfigError(kind === undefined ? 'import what? claude-code or chat' : `unknown import ${JSON.stringify(kind)}: claude-code or chat`);
+  if (kind === 'chat') {
+    if (values.follow) throw new ConfigError('--follow is for claude-code only');
+    if (paths.length === 0) throw new ConfigError('import chat needs at least one FILE');
+  }
+  const config = loadConfig(typeof values['data-dir'] === 'string' ? ['--data-dir', values['data-dir']] : [], process.env);
+  if (existsSync(config.dataDir) && !statSync(config.dataDir).isDirectory()) throw new CannotRun(`the data dir ${config.dataDir} is not a folder`);
+  const { homedir } = await import('node:os');
+  const { join } = await import('node:path');
+  const targets = paths.length > 0 ? paths : [join(homedir(), '.claude', 'projects')];
+  if (paths.length === 0 && !existsSync(targets[0]!)) throw new CannotRun(`no Claude Code transcripts at ${targets[0]}; name the files or folders to import`);
+  const sink = await openImportSink(config);
+  try {
+    if (values.follow) return await followCommand(sink, targets);
+    const importFiles =
+      kind === 'chat' ? (await import('./importers/chat-files.js')).importChatFiles : (await import('./importers/claude-code/files.js')).importClaudeCodeFiles;
+    const bar = importProgress();
+    const sessions = new Set<string>();
+    let turns = 0;
+    const summary = await importFiles(sink.target, targets, {
+      onProgress: (p) => {
+        if (p.outcome) {
+          sessions.add(p.outcome.sessionId);
+          turns += p.outcome.turnsAdded;
+        }
+        bar.file(p.index, p.total, sessions.size, turns);
+      },
+    });
+    bar.end();
+    await sink.settle(sessions);
+    printImportSummary(summary);
+    return exitFor(filesWithErrors(summary.errors));
+  } finally {
+    await sink.close();
+  }
+}
+
+/** `import claude-code --follow`: imports as the transcripts grow, one line per batch, until SIGINT or SIGTERM. */
+async function followCommand(sink: ImportSink, paths: string[]): Promise<number> {
+  const { followUntilSignal } = await import('./importers/follow.js');
+  const sessions = new Set<string>();
+  const files = new Set<string>();
+  const errors: ImportFileError[] = [];
+  const totals = { turns: 0, messages: 0, branches: 0 };
+  const add = (outcome: SessionImportOutcome) => {
+    sessions.add(outcome.sessionId);
+    totals.turns += outcome.turnsAdded;
+    totals.messages += outcome.messagesAdded;
+    totals.branches += outcome.branchesCreated.length;
+  };
+  console.error(`entity-memory: following ${paths.join(', ')} into the ${sink.via}; SIGINT or SIGTERM stops`);
+  await followUntilSignal({
+    target: sink.target,
+    paths,
+    onBatch: ({ file, outcome }) => {
+      files.add(file);
+      add(outcome);
+      if (outcome.messagesAdded + outcome.messagesUpdated + outcome.turnsAdded > 0) {
+        console.log(`${file}\t${outcome.sessionId}\t+${outcome.messagesAdded} messages\t+${outcome.turnsAdded} turns\t${outcome.currentBranch}`);
+      }
+    },
+    onProblem: (file, problem) => {
+      files.add(file);
+      errors.push({ file, line: problem.line, message: problem.message });
+      console.log(`${file}:${problem.line}: ${problem.message}`);
+    },
+  });
+  await sink.settle(sessions);
+  console.log(`${files.size} files followed, ${sessions.size} sessions, ${totals.turns} turns, ${totals.messages} messages, ${totals.branches} branches, ${filesWithErrors(errors)} files with errors`);
+  return exitFor(filesWithErrors(errors));
+}
+
 /** The server's and the database's refusals: already loaded when they were thrown. */
 async function isOneLineError(error: unknown): Promise<boolean> {
   const [{ ListenError }, { DatabaseError }] = await Promise.all([import('./server.js'), import('./db/index.js')]);
   return error instanceof ListenError || error instanceof DatabaseError;
+}
+
+async function isImportHttpError(error: unknown): Promise<boolean> {
+  const { ImportHttpError } = await import('./importers/http-target.js');
+  return error instanceof ImportHttpError;
 }
 
 async function main(args: string[]): Promise<number | undefined> {
@@ -308,6 +565,7 @@ async function main(args: string[]): Promise<number | undefined> {
   if (command === 'serve') return serve(rest);
   if (command === 'backfill') return backfill(rest);
   if (command === 'verify') return verifyCommand(rest);
+  if (command === 'import') return importCommand(rest);
   if (command.startsWith('-')) return serve(args);
   throw new ConfigError(`unknown command ${JSON.stringify(command)}`);
 }
@@ -321,7 +579,7 @@ main(process.argv.slice(2)).then(
       console.error(`entity-memory: ${error.message} (see --help)`);
       process.exit(2);
     }
-    if (error instanceof CannotRun || error instanceof DataDirBusyError || (await isOneLineError(error))) {
+    if (error instanceof CannotRun || error instanceof DataDirBusyError || (await isOneLineError(error)) || (await isImportHttpError(error))) {
       console.error(`entity-memory: ${(error as Error).message}`);
       process.exit(2);
     }

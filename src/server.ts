@@ -18,6 +18,7 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { checkBoundary, checkHttp, refuseUpgrade, sendRefusal } from './http/gate.js';
 import { ConnectionLimits, normaliseAddress, WS_CLOSE_FORBIDDEN, WS_CLOSE_TOO_MANY } from './http/limits.js';
 import { connectionParamsToken, exposedBeyondLoopback, resolveAuth, tokenMatches, type Auth } from './http/token.js';
+import { localUrl, removeServerFile, writeServerFile } from './http/server-file.js';
 import { createWebUi, DEFAULT_WEB_DIR, isWebUiPath } from './http/web-ui.js';
 import type { Logger } from './logger.js';
 import { withRequest } from './request-context.js';
@@ -255,6 +256,13 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
     throw error;
   }
   const ready = app;
+  // For `entity-memory import` on this data dir: it sends here instead of opening the database.
+  const serverFile = { url: localUrl(config.host, port), pid: process.pid };
+  try {
+    writeServerFile(config.dataDir, serverFile);
+  } catch (error) {
+    logger.warn({ err: error, dataDir: config.dataDir }, 'could not write server.json; `entity-memory import` cannot find this server');
+  }
   logger.info({ url: `${url}/graphql`, dataDir: config.dataDir }, 'entity-memory is ready');
 
   let stopping: Promise<void> | undefined;
@@ -268,6 +276,7 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
     stop: () => {
       stopping ??= (async () => {
         try {
+          removeServerFile(config.dataDir, serverFile);
           await wsServer.dispose();
           await closeHttp(http, wss);
           await ready.close();

@@ -1,0 +1,104 @@
+/**
+ * `import claude-code --follow` (src/importers/follow.ts) against a real server: a transcript
+ * written line by line reaches the session repo and the turnCommitted and timeline subscriptions
+ * within a second of the line; a line being written waits for its newline; a new transcript in the
+ * followed folder is picked up. The follower sends through the HTTP target, as the command line
+ * does while a server runs.
+ */
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TranscriptFollower, type FollowBatch } from '../../src/importers/follow.js';
+import { httpImportTarget } from '../../src/importers/http-target.js';
+import { TimelineEvents } from '../branching/operations.js';
+import { TurnCommitted } from '../mirror/operations.js';
+import { eventually, git } from '../helpers/git.js';
+import { onCleanup } from '../helpers/leftovers.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
+import { wsClient, wsSubscribe } from '../helpers/ws.js';
+
+const fixtures = join(import.meta.dirname, '..', 'importers', 'fixtures', 'claude-code');
+const PLAIN = '7d1f0c52-3a4b-4c8d-9e0f-1a2b3c4d5e01';
+const TOOLS = '7d1f0c52-3a4b-4c8d-9e0f-1a2b3c4d5e02';
+
+/** The fixture's lines, each with its newline. */
+function lines(name: string): string[] {
+  return readFileSync(join(fixtures, name), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => `${line}\n`);
+}
+
+async function messageIds(api: TestServer, sessionId: string): Promise<string[]> {
+  const result = await api.raw('query ($id: String!) { session(sessionId: $id) { messages(first: 500) { edges { node { messageId } } } } }', { id: sessionId });
+  const session = result.data?.session as { messages: { edges: { node: { messageId: string } }[] } } | null;
+  return session?.messages.edges.map((edge) => edge.node.messageId) ?? [];
+}
+
+function follow(api: TestServer, paths: string[]) {
+  const batches: FollowBatch[] = [];
+  const problems: string[] = [];
+  const follower = new TranscriptFollower({
+    target: httpImportTarget({ url: api.url, token: api.token }),
+    paths,
+    onBatch: (batch) => batches.push(batch),
+    onProblem: (file, problem) => problems.push(`${file}:${problem.line}: ${problem.message}`),
+  });
+  onCleanup(() => follower.stop());
+  return { follower, batches, problems };
+}
+
+describe('following Claude Code transcripts', () => {
+  it('commits a completed turn within a second of its line, waits for a partial line, and picks up a new file in the folder', async () => {
+    const api = await startTestServer();
+    const folder = join(tempDir(), 'projects', '-home-dev-shop');
+    mkdirSync(folder, { recursive: true });
+    const file = join(folder, `${PLAIN}.jsonl`);
+    const plain = lines('plain.jsonl');
+    // Up to the first prompt (line 6): the reply that ends the turn is line 7.
+    writeFileSync(file, plain.slice(0, 6).join(''));
+
+    const client = wsClient(api.url);
+    const events = wsSubscribe(client, TurnCommitted, {});
+    const timeline = wsSubscribe(client, TimelineEvents, { sessionId: PLAIN });
+    await events.ready();
+    const { follower, batches, problems } = follow(api, [join(folder, '..')]);
+    await follower.start();
+    expect(await messageIds(api, PLAIN)).toContain('00000000-0000-4000-8000-000000000004');
+    expect(events.events).toHaveLength(0);
+
+    const written = performance.now();
+    appendFileSync(file, plain[6]!);
+    const [first] = await events.next(1);
+    const latency = performance.now() - written;
+    const committed = () => timeline.events.some((event) => event.data?.timeline.kind === 'COMMITTED');
+    while (!committed()) await timeline.next(timeline.events.length + 1);
+    const timelineLatency = performance.now() - written;
+    expect(timelineLatency).toBeLessThan(1000);
+    expect(first?.data?.turnCommitted.session.sessionId).toBe(PLAIN);
+    expect(first?.data?.turnCommitted.turn.number).toBe(1);
+    expect(latency).toBeLessThan(1000);
+    const repo = join(api.dataDir, 'sessions', PLAIN);
+    expect(git(repo, 'log', '--format=%s', 'main').trim().split('\n')).toHaveLength(1);
+
+    // Lines 8 and 9 (a system record and the second prompt), the prompt without its last bytes.
+    const prompt = plain[8]!;
+    appendFileSync(file, plain[7]! + prompt.slice(0, 40));
+    await follower.check();
+    expect(await messageIds(api, PLAIN)).not.toContain('00000000-0000-4000-8000-000000000007');
+    appendFileSync(file, prompt.slice(40));
+    await eventually(async () => (await messageIds(api, PLAIN)).includes('00000000-0000-4000-8000-000000000007'));
+    // The rest: the second reply ends turn 2.
+    appendFileSync(file, plain.slice(9).join(''));
+    const second = await events.next(2);
+    expect(second[1]?.data?.turnCommitted.turn.number).toBe(2);
+
+    // A transcript new in the folder is read from its start.
+    copyFileSync(join(fixtures, 'tools.jsonl'), join(folder, `${TOOLS}.jsonl`));
+    await eventually(async () => events.events.some((event) => event.data?.turnCommitted.session.sessionId === TOOLS));
+    expect(batches.some((batch) => batch.outcome.sessionId === TOOLS && batch.outcome.created)).toBe(true);
+    expect(problems).toEqual([]);
+    await follower.stop();
+  });
+});
