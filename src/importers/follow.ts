@@ -10,7 +10,10 @@
  *
  * The turn left open at the end of a batch is closed when the reply is complete: the last message
  * is an assistant reply whose stopReason is `end_turn`. Otherwise it stays open for what follows
- * (tool calls and their results; the next prompt closes it).
+ * (tool calls and their results; the next prompt closes it), except that a reply with no tool
+ * call pending (no tool_use in it) that nothing has followed for `idleCloseMs` (5 s) is taken as
+ * complete too: some transcripts record every reply with a null stopReason. A record of that
+ * turn arriving later is then reported as a late record, not stored.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
@@ -36,6 +39,8 @@ export interface FollowOptions {
   paths: readonly string[];
   /** How often every known file and folder is looked at even without a watch event; default 1000 ms. */
   pollMs?: number;
+  /** A text reply nothing has followed for this long closes its turn; default 5000 ms. */
+  idleCloseMs?: number;
   onBatch?: (batch: FollowBatch) => void;
   /** A line the parser could not use, or a send that failed (it is retried at the next change or look). */
   onProblem?: (file: string, problem: ImportProblem) => void;
@@ -51,8 +56,12 @@ interface FollowedFile {
   nextLine: number;
   /** Parsed but not yet accepted by the target (no session id yet, or the send failed). */
   pending: { messages: ImportedMessage[]; updates: SessionImport['updates'] };
-  /** The latest message emitted, with its stop reason as known now. */
-  last: { messageId: string; role: string; stopReason: string | undefined } | undefined;
+  /** The latest message emitted, with its stop reason as known now and whether it calls tools. */
+  last: { messageId: string; role: string; stopReason: string | undefined; callsTools: boolean } | undefined;
+  /** When a line was last read from the file. */
+  readAt: number;
+  /** Whether the session's last turn was left open by the last send. */
+  turnOpen: boolean;
   /** A read in progress, and whether another was asked for meanwhile. */
   running: Promise<void> | undefined;
   again: boolean;
@@ -138,6 +147,15 @@ export class TranscriptFollower {
   private async poll(): Promise<void> {
     if (this.stopped) return;
     await this.check();
+    const idleMs = this.options.idleCloseMs ?? 5000;
+    for (const file of this.files.values()) {
+      const last = file.last;
+      if (!file.turnOpen || file.running || last?.role !== 'ASSISTANT' || last.callsTools || Date.now() - file.readAt < idleMs) continue;
+      file.running = this.inSlot(() => this.send(file, 0, true)).finally(() => {
+        file.running = undefined;
+      });
+    }
+    await this.settled();
   }
 
   /** Finds transcripts not followed yet and reads them from the start. */
@@ -156,6 +174,8 @@ export class TranscriptFollower {
             nextLine: 1,
             pending: { messages: [], updates: [] },
             last: undefined,
+            readAt: Date.now(),
+            turnOpen: false,
             running: undefined,
             again: false,
           });
@@ -233,6 +253,7 @@ export class TranscriptFollower {
       file.nextLine = split.nextLine;
       lines = split.lines.length;
       if (lines > 0) {
+        file.readAt = Date.now();
         const batch = file.transcript.feed(split.lines);
         for (const problem of batch.problems) this.options.onProblem?.(file.path, problem);
         file.pending.messages.push(...batch.messages);
@@ -246,16 +267,20 @@ export class TranscriptFollower {
 
   private noteLast(file: FollowedFile, messages: ImportedMessage[], updates: SessionImport['updates']): void {
     const newest = messages.at(-1);
-    if (newest) file.last = { messageId: newest.messageId, role: newest.role, stopReason: stopReasonOf(newest.metadata) };
+    if (newest) file.last = { messageId: newest.messageId, role: newest.role, stopReason: stopReasonOf(newest.metadata), callsTools: callsTools(newest.metadata) };
     for (const update of updates) {
-      if (file.last?.messageId === update.messageId) file.last.stopReason = stopReasonOf(update.metadata);
+      if (file.last?.messageId === update.messageId) {
+        file.last.stopReason = stopReasonOf(update.metadata);
+        file.last.callsTools = callsTools(update.metadata);
+      }
     }
   }
 
-  private async send(file: FollowedFile, lines: number): Promise<void> {
+  /** @param idle the reply has been left alone for idleCloseMs: close its turn whatever its stop reason. */
+  private async send(file: FollowedFile, lines: number, idle = false): Promise<void> {
     const session = file.transcript.session();
     if (session.id === null) return; // kept until a record names the session
-    const closeLastTurn = file.last?.role === 'ASSISTANT' && file.last.stopReason === 'end_turn';
+    const closeLastTurn = idle || (file.last?.role === 'ASSISTANT' && file.last.stopReason === 'end_turn');
     const { messages, updates } = file.pending;
     file.pending = { messages: [], updates: [] };
     let outcome: SessionImportOutcome;
@@ -275,9 +300,15 @@ export class TranscriptFollower {
       this.options.onProblem?.(file.path, { line: 0, message: (error as Error).message });
       return;
     }
+    file.turnOpen = !closeLastTurn && file.last !== undefined;
     for (const problem of outcome.problems) this.options.onProblem?.(file.path, problem);
     this.options.onBatch?.({ file: file.path, outcome, lines, closedLastTurn: closeLastTurn });
   }
+}
+
+function callsTools(metadata: Record<string, unknown> | undefined): boolean {
+  const calls = metadata?.toolCalls;
+  return Array.isArray(calls) && calls.length > 0;
 }
 
 function stopReasonOf(metadata: Record<string, unknown> | undefined): string | undefined {

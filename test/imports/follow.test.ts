@@ -101,4 +101,40 @@ describe('following Claude Code transcripts', () => {
     expect(problems).toEqual([]);
     await follower.stop();
   });
+
+  it('closes a text reply recorded without a stop reason once nothing has followed it for idleCloseMs, but never one waiting on a tool', async () => {
+    const api = await startTestServer();
+    const folder = tempDir();
+    const sessionId = '7d1f0c52-3a4b-4c8d-9e0f-1a2b3c4d5e77';
+    const file = join(folder, `${sessionId}.jsonl`);
+    const base = { sessionId, cwd: '/home/dev/shop', version: '2.0.14', isSidechain: false, userType: 'external' };
+    const record = (uuid: string, parentUuid: string | null, type: 'user' | 'assistant', message: unknown) =>
+      `${JSON.stringify({ ...base, uuid, parentUuid, type, timestamp: new Date().toISOString(), message })}\n`;
+    writeFileSync(
+      file,
+      record('u-1', null, 'user', { role: 'user', content: 'List the files' }) +
+        // A tool call without a stop reason: the turn waits for its result, however long.
+        record('a-1', 'u-1', 'assistant', { id: 'msg_1', role: 'assistant', model: 'm', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }], stop_reason: null }),
+    );
+    const client = wsClient(api.url);
+    const events = wsSubscribe(client, TurnCommitted, { sessionId });
+    await events.ready();
+    const follower = new TranscriptFollower({ target: httpImportTarget({ url: api.url, token: api.token }), paths: [folder], pollMs: 100, idleCloseMs: 300 });
+    onCleanup(() => follower.stop());
+    await follower.start();
+    // Idle far longer than idleCloseMs, looked at each time: a reply waiting on its tool stays open.
+    const waitingSince = Date.now();
+    while (Date.now() - waitingSince < 1000) await follower.check();
+    expect(events.events).toHaveLength(0);
+
+    appendFileSync(
+      file,
+      record('t-1', 'a-1', 'user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'README.md' }] }) +
+        record('a-2', 't-1', 'assistant', { id: 'msg_2', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'One file: README.md' }], stop_reason: null }),
+    );
+    const [committed] = await events.next(1);
+    expect(committed?.data?.turnCommitted.turn.number).toBe(1);
+    expect(await messageIds(api, sessionId)).toEqual(['u-1', 'a-1', 't-1', 'a-2']);
+    await follower.stop();
+  });
 });
