@@ -14,6 +14,7 @@ import type { Logger } from './logger.js';
 import { currentRequestId } from './request-context.js';
 import type { Deps } from './services/deps.js';
 import { schema } from './schema/index.js';
+import { useSharedEvents } from './schema/shared-events.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
 
@@ -99,7 +100,8 @@ export function createYogaHandler(deps: Deps): Yoga {
     },
     maskedErrors: { maskError: maskError(deps.logger) },
     context: () => ({ deps, requestId: currentRequestId() ?? 'none' }),
-    plugins: [armor, useUserInputCodes(), useCsrfRefusal()],
+    // Each subscription event is executed once for all the subscriptions that asked the same.
+    plugins: [armor, useUserInputCodes(), useCsrfRefusal(), useSharedEvents()],
   });
 }
 

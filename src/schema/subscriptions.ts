@@ -1,6 +1,8 @@
 /**
  * Live updates over graphql-ws. The pubsub carries ids; each event is loaded
- * from the database (and the repo) when it is sent.
+ * from the database (and the repo) when it is sent, once per event for all its
+ * subscribers (src/schema/shared-events.ts): the rows and the commit behind an
+ * event's fields are loaded by the first subscriber that asks and shared.
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { filter, pipe } from 'graphql-yoga';
@@ -17,22 +19,40 @@ import { assertSubscriptionCost, GIT_PROCESS_COST, QUERY_COST } from './cost.js'
 import { Commit } from './commit.js';
 import { Session } from './session.js';
 import { Turn } from './turn.js';
+import { eventField } from './shared-events.js';
 
 interface TurnCommittedEvent {
   payload: TurnCommittedPayload;
 }
 
+/** An event's session row, read once for all its subscribers and fields. */
+function eventSession(ctx: Context, payload: { sessionId: string }) {
+  return eventField(payload, 'session', () => requireSession(ctx.deps.db, payload.sessionId));
+}
+
+/** An event's project row, read once for all its subscribers. */
+function eventProject(ctx: Context, payload: { projectId: string }) {
+  return eventField(payload, 'project', () => requireProject(ctx.deps, payload.projectId));
+}
+
+/** An event's commit, read from the session repo once for all its subscribers (one git process). */
+function eventCommit(ctx: Context, payload: { sessionId: string }, sha: string) {
+  return eventField(payload, 'commit', async () => sessionCommit(ctx.deps, await eventSession(ctx, payload), sha));
+}
+
 const TurnCommittedEventRef = builder.objectRef<TurnCommittedEvent>('TurnCommittedEvent').implement({
   fields: (t) => ({
-    session: t.field({ type: Session, resolve: (e, _a, ctx) => requireSession(ctx.deps.db, e.payload.sessionId) }),
-    turn: t.field({ type: Turn, resolve: (e, _a, ctx) => ctx.deps.db.turn.findUniqueOrThrow({ where: { id: e.payload.turnId } }) }),
+    session: t.field({ type: Session, resolve: (e, _a, ctx) => eventSession(ctx, e.payload) }),
+    turn: t.field({
+      type: Turn,
+      resolve: (e, _a, ctx) => eventField(e.payload, 'turn', () => ctx.deps.db.turn.findUniqueOrThrow({ where: { id: e.payload.turnId } })),
+    }),
     commit: t.field({
       type: Commit,
       complexity: QUERY_COST + 2 * GIT_PROCESS_COST,
       resolve: async (e, _a, ctx) => {
-        const session = await requireSession(ctx.deps.db, e.payload.sessionId);
-        const commit = await sessionCommit(ctx.deps, session, e.payload.sha);
-        if (!commit) throw new Error(`commit ${e.payload.sha} is gone from session ${session.sessionId}`);
+        const commit = await eventCommit(ctx, e.payload, e.payload.sha);
+        if (!commit) throw new Error(`commit ${e.payload.sha} is gone from session ${e.payload.sessionId}`);
         return commit;
       },
     }),
@@ -41,7 +61,7 @@ const TurnCommittedEventRef = builder.objectRef<TurnCommittedEvent>('TurnCommitt
 
 const MirrorFailure = builder.objectRef<MirrorFailedPayload>('MirrorFailure').implement({
   fields: (t) => ({
-    session: t.field({ type: Session, resolve: (e, _a, ctx) => requireSession(ctx.deps.db, e.sessionId) }),
+    session: t.field({ type: Session, resolve: (e, _a, ctx) => eventSession(ctx, e) }),
     turnNumber: t.exposeInt('turnNumber'),
     error: t.exposeString('error'),
     willRetry: t.exposeBoolean('willRetry'),
@@ -65,39 +85,40 @@ const TimelineEventKind = builder.enumType('TimelineEventKind', {
 const TimelineEvent = builder.objectRef<TimelinePayload>('TimelineEvent').implement({
   fields: (t) => ({
     kind: t.field({ type: TimelineEventKind, resolve: (e) => e.kind }),
-    session: t.field({ type: Session, resolve: (e, _a, ctx) => requireSession(ctx.deps.db, e.sessionId) }),
+    session: t.field({ type: Session, resolve: (e, _a, ctx) => eventSession(ctx, e) }),
     branch: t.exposeString('branch'),
     commit: t.field({
       type: Commit,
       nullable: true,
       complexity: QUERY_COST + 2 * GIT_PROCESS_COST,
-      resolve: async (e, _a, ctx) => (e.sha ? sessionCommit(ctx.deps, await requireSession(ctx.deps.db, e.sessionId), e.sha) : null),
+      resolve: (e, _a, ctx) => (e.sha ? eventCommit(ctx, e, e.sha) : null),
     }),
   }),
 });
 
 const ProjectCommittedEvent = builder.objectRef<ProjectCommittedPayload>('ProjectCommittedEvent').implement({
   fields: (t) => ({
-    project: t.field({ type: Project, resolve: (e, _a, ctx) => requireProject(ctx.deps, e.projectId) }),
-    session: t.field({ type: Session, resolve: (e, _a, ctx) => requireSession(ctx.deps.db, e.sessionId) }),
+    project: t.field({ type: Project, resolve: (e, _a, ctx) => eventProject(ctx, e) }),
+    session: t.field({ type: Session, resolve: (e, _a, ctx) => eventSession(ctx, e) }),
     turnNumber: t.exposeInt('turnNumber'),
     commit: t.field({
       type: Commit,
       complexity: QUERY_COST + GIT_PROCESS_COST,
-      resolve: async (e, _a, ctx) => {
-        const repo = projectReader(await requireProject(ctx.deps, e.projectId));
-        const info = await repo.commitInfo(e.sha);
-        if (!info) throw new Error(`commit ${e.sha} is gone from project ${e.projectId}`);
-        return { repo, sessionId: null, info };
-      },
+      resolve: (e, _a, ctx) =>
+        eventField(e, 'commit', async () => {
+          const repo = projectReader(await eventProject(ctx, e));
+          const info = await repo.commitInfo(e.sha);
+          if (!info) throw new Error(`commit ${e.sha} is gone from project ${e.projectId}`);
+          return { repo, sessionId: null, info };
+        }),
     }),
   }),
 });
 
 const DirtyTreeWarning = builder.objectRef<DirtyTreeWarningPayload>('DirtyTreeWarning').implement({
   fields: (t) => ({
-    project: t.field({ type: Project, resolve: (e, _a, ctx) => requireProject(ctx.deps, e.projectId) }),
-    session: t.field({ type: Session, resolve: (e, _a, ctx) => requireSession(ctx.deps.db, e.sessionId) }),
+    project: t.field({ type: Project, resolve: (e, _a, ctx) => eventProject(ctx, e) }),
+    session: t.field({ type: Session, resolve: (e, _a, ctx) => eventSession(ctx, e) }),
     turnNumber: t.exposeInt('turnNumber'),
     dirtyPaths: t.exposeStringList('dirtyPaths'),
     message: t.exposeString('message', {
