@@ -41,6 +41,12 @@ export interface Config {
   /** Operations in flight on one graphql-ws connection. Default DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION. */
   maxSubscriptionsPerConnection?: number;
   /**
+   * Bytes a WebSocket may have waiting to be sent (its peer reads slower than events come)
+   * before it is closed with 1013; see src/http/send-buffer.ts. Default: one largest frame,
+   * `wsMaxPayload` (41 MiB with the default content limit). Not a flag: tests set it lower.
+   */
+  maxWsBufferedBytes?: number;
+  /**
    * The built web UI served at `/` (scripts/build-web.mjs builds it). Default: this package's
    * web/dist (src/http/web-ui.ts). Not a flag: tests point it elsewhere.
    */

@@ -5,7 +5,8 @@
  *
  * Every request but /health passes src/http/gate.ts first (Host, Origin, token, body type);
  * the WebSocket upgrade passes Host and Origin before the handshake, then the connection caps
- * (src/http/limits.ts), then the token in graphql-ws's `connection_init`.
+ * (src/http/limits.ts), then the token in graphql-ws's `connection_init`. What a socket has
+ * not sent yet is bounded (src/http/send-buffer.ts): one that falls behind is closed, 1013.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,7 @@ import { ConnectionLimits, normaliseAddress, WS_CLOSE_FORBIDDEN, WS_CLOSE_TOO_MA
 import { connectionParamsToken, exposedBeyondLoopback, resolveAuth, tokenMatches, type Auth } from './http/token.js';
 import { localUrl, removeServerFile, writeServerFile } from './http/server-file.js';
 import { createWebUi, DEFAULT_WEB_DIR, isWebUiPath } from './http/web-ui.js';
+import { boundSendBuffer } from './http/send-buffer.js';
 import type { Logger } from './logger.js';
 import { withRequest } from './request-context.js';
 
@@ -113,6 +115,7 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
   const auth = resolveAuth(config);
   const limits = new ConnectionLimits(config);
   const maxOperations = config.maxSubscriptionsPerConnection ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION;
+  const maxBufferedBytes = config.maxWsBufferedBytes ?? wsMaxPayload(config);
   const webUi = createWebUi(config.webDir ?? DEFAULT_WEB_DIR, logger);
   const http = createServer((req, res) => handle(req, res));
 
@@ -174,6 +177,7 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
         return;
       }
       ws.once('close', () => limits.release(address));
+      boundSendBuffer(ws, maxBufferedBytes, logger, address);
       wss.emit('connection', ws, req);
       ws.removeAllListeners('error');
       ws.on('error', onError);
