@@ -3,6 +3,7 @@
  * (JSON-safe), so a Redis-backed pubsub can replace this one unchanged;
  * subscription resolvers load what they show from the database.
  */
+import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
 
 export interface TurnCommittedPayload {
@@ -58,5 +59,8 @@ export interface Events {
 export type PubSub = ReturnType<typeof createEventPubSub>;
 
 export function createEventPubSub() {
-  return createPubSub<{ [K in keyof Events]: [Events[K]] }>();
+  // One listener per subscription: a thousand watchers are expected, not a leak to warn about.
+  const eventTarget = new EventTarget();
+  setMaxListeners(0, eventTarget);
+  return createPubSub<{ [K in keyof Events]: [Events[K]] }>({ eventTarget });
 }
