@@ -1,0 +1,126 @@
+/**
+ * Issue 14, "resolve each event once": an event's data is computed once and shared by every
+ * subscriber (no git process per subscriber), and a subscriber that stops reading is closed
+ * without holding up the others. Real server, real git, real sockets; no timing.
+ */
+import { Writable } from 'node:stream';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { parse, type ExecutionResult } from 'graphql';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type WebSocket from 'ws';
+import { onGitSpawn, type GitSpawnEvent } from '../../src/git/run.js';
+import { TurnCommittedSubscription } from '../../src/client/operations.js';
+import { CreateSession, RecordTurn } from '../api/operations.js';
+import { onCleanup } from '../helpers/leftovers.js';
+import { startTestServer } from '../helpers/server.js';
+import { rawWs, wsClient, wsSubscribe } from '../helpers/ws.js';
+
+type Event = { turnCommitted: { turn: { number: number }; commit: { sha: string; headline: string } } };
+
+/** Selections unlike the client's, each with the commit: they share the event's loads, not its result. */
+const OTHER_SELECTIONS = [
+  'subscription { turnCommitted { commit { sha headline message author { name email } } turn { number } } }',
+  'subscription { turnCommitted { c: commit { sha headline } turn { number } session { sessionId } } }',
+  'subscription Named($sessionId: String) { turnCommitted(sessionId: $sessionId) { commit { sha headline shortSha } turn { number } } }',
+].map((text) => parse(text) as TypedDocumentNode<Event, { sessionId?: string }>);
+
+function capturedLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+describe('turnCommitted fan-out', () => {
+  it('reads each commit from git once per event, whatever the number of subscribers and selections', async () => {
+    const api = await startTestServer();
+    await api.ok(CreateSession, { input: { sessionId: 'fan' } });
+    const spawned: GitSpawnEvent[] = [];
+    onCleanup(onGitSpawn((event) => spawned.push(event)));
+
+    // 100 subscribers of the client's documented selection over 10 sockets, and 3 of other selections.
+    const clients = Array.from({ length: 10 }, () => wsClient(api.url));
+    const same = Array.from({ length: 100 }, (_, i) => wsSubscribe(clients[i % 10]!, TurnCommittedSubscription, { sessionId: 'fan' }));
+    const others = OTHER_SELECTIONS.map((document, i) => wsSubscribe(clients[i]!, document, { sessionId: 'fan' }));
+    await Promise.all([...same, ...others].map((s) => s.ready()));
+
+    // Turns back to back, as an agent sends them, with 128 KiB prompts: events come while the sockets are
+    // still writing the last ones, so the subscribers do not all take an event in the same tick.
+    const turns = 6;
+    const prompt = 'p'.repeat(128 * 1024);
+    for (let n = 1; n <= turns; n++) {
+      await api.ok(RecordTurn, { input: { sessionId: 'fan', user: { content: `${n} ${prompt}` }, assistant: { content: `answer ${n}` } } });
+    }
+    await Promise.all([...same, ...others].map((s) => s.next(turns)));
+
+    const shas = same[0]!.events.map((e) => e.data!.turnCommitted.commit.sha);
+    expect(new Set(shas).size).toBe(turns);
+    for (const subscription of same) {
+      expect(subscription.events.map((e) => e.errors)).toEqual(Array.from({ length: turns }, () => undefined));
+      // The same answer for every subscriber of the same operation.
+      expect(subscription.events).toEqual(same[0]!.events);
+    }
+    for (const subscription of others) {
+      expect(subscription.events.map((e) => e.errors)).toEqual(Array.from({ length: turns }, () => undefined));
+      const data = subscription.events.map((e) => e.data as unknown as { turnCommitted: Record<string, { sha?: string }> });
+      expect(data.map((d) => (d.turnCommitted.commit ?? d.turnCommitted.c)!.sha)).toEqual(shas);
+    }
+    // The commits were read by at most one git process per event for all 103 subscribers (the reads of
+    // events resolved in the same tick share one process). The mirror itself runs no `git log`.
+    const reads = spawned.filter((event) => event.cwd.endsWith('/sessions/fan') && event.argv.includes('log'));
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.length).toBeLessThanOrEqual(turns);
+  });
+
+  it('closes a subscriber that stops reading (1013, a log line) while another one gets every event', async () => {
+    const { logger, lines } = capturedLogger();
+    const api = await startTestServer({ maxWsBufferedBytes: 64 * 1024 }, {}, { logger });
+    await api.ok(CreateSession, { input: { sessionId: 'slow' } });
+
+    const healthy = wsSubscribe(wsClient(api.url), TurnCommittedSubscription, { sessionId: 'slow' });
+    await healthy.ready();
+
+    // A raw socket that subscribes 20 times to the turn's content, then stops reading.
+    const stuck = rawWs(api.url);
+    expect(await stuck.outcome).toEqual({ kind: 'acked' });
+    const setUp = new Promise<void>((resolve) =>
+      stuck.socket.on('message', (data) => {
+        const message = JSON.parse(String(data)) as { id?: string; type: string };
+        if (message.id === 'ping' && message.type === 'complete') resolve();
+      }),
+    );
+    for (let i = 0; i < 20; i++) {
+      const query = 'subscription { turnCommitted(sessionId: "slow") { turn { number userMessage { content } } } }';
+      stuck.socket.send(JSON.stringify({ id: `s${i}`, type: 'subscribe', payload: { query } }));
+    }
+    stuck.socket.send(JSON.stringify({ id: 'ping', type: 'subscribe', payload: { query: '{ __typename }' } }));
+    await setUp;
+    (stuck.socket as WebSocket & { _socket: { pause(): void } })._socket.pause();
+    expect(api.server.openWebSockets()).toBe(2);
+
+    const tooSlow = () => lines.find((line) => String(line.msg).startsWith('closing a WebSocket that fell behind'));
+    const content = 'x'.repeat(512 * 1024);
+    let n = 0;
+    // Each turn sends the stuck socket 20 × 512 KiB; the kernel's buffers take some MiB, then the cap trips.
+    while (!tooSlow() && n < 40) {
+      n += 1;
+      await api.ok(RecordTurn, { input: { sessionId: 'slow', user: { content: `${n} ${content}` }, assistant: { content: `answer ${n}` } } });
+      // The healthy subscriber gets this turn's event while the other one is stuck.
+      await healthy.next(n);
+    }
+    expect(tooSlow()).toMatchObject({ level: 40, code: 1013, maxBufferedBytes: 64 * 1024 });
+    // Closed (cut off once it does not read the close frame either); the healthy socket stays.
+    await expect.poll(() => api.server.openWebSockets(), { timeout: 20_000 }).toBe(1);
+
+    // And keeps getting events.
+    await api.ok(RecordTurn, { input: { sessionId: 'slow', user: { content: 'after' }, assistant: { content: 'the close' } } });
+    const events: ExecutionResult<{ turnCommitted: { turn: { number: number } } }>[] = await healthy.next(n + 1);
+    expect(events.map((e) => e.errors)).toEqual(Array.from({ length: n + 1 }, () => undefined));
+    expect(events.map((e) => e.data!.turnCommitted.turn.number)).toEqual(Array.from({ length: n + 1 }, (_, i) => i + 1));
+  });
+});
