@@ -1,0 +1,165 @@
+/**
+ * turnCommitted fan-out (issue 14, "resolve each event once"): N graphql-ws clients, one socket
+ * and one subscription each, with the full documented selection (the typed client's
+ * turnCommitted: session, turn with its messages, commit sha/shortSha/headline, plus the
+ * commit's message and author), while turns are recorded back to back over HTTP.
+ * Prints per N: event delay after the commit (publish -> received by the client) p50/p99,
+ * events lost, and recordTurn p50 against its 1-subscriber value in the same run.
+ * The clients run in a worker thread (the other core), the server in this one.
+ * Usage: npm run bench -- fanout [largest N, default 1000] [turns per N, default 20]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { print } from 'graphql';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { TurnCommittedSubscription } from '../src/client/operations.js';
+import { benchConfig, fmt, percentile } from './stats.js';
+
+const now = () => performance.timeOrigin + performance.now();
+
+/** The client's documented selection, with the commit's message and author too. */
+const SELECTION = print(TurnCommittedSubscription).replace(/headline\n/, 'headline\n        message\n        author { name email date }\n');
+
+type ToWorker = { kind: 'subscribe'; url: string; sessionId: string; count: number } | { kind: 'collect'; expected: number; waitMs: number } | { kind: 'close' };
+type FromWorker = { kind: 'ready' } | { kind: 'collected'; received: { turn: number; at: number }[]; errors: string[] } | { kind: 'closed' };
+
+if (!isMainThread) {
+  const port = parentPort!;
+  let clients: Client[] = [];
+  let received: { turn: number; at: number }[] = [];
+  let errors: string[] = [];
+  port.on('message', (message: ToWorker) => void handle(message));
+  async function handle(message: ToWorker): Promise<void> {
+    if (message.kind === 'subscribe') {
+      received = [];
+      errors = [];
+      clients = Array.from({ length: message.count }, () =>
+        createClient({ url: `${message.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false, onNonLazyError: () => {} }),
+      );
+      // Subscribe, then a query on the same socket: its answer means the subscription is set up.
+      await Promise.all(
+        clients.map(async (client) => {
+          client.subscribe<{ turnCommitted: { turn: { number: number } } }>(
+            { query: SELECTION, variables: { sessionId: message.sessionId } },
+            {
+              next: (result) => {
+                const at = now();
+                if (result.errors?.length) errors.push(JSON.stringify(result.errors[0]).slice(0, 200));
+                else received.push({ turn: result.data!.turnCommitted.turn.number, at });
+              },
+              error: (error) => errors.push(String((error as { reason?: string }).reason ?? error)),
+              complete: () => {},
+            },
+          );
+          await new Promise<void>((resolve, reject) => client.subscribe({ query: '{ __typename }' }, { next: () => {}, error: reject, complete: resolve }));
+        }),
+      );
+      port.postMessage({ kind: 'ready' } satisfies FromWorker);
+    } else if (message.kind === 'collect') {
+      const deadline = Date.now() + message.waitMs;
+      while (received.length + errors.length < message.expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      port.postMessage({ kind: 'collected', received, errors } satisfies FromWorker);
+    } else {
+      await Promise.all(clients.map((client) => client.dispose()));
+      clients = [];
+      port.postMessage({ kind: 'closed' } satisfies FromWorker);
+    }
+  }
+} else {
+  const { createLogger } = await import('../src/logger.js');
+  const { startServer } = await import('../src/server.js');
+  const largest = Number(process.argv[2] ?? 1000);
+  const turns = Number(process.argv[3] ?? 20);
+  const counts = [1, 100, 300, 1000].filter((n) => n <= largest);
+  const dataDir = mkdtempSync(join(tmpdir(), 'em-bench-fanout-'));
+  const config = { ...benchConfig(dataDir), maxWsConnections: 2000, maxWsPerAddress: 2000 };
+  const server = await startServer(config, createLogger('silent'));
+  const { app } = server;
+
+  // When each turn's event was published (after its commit and the database update): turnId -> time.
+  const publishedAt = new Map<string, number>();
+  const pubsub = app.deps.pubsub;
+  const publish = pubsub.publish.bind(pubsub);
+  pubsub.publish = ((topic: string, ...args: unknown[]) => {
+    if (topic === 'turnCommitted') publishedAt.set((args[0] as { turnId: string }).turnId, now());
+    return (publish as (topic: string, ...rest: unknown[]) => void)(topic, ...args);
+  }) as typeof pubsub.publish;
+
+  // The worker loads this file through tsx's loader (a worker does not inherit `--import tsx`'s hooks).
+  const loader = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
+  const worker = new Worker(loader, { eval: true });
+  const ask = (message: ToWorker) =>
+    new Promise<FromWorker>((resolve) => {
+      worker.once('message', resolve);
+      worker.postMessage(message);
+    });
+
+  const text = (n: number, seed: number) => `turn ${seed}: ${'lorem ipsum dolor sit amet '.repeat(Math.ceil(n / 27))}`.slice(0, n);
+  async function recordTurn(sessionId: string, n: number): Promise<number> {
+    const start = now();
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'mutation R($input: RecordTurnInput!) { recordTurn(input: $input) { number } }',
+        variables: {
+          input: {
+            sessionId,
+            user: { content: text(200, n) },
+            assistant: { content: text(600, n) },
+            toolResults: [{ content: text(400, n), toolName: 'read' }],
+          },
+        },
+      }),
+    });
+    const result = (await response.json()) as { errors?: unknown };
+    if (result.errors) throw new Error(JSON.stringify(result.errors));
+    return now() - start;
+  }
+
+  console.log(`turnCommitted fan-out: ${turns} turns per stage, one socket per subscriber, full selection; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const rows: { n: number; p50: number; p99: number; lost: number; errors: string[]; record: number; seconds: number }[] = [];
+  for (const n of counts) {
+    const started = now();
+    const sessionId = `fan-${n}`;
+    await app.deps.db.session.create({ data: { sessionId, createdAt: new Date(), branches: { create: { name: 'main', kind: 'MAIN' } } } });
+    await ask({ kind: 'subscribe', url: server.url, sessionId, count: n });
+    await recordTurn(sessionId, 0); // warm-up turn, not counted
+    await app.mirror.idle();
+    await new Promise((r) => setTimeout(r, 200));
+    const recordTimes: number[] = [];
+    // Back to back, as an agent sends them: the fan-out of one turn runs while the next is recorded.
+    for (let i = 1; i <= turns; i++) recordTimes.push(await recordTurn(sessionId, i));
+    await app.mirror.idle();
+    const collected = (await ask({ kind: 'collect', expected: n * (turns + 1), waitMs: 120_000 })) as Extract<FromWorker, { kind: 'collected' }>;
+    await ask({ kind: 'close' });
+    const rowsOfTurns = await app.deps.db.turn.findMany({ where: { sessionId }, select: { id: true, number: true } });
+    const publishedByNumber = new Map(rowsOfTurns.map((t) => [t.number, publishedAt.get(t.id)]));
+    const delays: number[] = [];
+    let counted = 0;
+    for (const { turn, at } of collected.received) {
+      if (turn < 2) continue; // the warm-up turn (number 1)
+      counted += 1;
+      const published = publishedByNumber.get(turn);
+      if (published !== undefined) delays.push(at - published);
+    }
+    const lost = n * turns - counted;
+    rows.push({ n, p50: percentile(delays, 50), p99: percentile(delays, 99), lost, errors: collected.errors, record: percentile(recordTimes, 50), seconds: (now() - started) / 1000 });
+    const last = rows.at(-1)!;
+    console.log(
+      `${String(n).padStart(5)} subscribers: event delay p50 ${fmt(last.p50, 1).padStart(9)} ms  p99 ${fmt(last.p99, 1).padStart(9)} ms  lost ${lost}` +
+        `${last.errors.length ? ` (errors: ${last.errors.length}, first: ${last.errors[0]})` : ''}  recordTurn p50 ${fmt(last.record, 1)} ms` +
+        `  (×${(last.record / rows[0]!.record).toFixed(2)} of 1 subscriber)  stage ${fmt(last.seconds, 1)} s`,
+    );
+  }
+  const top = rows.at(-1)!;
+  console.log(
+    `goal at ${top.n} subscribers: event delay p99 ${fmt(top.p99, 1)} ms (<= 250), lost ${top.lost} (0), recordTurn ×${(top.record / rows[0]!.record).toFixed(2)} of 1 subscriber (<= 1.5); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+  );
+  await worker.terminate();
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
