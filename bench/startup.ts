@@ -183,6 +183,7 @@ if (samples.helpTsx.length > 0) {
 
 // What holds the memory: one process loading the compiled server phase by phase.
 const PHASES = `
+(await import('node:v8')).setFlagsFromString('--liftoff-only'); // as src/cli.ts does
 const phases = [];
 const mark = (name) => { globalThis.gc?.(); const m = process.memoryUsage(); phases.push([name, m.rss, m.heapUsed, m.external + m.arrayBuffers]); };
 mark('node alone');
