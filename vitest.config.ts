@@ -14,8 +14,9 @@ export default defineConfig({
     // web/src: the UI's component tests (jsdom, chosen per file with `// @vitest-environment jsdom`).
     include: ['test/**/*.test.ts', 'web/src/**/*.test.{ts,tsx}'],
     setupFiles: ['test/helpers/leftovers.ts'],
-    // Builds web/dist first when its sources changed (scripts/build-web.mjs).
-    globalSetup: ['test/helpers/web-build-setup.ts'],
+    // Builds web/dist and dist/ first when their sources changed (scripts/build-web.mjs,
+    // scripts/build-server.mjs): the tests that spawn the bin run the compiled server.
+    globalSetup: ['test/helpers/web-build-setup.ts', 'test/helpers/server-build-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Each file starts real servers and git processes; two cores run two files at a time.

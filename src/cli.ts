@@ -11,6 +11,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { ConfigError, databaseFile, loadConfig, serveFlagHelp, type Config } from './config.js';
 import { DataDirBusyError, lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import type { Db } from './db/index.js';
@@ -21,6 +22,13 @@ import type { ImportTarget, SessionImportOutcome } from './importers/target.js';
 
 // Only the modules above load before a command has checked its flags and its data dir: the
 // server's (GraphQL, Prisma, git) take a second or more, and a refusal should not wait for them.
+
+// The Prisma query compiler is WebAssembly (3 MB). V8 compiles it with Liftoff, then recompiles
+// the hot functions with TurboFan in the background; that second compilation held about 55 MB
+// more RSS for the life of the server (bench/startup.ts, what holds the memory), and recordTurn
+// over HTTP was no slower with Liftoff only (p50 33-38 ms against 36-47 ms, in one run, load 9).
+// Set before any WebAssembly is compiled; the flag concerns WebAssembly only, not JavaScript.
+setFlagsFromString('--liftoff-only');
 
 /** Exit statuses above 125 mean "not found", "not executable" or a signal to a shell. */
 const MAX_FAILED_EXIT = 125;

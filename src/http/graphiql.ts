@@ -6,12 +6,13 @@
  * The page is @graphql-yoga/render-graphiql's, which inlines GraphiQL's script, styles and
  * editor workers (about 9 MB, from localhost), where yoga's own page loads them from a CDN:
  * without the internet that page stayed blank ("Loading entity-memory..."), and this server
- * runs on machines that may reach nothing but themselves.
+ * runs on machines that may reach nothing but themselves. That module is loaded at the first
+ * GraphiQL page, not at start-up: its strings are 32 MB of V8 heap that a server nobody opens
+ * GraphiQL on should not hold (bench/startup.ts).
  *
  * The editor opens on SAMPLE_OPERATIONS, and subscriptions go over graphql-ws (the same
  * socket the web UI uses) instead of yoga's default server-sent events.
  */
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphiQLOptions } from 'graphql-yoga';
 
 /**
@@ -103,7 +104,8 @@ export const TOKEN_SCRIPT = `<script>(function () {
 })();</script>`;
 
 /** yoga's GraphiQL page with TOKEN_SCRIPT at the start of its head. */
-export function renderGraphiQLWithToken(options: GraphiQLOptions): string {
+export async function renderGraphiQLWithToken(options: GraphiQLOptions): Promise<string> {
+  const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
   const html = renderGraphiQL(options);
   return html.includes('<head>') ? html.replace('<head>', () => `<head>${TOKEN_SCRIPT}`) : `${TOKEN_SCRIPT}${html}`;
 }

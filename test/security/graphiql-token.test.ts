@@ -68,16 +68,16 @@ describe('the GraphiQL token script', () => {
     expect(none.fetched[0]?.authorization).toBeNull();
   });
 
-  it('goes into the head of yoga’s page, before GraphiQL’s own scripts', () => {
-    const html = renderGraphiQLWithToken({ title: 'entity-memory' });
+  it('goes into the head of yoga’s page, before GraphiQL’s own scripts', async () => {
+    const html = await renderGraphiQLWithToken({ title: 'entity-memory' });
     expect(html.indexOf(TOKEN_SCRIPT)).toBeGreaterThan(html.indexOf('<head>'));
     expect(html.indexOf(TOKEN_SCRIPT)).toBeLessThan(html.indexOf('<script', html.indexOf(TOKEN_SCRIPT) + TOKEN_SCRIPT.length));
   });
 });
 
 describe('the GraphiQL page', () => {
-  it('loads nothing from another origin: GraphiQL works without the internet', () => {
-    const html = renderGraphiQLWithToken({ title: 'entity-memory', endpoint: '/graphql' });
+  it('loads nothing from another origin: GraphiQL works without the internet', async () => {
+    const html = await renderGraphiQLWithToken({ title: 'entity-memory', endpoint: '/graphql' });
     // Every script, style, worker and icon is inline (or a data: URL), none fetched from a CDN.
     expect(html).not.toMatch(/<(script|link|img|iframe)\b[^>]*\b(src|href)\s*=\s*["']?(https?:)?\/\//i);
     expect(html).not.toMatch(/\bimport\s*(\(|[^;]*\bfrom\s*)["'](https?:)?\/\//);
