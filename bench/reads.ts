@@ -99,8 +99,8 @@ try {
   const mirror = 'mirror { dagTurns gitCommits pending inSync lastError lastCommittedAt }';
   const page = `query Page { sessions(first: ${SESSIONS}) { totalCount edges { node { sessionId
     head { sha }
-    turns(first: 20) { totalCount edges { node { number mirrorState commit { sha shortSha } } } }
-    timeline(first: 20) { totalCount edges { node { sha } } }
+    turns(first: 10) { totalCount edges { node { number mirrorState commit { sha shortSha } } } }
+    timeline(first: 10) { totalCount edges { node { sha } } }
     ${mirror} } } } }`;
   const page5 = page.replace(`first: ${SESSIONS}`, 'first: 5');
   const mirrors = `query Mirrors { sessions(first: ${SESSIONS}) { edges { node { sessionId ${mirror} } } } }`;
@@ -108,7 +108,7 @@ try {
   const notInSync = checked.sessions.edges.filter((e) => !e.node.mirror.inSync || e.node.mirror.gitCommits !== TURNS).length;
   if (notInSync > 0) throw new Error(`${notInSync} sessions not in sync after the rebuild`);
 
-  console.log(`\nsessions(first: N) with head, turns(first: 20) { commit { sha } }, timeline(first: 20) { sha }, mirror:`);
+  console.log(`\nsessions(first: N) with head, turns(first: 10) { commit { sha } }, timeline(first: 10) { sha }, mirror:`);
   await measure(`the page, 5 sessions`, () => gql(page5));
   await measure(`the page, ${SESSIONS} sessions`, () => gql(page), { ms: 200, statements: 20 });
   await measure(`Session.mirror of ${SESSIONS} sessions`, () => gql(mirrors), { ms: 50 });
