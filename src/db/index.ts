@@ -40,9 +40,70 @@ const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
 function sqliteFactory(options: OpenDbOptions): PrismaBetterSqlite3 {
   const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  return new PrismaBetterSqlite3(
-    options.readOnly ? { url: options.file, timeout, readonly: true, fileMustExist: true } : { url: options.file, timeout },
+  return counted(
+    new PrismaBetterSqlite3(
+      options.readOnly ? { url: options.file, timeout, readonly: true, fileMustExist: true } : { url: options.file, timeout },
+    ),
   );
+}
+
+/** What a statement observer is told: the SQL text sent to SQLite. */
+export interface SqlStatementEvent {
+  sql: string;
+}
+
+const statementListeners = new Set<(event: SqlStatementEvent) => void>();
+
+/**
+ * Registers a listener called before every SQL statement any open database
+ * runs (Prisma's queries, raw queries, inside transactions too); returns the
+ * function that removes it. For tests and benchmarks counting statements. A
+ * listener that throws is ignored.
+ */
+export function onSqlStatement(listener: (event: SqlStatementEvent) => void): () => void {
+  statementListeners.add(listener);
+  return () => statementListeners.delete(listener);
+}
+
+function announce(query: { sql: string }): void {
+  if (statementListeners.size === 0) return;
+  for (const listener of statementListeners) {
+    try {
+      listener({ sql: query.sql });
+    } catch {
+      // Observers never break a query.
+    }
+  }
+}
+
+/** The adapter factory, its connections and their transactions reporting each statement to `onSqlStatement`. */
+function counted<T extends object>(factory: T): T {
+  const wrapQueryable = <Q extends object>(target: Q): Q =>
+    new Proxy(target, {
+      get(obj, key, receiver) {
+        const value: unknown = Reflect.get(obj, key, receiver);
+        if (typeof value !== 'function') return value;
+        if (key === 'queryRaw' || key === 'executeRaw') {
+          return (query: { sql: string }, ...rest: unknown[]) => {
+            announce(query);
+            return (value as (...a: unknown[]) => unknown).call(obj, query, ...rest);
+          };
+        }
+        if (key === 'startTransaction') {
+          return async (...args: unknown[]) => wrapQueryable((await (value as (...a: unknown[]) => Promise<object>).apply(obj, args)) as object);
+        }
+        return (value as (...a: unknown[]) => unknown).bind(obj);
+      },
+    });
+  return new Proxy(factory, {
+    get(obj, key, receiver) {
+      const value: unknown = Reflect.get(obj, key, receiver);
+      if (key === 'connect' && typeof value === 'function') {
+        return async (...args: unknown[]) => wrapQueryable((await (value as (...a: unknown[]) => Promise<object>).apply(obj, args)) as object);
+      }
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(obj) : value;
+    },
+  });
 }
 
 export interface MigrationStatus {

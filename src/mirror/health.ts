@@ -133,14 +133,16 @@ async function readText(path: string): Promise<string | null | Error> {
  * Per session and branch, the commit of the newest turn the database
  * recorded as committed (one query; one index probe per branch).
  */
-export async function expectedBranchTips(db: Db, sessionId?: string): Promise<Map<string, Map<string, string>>> {
+export async function expectedBranchTips(db: Db, sessionId?: string | readonly string[]): Promise<Map<string, Map<string, string>>> {
+  const ids = sessionId === undefined ? [] : typeof sessionId === 'string' ? [sessionId] : [...sessionId];
+  if (sessionId !== undefined && ids.length === 0) return new Map();
   const rows = await db.$queryRawUnsafe<{ sessionId: string; branch: string; sha: string | null }[]>(
     `SELECT b."sessionId" AS "sessionId", b."name" AS "branch",
        (SELECT t."commitSha" FROM "Turn" t
          WHERE t."sessionId" = b."sessionId" AND t."branch" = b."name" AND t."commitSha" IS NOT NULL
          ORDER BY t."number" DESC LIMIT 1) AS "sha"
-     FROM "Branch" b${sessionId === undefined ? '' : ' WHERE b."sessionId" = ?'}`,
-    ...(sessionId === undefined ? [] : [sessionId]),
+     FROM "Branch" b${sessionId === undefined ? '' : ` WHERE b."sessionId" IN (${ids.map(() => '?').join(', ')})`}`,
+    ...ids,
   );
   const tips = new Map<string, Map<string, string>>();
   for (const row of rows) {

@@ -26,14 +26,14 @@ export { openSessionRepo, sessionRepoPath } from './session-repos.js';
 export { moveAside } from './session-repos.js';
 
 /** Turn commits in a session repo (all branches); 0 when there is no repo. */
-export { countTurnCommits } from './reconcile.js';
+export { countTurnCommits, isReconciling } from './reconcile.js';
 
 /**
  * The mirror's health as `Session.mirror` reports it: a look at a repo's
  * files, the last repo-level failure, and which read failures degrade to an
  * empty answer rather than an error.
  */
-export { describeFault, diagnoseSessionRepo, isRepoReadFailure, repoProblem, type RepoFault } from './health.js';
+export { describeFault, diagnoseSessionRepo, expectedBranchTips, inspectSessionRepo, isRepoReadFailure, repoProblem, type RepoFault } from './health.js';
 
 /**
  * Moves the session repo's HEAD (and working tree) to where the database now

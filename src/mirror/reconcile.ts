@@ -52,7 +52,33 @@ type Deps = Pick<MirrorWorkerDeps, 'db' | 'config' | 'logger' | 'pubsub' | 'sess
  * `failed`; the next session goes on regardless.
  * @throws only when the list of sessions cannot be read.
  */
+/** Data dirs whose repos a whole-data-dir reconcile is comparing with the database now (start-up catch-up). */
+const reconciling = new Map<string, number>();
+
+/**
+ * True while a reconcile of every session of the data dir runs: until it
+ * ends, a repo may disagree with the database (deleted, rewritten by hand
+ * while the server was down), so `Session.mirror`, which reads the database
+ * only, cannot call it in sync.
+ */
+export function isReconciling(config: Pick<Deps['config'], 'dataDir'>): boolean {
+  return (reconciling.get(config.dataDir) ?? 0) > 0;
+}
+
 export async function reconcile(deps: Deps, options: ReconcileOptions = {}): Promise<ReconcileReport> {
+  if (options.sessionId) return reconcileSessions(deps, options);
+  const { dataDir } = deps.config;
+  reconciling.set(dataDir, (reconciling.get(dataDir) ?? 0) + 1);
+  try {
+    return await reconcileSessions(deps, options);
+  } finally {
+    const left = (reconciling.get(dataDir) ?? 1) - 1;
+    if (left > 0) reconciling.set(dataDir, left);
+    else reconciling.delete(dataDir);
+  }
+}
+
+async function reconcileSessions(deps: Deps, options: ReconcileOptions): Promise<ReconcileReport> {
   const sessions = await deps.db.session.findMany({
     where: options.sessionId ? { sessionId: options.sessionId } : {},
     select: { sessionId: true },

@@ -1,13 +1,17 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import {
   BLOB_TEXT_MAX_BYTES,
   commitDiff,
   commitFile,
   commitMessages,
+  commitInfoOf,
   commitParents,
+  commitShaOf,
   CommitTurnLoader,
+  gitCanRead,
+  shaCommitRef,
   PATCH_MAX_BYTES,
-  sessionCommit,
   type CommitRef,
   type DiffView,
   type FileChangeView,
@@ -19,6 +23,27 @@ import { pageTotalCount } from './connection.js';
 import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST, SHARED_GIT_COST } from './cost.js';
 import { Message, MessageConnection } from './message.js';
 import { Turn } from './turn.js';
+
+/** Commit fields answered without git (the sha from the database, the rest from it too). */
+const GIT_FREE_FIELDS = new Set(['sha', 'shortSha', 'turn', 'messages', 'messagesConnection', '__typename']);
+
+/**
+ * Whether the selection of the field being resolved, at `path` inside it
+ * (e.g. edges, node), asks for a Commit field only git knows.
+ */
+export function asksGitFields(info: GraphQLResolveInfo, path: string[] = []): boolean {
+  const fieldsOf = (set: SelectionSetNode | undefined, out: FieldNode[] = []): FieldNode[] => {
+    for (const sel of set?.selections ?? []) {
+      if (sel.kind === Kind.FIELD) out.push(sel);
+      else if (sel.kind === Kind.INLINE_FRAGMENT) fieldsOf(sel.selectionSet, out);
+      else fieldsOf(info.fragments[sel.name.value]?.selectionSet, out);
+    }
+    return out;
+  };
+  let level: FieldNode[] = [...info.fieldNodes];
+  for (const name of path) level = level.flatMap((f) => fieldsOf(f.selectionSet)).filter((f) => f.name.value === name);
+  return level.flatMap((f) => fieldsOf(f.selectionSet)).some((f) => !GIT_FREE_FIELDS.has(f.name.value));
+}
 
 const turnLoaders = new WeakMap<Context, CommitTurnLoader>();
 
@@ -107,15 +132,15 @@ const commitMessagesCost = 4 * QUERY_COST;
 Commit.implement({
   description: 'A commit of a session repo or a project repo. Fields marked git-backed start a git process each time they are resolved.',
   fields: (t) => ({
-    sha: t.string({ resolve: (c) => c.info.sha }),
-    shortSha: t.string({ resolve: (c) => c.info.sha.slice(0, 7) }),
-    message: t.string({ resolve: (c) => c.info.message }),
-    headline: t.string({ resolve: (c) => c.info.message.split('\n', 1)[0] ?? '' }),
-    author: t.field({ type: GitActor, resolve: (c) => c.info.author }),
-    committer: t.field({ type: GitActor, resolve: (c) => c.info.committer }),
+    sha: t.string({ resolve: (c) => commitShaOf(c) }),
+    shortSha: t.string({ resolve: (c) => commitShaOf(c).slice(0, 7) }),
+    message: t.string({ resolve: async (c) => (await commitInfoOf(c)).message }),
+    headline: t.string({ resolve: async (c) => (await commitInfoOf(c)).message.split('\n', 1)[0] ?? '' }),
+    author: t.field({ type: GitActor, resolve: async (c) => (await commitInfoOf(c)).author }),
+    committer: t.field({ type: GitActor, resolve: async (c) => (await commitInfoOf(c)).committer }),
     parentShas: t.stringList({
       description: 'The parents\' shas, first parent first; unlike parents, no git process is started.',
-      resolve: (c) => c.info.parents,
+      resolve: async (c) => (await commitInfoOf(c)).parents,
     }),
     parents: t.field({
       type: [Commit],
@@ -154,7 +179,7 @@ Commit.implement({
       type: [TreeEntry],
       description: 'Files in the tree at this commit. Git-backed.',
       complexity: listCost(GIT_PROCESS_COST),
-      resolve: (c) => c.repo.listFiles(c.info.sha),
+      resolve: (c) => c.repo.listFiles(commitShaOf(c)),
     }),
     diff: t.field({
       type: Diff,
@@ -189,10 +214,17 @@ builder.prismaObjectField(Turn, 'commit', (t) =>
   t.field({
     type: Commit,
     nullable: true,
-    description: 'The session-git commit of this turn, once mirrored. Git-backed: the commits of the turns asked for together are read by one git process.',
-    select: { commitSha: true, session: true },
-    complexity: SHARED_GIT_COST,
-    resolve: async (turn, _args, ctx) =>
-      turn.commitSha ? sessionCommit(ctx.deps, turn.session, turn.commitSha) : null,
+    description:
+      'The session-git commit of this turn, once mirrored. Its sha (and turn) come from the database, no git process; ' +
+      'its git fields (message, author, parents...) of the turns asked for together are read by one git process per session.',
+    select: { commitSha: true, sessionId: true },
+    // No git for the sha; git-only fields are read lazily, one process per session repo for a whole page.
+    complexity: 1,
+    resolve: async (turn, _args, ctx, info) => {
+      if (!turn.commitSha) return null;
+      const ref = shaCommitRef(ctx.deps, turn.sessionId, turn.commitSha);
+      // Null while the repo cannot give the git fields asked for (being rebuilt), as before.
+      return asksGitFields(info) && !(await gitCanRead([ref])) ? null : ref;
+    },
   }),
 );

@@ -2,18 +2,28 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import { BranchKind } from '../generated/prisma/enums.js';
 import { createSession } from '../services/sessions/create-session.js';
 import { getMessage, getSession, listBranchMessages, listBranchTurns, listSessions } from '../services/sessions/read-session.js';
-import { mirrorStatus, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
+import { gitCanRead, MirrorStatusLoader, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
 import { sessionRepoPath } from '../mirror/index.js';
 import { checkout } from '../services/replay/checkout.js';
 import { sessionBranches, sessionHead, type BranchView } from '../services/replay/read-branches.js';
 import { switchBranch } from '../services/replay/switch-branch.js';
+import type { Context } from '../context.js';
 import { builder } from './builder.js';
 import { serviceThenRow } from './refetch.js';
-import { Commit, CommitConnection } from './commit.js';
+import { asksGitFields, Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
 import { Message, MessageConnection } from './message.js';
 import { Turn, TurnConnection } from './turn.js';
-import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST, SHARED_GIT_COST } from './cost.js';
+import { connectionCost, GIT_PROCESS_COST, listCost, pageMultiplier, QUERY_COST, SHARED_GIT_COST } from './cost.js';
+
+const mirrorLoaders = new WeakMap<Context, MirrorStatusLoader>();
+
+/** One loader per request: the `mirror` of every session of a page is read by two queries. */
+function mirrorLoader(ctx: Context): MirrorStatusLoader {
+  let loader = mirrorLoaders.get(ctx);
+  if (!loader) mirrorLoaders.set(ctx, (loader = new MirrorStatusLoader(ctx.deps)));
+  return loader;
+}
 
 const MirrorStatus = builder.objectRef<MirrorStatusShape>('MirrorStatus').implement({
   fields: (t) => ({
@@ -65,9 +75,20 @@ export const Session = builder.prismaNode('Session', {
         type: Commit,
         description: 'Commits newest first; of currentBranch unless branch is given, of every branch if all is true.',
         args: { branch: t.arg.string(), all: t.arg.boolean() },
-        // The branch, then git: the branch tips, the page, and its count.
-        complexity: connectionCost(QUERY_COST + 3 * GIT_PROCESS_COST),
-        resolve: (session, args, ctx) => timeline(ctx.deps, session, args),
+        // A branch's: from the database (the branch, its tip, its path, the page, its count), its git fields read
+        // lazily, one process per session. all: git for the tips, the page and its count.
+        complexity: (args: { first?: number | null; all?: boolean | null }) => ({
+          field: args.all ? QUERY_COST + 3 * GIT_PROCESS_COST : 6 * QUERY_COST,
+          multiplier: pageMultiplier(args.first),
+        }),
+        resolve: async (session, args, ctx, info) => {
+          const page = await timeline(ctx.deps, session, args);
+          // Empty while the repo cannot give the git fields asked for (being rebuilt), as before.
+          if (page.edges.length > 0 && asksGitFields(info, ['edges', 'node']) && !(await gitCanRead(page.edges.map((e) => e.node)))) {
+            return { ...page, edges: [], pageInfo: { ...page.pageInfo, hasNextPage: false, startCursor: null, endCursor: null }, totalCount: async () => 0 };
+          }
+          return page;
+        },
       },
       CommitConnection,
     ),
@@ -78,13 +99,22 @@ export const Session = builder.prismaNode('Session', {
       complexity: 2 * GIT_PROCESS_COST,
       resolve: (session, args, ctx) => sessionCommit(ctx.deps, session, args.sha),
     }),
-    mirror: t.field({ type: MirrorStatus, complexity: 3 * QUERY_COST + 2 * GIT_PROCESS_COST, resolve: (session, _args, ctx) => mirrorStatus(ctx.deps, session) }),
+    mirror: t.field({
+      type: MirrorStatus,
+      // From the database only, the sessions of a page together: two queries for all of them.
+      complexity: 1,
+      resolve: (session, _args, ctx) => mirrorLoader(ctx).load(session.sessionId),
+    }),
     head: t.field({
       type: Commit,
       nullable: true,
       description: 'The commit being viewed: the tip of currentBranch, or an older commit after checkout.',
-      complexity: 2 * GIT_PROCESS_COST,
-      resolve: (session, _args, ctx) => sessionHead(ctx.deps, session),
+      // From the database; its git fields read lazily.
+      complexity: QUERY_COST,
+      resolve: async (session, _args, ctx, info) => {
+        const head = await sessionHead(ctx.deps, session);
+        return head && asksGitFields(info) && !(await gitCanRead([head])) ? null : head;
+      },
     }),
     detached: t.boolean({
       description: 'True when head is an older commit (replay); the next user message forks from it.',

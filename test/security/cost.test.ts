@@ -157,16 +157,16 @@ describe('cost limit', () => {
     expect(await cost(`{ session(sessionId: "s") { timeline(first: 500) { edges { node { sha headline author { name date } } } } } }`)).toBeUndefined();
     expect(await cost(`{ session(sessionId: "s") { messages(first: 500) { totalCount edges { node { seq role content } } } } }`)).toBeUndefined();
     expect(await cost(`{ session(sessionId: "s") { timeline(first: 20) { edges { node { diff { files { path patch truncated } } } } } } }`)).toBeUndefined();
-    // first: multiplies, and omitting it counts 50: session 1, timeline 5 + 3 × 150
-    // (the branch, then its tip, the page and its count from git), each commit 1 + diff 150 + additions 1.
+    // first: multiplies, and omitting it counts 50: session 1, timeline 6 × 5 (a branch's timeline is read
+    // from the database: the branch, its tip, its path, the page and its count), each commit 1 + diff 150 + additions 1.
     const page = (first: string) => `{ session(sessionId: "s") { timeline${first} { edges { node { diff { additions } } } } } }`;
-    expect(await cost(page('(first: 70)'))).toBe(1 + 455 + 70 * 152);
+    expect(await cost(page('(first: 70)'))).toBe(1 + 30 + 70 * 152);
     expect(await cost(page(''))).toBeUndefined();
     expect(await cost(page('(first: 60)'))).toBeUndefined();
     // Commit.messages is counted 50 times when first: is omitted.
     const messages = (first: number, inner: string) =>
       `{ session(sessionId: "s") { timeline(first: ${first}) { edges { node { ${inner} } } } } }`;
-    expect(await cost(messages(200, 'messages { content }'))).toBe(1 + 455 + 200 * (1 + 20 + 50 * 1));
+    expect(await cost(messages(200, 'messages { content }'))).toBe(1 + 30 + 200 * (1 + 20 + 50 * 1));
     expect(await cost(messages(200, 'messages(first: 5) { content }'))).toBeUndefined();
     // A variable counts like a literal.
     const byVariable = await api.raw(`query Q($n: Int) { session(sessionId: "s") { timeline(first: $n) { edges { node { diff { additions } } } } } }`, {
@@ -198,14 +198,14 @@ describe('cost limit', () => {
 describe('per-request budgets', () => {
   it(`stops a request that needs more than ${REQUEST_GIT_PROCESSES} git processes on the fields beyond it, with BAD_USER_INPUT saying how to page`, async () => {
     const api = await startTestServer();
-    // Turns' commits asked for together share one git process per repo, and
-    // are priced so; spread over 70 sessions they need 70 processes.
+    // A turn's commit sha comes from the database; its git fields (headline), asked for
+    // together, share one git process per repo: spread over 70 sessions they need 70 processes.
     const sessions = 70;
     for (let n = 1; n <= sessions; n++) await longSession(api, `s${n}`, 1);
-    const query = `{ sessions(first: ${sessions}) { edges { node { sessionId turns(first: 1) { edges { node { commit { sha } } } } } } } }`;
+    const query = `{ sessions(first: ${sessions}) { edges { node { sessionId turns(first: 1) { edges { node { commit { headline } } } } } } } }`;
     const { result, spawns } = await countingSpawns(() => api.raw(query));
     expect(spawns).toBe(REQUEST_GIT_PROCESSES);
-    const edges = (result.data as { sessions: { edges: { node: { turns: { edges: { node: { commit: { sha: string } | null } }[] } } }[] } })
+    const edges = (result.data as { sessions: { edges: { node: { turns: { edges: { node: { commit: { headline: string } | null } }[] } } }[] } })
       .sessions.edges;
     const commits = edges.map((edge) => edge.node.turns.edges[0]!.node.commit);
     expect(commits.filter((c) => c !== null)).toHaveLength(REQUEST_GIT_PROCESSES);
@@ -217,7 +217,7 @@ describe('per-request budgets', () => {
     expect(error.message).toContain('first:');
     expect(error.extensions?.gitProcessLimit).toBe(REQUEST_GIT_PROCESSES);
     // Paged, it fits: the next request has a budget of its own.
-    const paged = await api.raw(`{ sessions(first: 50) { edges { node { turns(first: 1) { edges { node { commit { sha } } } } } } } }`);
+    const paged = await api.raw(`{ sessions(first: 50) { edges { node { turns(first: 1) { edges { node { commit { headline } } } } } } } }`);
     expect(paged.errors).toBeUndefined();
   }, LONG);
 

@@ -4,7 +4,7 @@
 import type { BranchKind, Session } from '../../generated/prisma/client.js';
 import { openSessionRepo } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
-import { whileRepoMayBeRebuilt, type CommitRef } from './read-commits.js';
+import { shaCommitRef, whileRepoMayBeRebuilt, type CommitRef } from './read-commits.js';
 
 export interface BranchView {
   name: string;
@@ -26,14 +26,20 @@ export async function commitOf(deps: Pick<Deps, 'config'>, sessionId: string, sh
 
 /** The viewed commit during replay, else the tip of the current branch (null before its first commit). */
 export async function sessionHead(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<CommitRef | null> {
+  const repo = openSessionRepo(deps.config, session.sessionId);
+  // Answers empty while the repo is missing (being rebuilt), as before; a file check, no git.
+  if (!repo.exists()) return null;
   if (session.viewTurnId) {
     const viewed = await deps.db.turn.findUnique({ where: { id: session.viewTurnId }, select: { commitSha: true } });
-    return commitOf(deps, session.sessionId, viewed?.commitSha);
+    return viewed?.commitSha ? shaCommitRef(deps, session.sessionId, viewed.commitSha) : null;
   }
-  const repo = openSessionRepo(deps.config, session.sessionId);
-  if (!repo.exists()) return null;
-  const tips = await whileRepoMayBeRebuilt(repo, () => repo.branchTips(), new Map<string, string>());
-  return commitOf(deps, session.sessionId, tips.get(session.currentBranch));
+  // The branch's tip in git is its newest committed turn (src/mirror/health.ts expectedBranchTips): no git process.
+  const newest = await deps.db.turn.findFirst({
+    where: { sessionId: session.sessionId, branch: session.currentBranch, commitSha: { not: null } },
+    orderBy: { number: 'desc' },
+    select: { commitSha: true },
+  });
+  return newest?.commitSha ? shaCommitRef(deps, session.sessionId, newest.commitSha) : null;
 }
 
 export async function sessionBranches(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<BranchView[]> {

@@ -7,17 +7,61 @@ import { isUtf8 } from 'node:buffer';
 import type { Message, Prisma, Session, Turn } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/index.js';
 import { BadUserInputError, NotFoundError } from '../../errors.js';
-import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type GitRepo } from '../../git/index.js';
-import { countTurnCommits, describeFault, diagnoseSessionRepo, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
+import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type GitRepo, type SessionRepo } from '../../git/index.js';
+import { countTurnCommits, isReconciling, describeFault, expectedBranchTips, inspectSessionRepo, sessionRepoPath, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
-import { branchSegments, messageFilter } from './branch-path.js';
+import { branchSegments, messageFilter, turnFilter } from './branch-path.js';
 import { ascendingPage, decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
 
-/** A commit of a repo, with the repo to ask for more (and the session, for session repos). */
-export interface CommitRef {
+/**
+ * A commit of a repo, with the repo to ask for more (and the session, for
+ * session repos): read from git already (`info`), or known by its sha only,
+ * from the database (a turn's `commitSha`), its git data read on first use
+ * (`commitInfoOf`, batched per repo with the others asked for in the same tick).
+ */
+export type CommitRef = ReadCommitRef | ShaCommitRef;
+
+export interface ReadCommitRef {
   repo: GitRepo;
   sessionId: string | null;
   info: CommitInfo;
+}
+
+export interface ShaCommitRef {
+  repo: SessionRepo;
+  sessionId: string | null;
+  sha: string;
+  info?: undefined;
+  /** Set by `commitInfoOf`: the git read, made once. */
+  reading?: Promise<CommitInfo>;
+}
+
+/** A session commit known by its full sha (from the database): no git process until a git-only field is asked for. */
+export function shaCommitRef(deps: Pick<Deps, 'config'>, sessionId: string, sha: string): ShaCommitRef {
+  return { repo: openSessionRepo(deps.config, sessionId), sessionId, sha };
+}
+
+export function commitShaOf(ref: CommitRef): string {
+  return ref.info ? ref.info.sha : ref.sha;
+}
+
+/**
+ * The git data of a commit (message, author, parents). For a commit known by
+ * its sha only, one git process per repo for all those asked for in the same tick.
+ * @throws NotFoundError when the repo does not hold it now (being rebuilt by the mirror).
+ */
+export function commitInfoOf(ref: CommitRef): Promise<CommitInfo> | CommitInfo {
+  if (ref.info) return ref.info;
+  return (ref.reading ??= (async () => {
+    const info = ref.repo.exists() ? await whileRepoMayBeRebuilt(ref.repo, () => ref.repo.commitInfo(ref.sha), null) : null;
+    if (!info) {
+      throw new NotFoundError(
+        `Commit ${ref.sha} is not in the session repo now (the mirror is rebuilding it); its sha and turn come from the database, try its git fields again shortly.`,
+        { sha: ref.sha },
+      );
+    }
+    return info;
+  })());
 }
 
 /**
@@ -60,6 +104,22 @@ export async function sessionCommit(deps: Pick<Deps, 'config'>, session: Session
   );
 }
 
+/**
+ * Whether git can read every one of these commits now (their infos, read
+ * together: one process per repo). A commit the database names but the repo
+ * lacks (deleted, being rebuilt) makes it false, so a read that needs git
+ * fields answers empty, as the git-backed reads always did.
+ */
+export async function gitCanRead(refs: CommitRef[]): Promise<boolean> {
+  try {
+    await Promise.all(refs.map((ref) => commitInfoOf(ref)));
+    return true;
+  } catch (error) {
+    if (error instanceof NotFoundError) return false;
+    throw error;
+  }
+}
+
 export interface TimelineArgs extends PageArgs {
   branch?: string | null;
   all?: boolean | null;
@@ -78,35 +138,57 @@ export async function timeline(deps: Pick<Deps, 'config' | 'db'>, session: Sessi
   const empty = toPage<CommitRef>([], size, false, () => '', async () => 0);
   if (!repo.exists()) return empty;
   const skip = args.after ? decodeIntCursor(args.after, 'commit') : 0;
-  const infos = await whileRepoMayBeRebuilt(
-    repo,
-    async () => {
-      const tips = await repo.branchTips();
-      if (!args.all && !tips.has(branch)) return [];
-      return repo.log({ ref: args.all ? undefined : branch, all: Boolean(args.all), skip, limit: size + 1 });
-    },
-    [],
-  );
+  if (!args.all) return branchTimeline(deps, session.sessionId, branch, size, skip, empty);
+  const infos = await whileRepoMayBeRebuilt(repo, () => repo.log({ all: true, skip, limit: size + 1 }), []);
   if (infos.length === 0 && skip === 0) return empty;
   const refs = infos.map((info) => ({ repo, sessionId: session.sessionId, info }));
   let position = skip;
   const cursors = new Map(refs.map((ref) => [ref.info.sha, encodeCursor('commit', ++position)]));
-  return toPage(refs, size, skip > 0, (ref) => cursors.get(ref.info.sha)!, () =>
+  return toPage<CommitRef>(refs, size, skip > 0, (ref) => cursors.get(commitShaOf(ref))!, () =>
     // When git fails between the page and its count, the count is what was seen.
-    whileRepoMayBeRebuilt(repo, () => (args.all ? countTurnCommits(repo) : repo.countCommits(branch)), skip + infos.length),
+    whileRepoMayBeRebuilt(repo, () => countTurnCommits(repo), skip + infos.length),
   );
+}
+
+/**
+ * A branch's commits newest first, from the database: the committed turns on
+ * the path to its tip (every commit of a session repo records one turn, a
+ * branch's tip is its newest committed turn, and the mirror commits a
+ * branch's turns in order). No git process; git fields are read lazily.
+ */
+async function branchTimeline(
+  deps: Pick<Deps, 'config' | 'db'>,
+  sessionId: string,
+  branch: string,
+  size: number,
+  skip: number,
+  empty: Page<CommitRef>,
+): Promise<Page<CommitRef>> {
+  const { db } = deps;
+  // A branch is in git from its first committed turn on.
+  const own = await db.turn.findFirst({ where: { sessionId, branch, commitSha: { not: null } }, orderBy: { number: 'desc' }, select: { number: true } });
+  if (!own) return empty;
+  const segments = await branchSegments(db, sessionId, branch, { branch, number: own.number });
+  const where: Prisma.TurnWhereInput = { AND: [turnFilter(sessionId, segments), { commitSha: { not: null } }] };
+  const rows = await db.turn.findMany({ where, orderBy: { number: 'desc' }, skip, take: size + 1, select: { commitSha: true } });
+  if (rows.length === 0 && skip === 0) return empty;
+  const refs = rows.map((row) => shaCommitRef(deps, sessionId, row.commitSha!));
+  let position = skip;
+  const cursors = new Map(refs.map((ref) => [ref.sha, encodeCursor('commit', ++position)]));
+  return toPage<CommitRef>(refs, size, skip > 0, (ref) => cursors.get(commitShaOf(ref))!, () => db.turn.count({ where }));
 }
 
 /** The parents that can be read; none while git fails on the repo. */
 export async function commitParents(ref: CommitRef): Promise<CommitRef[]> {
-  const parents = await whileRepoMayBeRebuilt(ref.repo, () => Promise.all(ref.info.parents.map((sha) => ref.repo.commitInfo(sha))), []);
-  return parents.filter((info): info is CommitInfo => info !== null).map((info) => ({ ...ref, info }));
+  const { parents: shas } = await commitInfoOf(ref);
+  const parents = await whileRepoMayBeRebuilt(ref.repo, () => Promise.all(shas.map((sha) => ref.repo.commitInfo(sha))), []);
+  return parents.filter((info): info is CommitInfo => info !== null).map((info) => ({ repo: ref.repo, sessionId: ref.sessionId, info }));
 }
 
 /** The turn a session commit records. */
 export async function commitTurn(db: Db, ref: CommitRef): Promise<Turn | null> {
   if (!ref.sessionId) return null;
-  return db.turn.findFirst({ where: { sessionId: ref.sessionId, commitSha: ref.info.sha } });
+  return db.turn.findFirst({ where: { sessionId: ref.sessionId, commitSha: commitShaOf(ref) } });
 }
 
 /**
@@ -130,9 +212,10 @@ export class CommitTurnLoader {
       }
       let bySha = this.pending.get(sessionId);
       if (!bySha) this.pending.set(sessionId, (bySha = new Map()));
-      const waiters = bySha.get(ref.info.sha);
+      const sha = commitShaOf(ref);
+      const waiters = bySha.get(sha);
       if (waiters) waiters.push({ resolve, reject });
-      else bySha.set(ref.info.sha, [{ resolve, reject }]);
+      else bySha.set(sha, [{ resolve, reject }]);
     });
   }
 
@@ -250,12 +333,13 @@ export interface DiffView {
  * when a patch is asked for, one for the base commit when it is.
  */
 export async function commitDiff(ref: CommitRef): Promise<DiffView> {
-  const baseSha = ref.info.parents[0] ?? null;
-  const files = await ref.repo.diffFiles(ref.info.sha, baseSha);
+  const info = await commitInfoOf(ref);
+  const baseSha = info.parents[0] ?? null;
+  const files = await ref.repo.diffFiles(info.sha, baseSha);
   let patches: Promise<(string | null)[]> | undefined;
   const patchOf = async (n: number): Promise<CappedText | null> => {
-    patches ??= ref.repo.diffPatches(ref.info.sha, baseSha).then((all) => {
-      if (all.length !== files.length) throw new GitError(`diff of ${ref.info.sha}: ${all.length} patches for ${files.length} files`);
+    patches ??= ref.repo.diffPatches(info.sha, baseSha).then((all) => {
+      if (all.length !== files.length) throw new GitError(`diff of ${info.sha}: ${all.length} patches for ${files.length} files`);
       return all;
     });
     const patch = (await patches)[n];
@@ -266,7 +350,7 @@ export async function commitDiff(ref: CommitRef): Promise<DiffView> {
     base: () =>
       (base ??= baseSha === null
         ? Promise.resolve(null)
-        : ref.repo.commitInfo(baseSha).then((info) => (info ? { ...ref, info } : null))),
+        : ref.repo.commitInfo(baseSha).then((base) => (base ? { repo: ref.repo, sessionId: ref.sessionId, info: base } : null))),
     files: files.map(({ patch: _none, ...file }, n) => ({ ...file, patch: () => patchOf(n) })),
   };
 }
@@ -305,7 +389,7 @@ export async function commitFile(ref: CommitRef, path: string) {
       { field: 'path' },
     );
   }
-  const bytes = await whileRepoMayBeRebuilt(ref.repo, () => ref.repo.readFile(ref.info.sha, path), null);
+  const bytes = await whileRepoMayBeRebuilt(ref.repo, () => ref.repo.readFile(commitShaOf(ref), path), null);
   if (bytes === null) return null;
   const isBinary = bytes.includes(0) || !isUtf8(bytes);
   const truncated = !isBinary && bytes.length > BLOB_TEXT_MAX_BYTES;
@@ -328,41 +412,97 @@ export interface MirrorStatus {
 }
 
 /**
- * How far the mirror is, from the database; git is asked only for the number
- * of commits. Never fails because of the repo or git: when the repo cannot be
- * read, `gitCommits` is the number of turns the database recorded as
- * committed, `inSync` is false and `lastError` says what is wrong (the
- * failure of the last rebuild or commit, or what a look at the repo's files
- * finds), while the mirror heals it in the background.
+ * How far the mirror is, from the database alone: no git process. `gitCommits`
+ * is the number of closed turns the mirror recorded as committed (their
+ * `commitSha`), which is what the repo holds while it is healthy: rebuilds are
+ * byte-identical and every commit records one turn. A repo that is absent is
+ * looked at (its files only) and `lastError` says what is wrong; one broken
+ * in place is found by the health monitor (`repoProblem`) or by the mirror's
+ * next look, and reported here from then on, while the mirror heals it.
  */
 export async function mirrorStatus(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<MirrorStatus> {
-  const { db, config } = deps;
-  const { sessionId } = session;
-  const [dagTurns, jobs, last] = await Promise.all([
-    db.turn.count({ where: { sessionId, open: false } }),
-    db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, orderBy: { id: 'asc' } }),
-    db.turn.findFirst({ where: { sessionId, mirroredAt: { not: null } }, orderBy: { mirroredAt: 'desc' } }),
-  ]);
-  const repo = openSessionRepo(config, sessionId);
-  let gitCommits: number | null = null;
-  let readError: string | null = null;
-  try {
-    gitCommits = await countTurnCommits(repo);
-  } catch (error) {
-    if (!isRepoReadFailure(error)) throw error;
-    readError = `the session repo cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+  return new MirrorStatusLoader(deps).load(session.sessionId);
+}
+
+/**
+ * `Session.mirror` for every session of a page at once: one grouped count of
+ * the turns and one read of the outbox for all the sessions asked for in the
+ * same tick, whatever their number. One loader per request.
+ */
+export class MirrorStatusLoader {
+  private pending: Map<string, MirrorWaiter[]> | null = null;
+
+  constructor(private readonly deps: Pick<Deps, 'config' | 'db'>) {}
+
+  load(sessionId: string): Promise<MirrorStatus> {
+    return new Promise((resolve, reject) => {
+      if (this.pending === null) {
+        this.pending = new Map();
+        process.nextTick(() => void this.flush());
+      }
+      const waiters = this.pending.get(sessionId);
+      if (waiters) waiters.push({ resolve, reject });
+      else this.pending.set(sessionId, [{ resolve, reject }]);
+    });
   }
-  // Only a repo that is absent or unreadable is looked at (files only, no git process).
-  const fault = gitCommits === null || !repo.exists() ? await diagnoseSessionRepo(deps, sessionId, { strict: false }).catch(() => null) : null;
-  gitCommits ??= await db.turn.count({ where: { sessionId, open: false, commitSha: { not: null } } });
-  const failing = jobs.find((job) => job.lastError !== null);
-  const lastError = repoProblem(config, sessionId) ?? failing?.lastError ?? (fault ? describeFault(fault) : null) ?? readError;
-  return {
-    dagTurns,
-    gitCommits,
-    pending: jobs.length,
-    inSync: jobs.length === 0 && dagTurns === gitCommits && lastError === null,
-    lastError,
-    lastCommittedAt: last?.mirroredAt ?? null,
-  };
+
+  private async flush(): Promise<void> {
+    const pending = this.pending!;
+    this.pending = null;
+    const { db, config } = this.deps;
+    const ids = [...pending.keys()];
+    try {
+      const counts = new Map<string, { dagTurns: number; gitCommits: number; last: Date | null }>();
+      const jobs = new Map<string, { lastError: string | null }[]>();
+      const expected = new Map<string, Map<string, string>>();
+      for (let i = 0; i < ids.length; i += TURN_BATCH) {
+        const chunk = ids.slice(i, i + TURN_BATCH);
+        const [grouped, rows, tips] = await Promise.all([
+          db.turn.groupBy({
+            by: ['sessionId'],
+            where: { sessionId: { in: chunk }, open: false },
+            _count: { _all: true, commitSha: true },
+            _max: { mirroredAt: true },
+          }),
+          db.outboxJob.findMany({ where: { sessionId: { in: chunk }, kind: 'SESSION' }, orderBy: { id: 'asc' }, select: { sessionId: true, lastError: true } }),
+          expectedBranchTips(db, chunk),
+        ]);
+        for (const g of grouped) counts.set(g.sessionId, { dagTurns: g._count._all, gitCommits: g._count.commitSha, last: g._max.mirroredAt });
+        for (const job of rows) jobs.set(job.sessionId, [...(jobs.get(job.sessionId) ?? []), job]);
+        for (const [id, branches] of tips) expected.set(id, branches);
+      }
+      for (const [sessionId, waiters] of pending) {
+        try {
+          const { dagTurns, gitCommits, last } = counts.get(sessionId) ?? { dagTurns: 0, gitCommits: 0, last: null };
+          const sessionJobs = jobs.get(sessionId) ?? [];
+          // The repo's files against the branch tips the database expects (no git process): a repo deleted,
+          // with a broken HEAD or a branch moved by hand is reported at once, while the mirror heals it.
+          const fault = await inspectSessionRepo(sessionRepoPath(config, sessionId), expected.get(sessionId) ?? new Map<string, string>(), {
+            strict: sessionJobs.length === 0,
+          }).catch(() => null);
+          const failing = sessionJobs.find((job) => job.lastError !== null);
+          const lastError = repoProblem(config, sessionId) ?? failing?.lastError ?? (fault ? describeFault(fault) : null);
+          const status: MirrorStatus = {
+            dagTurns,
+            gitCommits,
+            pending: sessionJobs.length,
+            // Until the start-up catch-up has compared every repo with the database, none is known to agree.
+            inSync: sessionJobs.length === 0 && dagTurns === gitCommits && lastError === null && !isReconciling(config),
+            lastError,
+            lastCommittedAt: last,
+          };
+          for (const w of waiters) w.resolve(status);
+        } catch (error) {
+          for (const w of waiters) w.reject(error);
+        }
+      }
+    } catch (error) {
+      for (const waiters of pending.values()) for (const w of waiters) w.reject(error);
+    }
+  }
+}
+
+interface MirrorWaiter {
+  resolve: (status: MirrorStatus) => void;
+  reject: (error: unknown) => void;
 }
