@@ -15,29 +15,15 @@
 // and the test suite's global setup import serverBuildIsFresh / ensureServerBuild.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildAndSwap, filesUnder, hashFiles, STAMP_FILE } from './stamped-build.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The file in dist/ naming the inputs' hash it was built from. */
-export const STAMP_FILE = '.build-stamp';
-
-/** Leftover build and swap folders (from a killed build) older than this are removed. */
-const LEFTOVER_AGE_MS = 60 * 60 * 1000;
-
-/** Every file under `dir`, recursively, as paths relative to `base` with `/` separators. */
-function filesUnder(dir, base) {
-  const out = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(path, base));
-    else if (entry.isFile()) out.push(relative(base, path).split(sep).join('/'));
-  }
-  return out;
-}
+export { STAMP_FILE };
 
 /** The server's inputs, relative to the package root, sorted: what tsc reads and what changes its output. */
 export function serverInputs(root = ROOT) {
@@ -48,13 +34,7 @@ export function serverInputs(root = ROOT) {
 
 /** sha256 over each input's path and content: what dist/.build-stamp must hold to be fresh. */
 export function serverInputsHash(root = ROOT) {
-  const hash = createHash('sha256');
-  for (const file of serverInputs(root)) {
-    hash.update(`${file}\0`);
-    hash.update(readFileSync(join(root, file)));
-    hash.update('\0');
-  }
-  return hash.digest('hex');
+  return hashFiles(root, serverInputs(root));
 }
 
 /**
@@ -106,19 +86,6 @@ function refreshStamp(hash, stat) {
   }
 }
 
-/** Removes build and swap folders that a killed build left behind (recent ones may be another build's). */
-function removeLeftovers(root) {
-  for (const name of readdirSync(root)) {
-    if (!name.startsWith('.dist-')) continue;
-    const path = join(root, name);
-    try {
-      if (Date.now() - statSync(path).mtimeMs > LEFTOVER_AGE_MS) rmSync(path, { recursive: true, force: true });
-    } catch {
-      // Gone already (another build cleaned it).
-    }
-  }
-}
-
 /** Runs tsc (emit only) into `outDir`; rejects with its output when it fails. */
 function runTsc(outDir) {
   let tsc;
@@ -162,31 +129,8 @@ export async function ensureServerBuild({ force = false, log = console.log } = {
   }
 
   const started = Date.now();
-  const dist = join(ROOT, 'dist');
-  removeLeftovers(ROOT);
   log(`entity-memory: compiling the server into dist/ (${previous === undefined ? 'no build yet' : force ? 'forced' : 'sources changed'})`);
-  const fresh = mkdtempSync(join(ROOT, '.dist-build-'));
-  try {
-    chmodSync(fresh, 0o755); // mkdtemp's 0700 would hide the server from another user running it
-    await runTsc(fresh);
-    writeFileSync(join(fresh, STAMP_FILE), `${hash}\n${stat}\n`);
-    const old = existsSync(dist) ? join(ROOT, `.dist-old-${process.pid}-${started}`) : undefined;
-    if (old) renameSync(dist, old);
-    try {
-      renameSync(fresh, dist);
-    } catch (error) {
-      // Another build swapped its folder in between our two renames: keep theirs if it is as fresh.
-      if (builtServerHash() === hash) rmSync(fresh, { recursive: true, force: true });
-      else {
-        if (old && !existsSync(dist)) renameSync(old, dist);
-        throw error;
-      }
-    }
-    if (old) rmSync(old, { recursive: true, force: true });
-  } catch (error) {
-    rmSync(fresh, { recursive: true, force: true });
-    throw error;
-  }
+  await buildAndSwap({ parent: ROOT, stamp: `${hash}\n${stat}\n`, build: runTsc, builtAsFresh: () => builtServerHash() === hash });
   const ms = Date.now() - started;
   log(`entity-memory: server compiled into dist/ in ${ms} ms`);
   return { built: true, hash, ms };

@@ -9,29 +9,14 @@
 //
 // `node scripts/build-web.mjs [--force]` (npm run build:web, postinstall, prestart); the
 // server's command line and the test suite's global setup import ensureWebBuild.
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildAndSwap, filesUnder, hashFiles, STAMP_FILE } from './stamped-build.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The file in web/dist naming the inputs' hash it was built from. */
-export const STAMP_FILE = '.build-stamp';
-
-/** Leftover build and swap folders (from a killed build) older than this are removed. */
-const LEFTOVER_AGE_MS = 60 * 60 * 1000;
-
-/** Every file under `dir`, recursively, as paths relative to `base` with `/` separators. */
-function filesUnder(dir, base) {
-  const out = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(path, base));
-    else if (entry.isFile()) out.push(relative(base, path).split(sep).join('/'));
-  }
-  return out;
-}
+export { STAMP_FILE };
 
 /** The UI's inputs, relative to the package root, sorted. Test files do not change the build. */
 export function webInputs(root = ROOT) {
@@ -42,13 +27,7 @@ export function webInputs(root = ROOT) {
 
 /** sha256 over each input's path and content: what web/dist/.build-stamp must hold to be fresh. */
 export function webInputsHash(root = ROOT) {
-  const hash = createHash('sha256');
-  for (const file of webInputs(root)) {
-    hash.update(`${file}\0`);
-    hash.update(readFileSync(join(root, file)));
-    hash.update('\0');
-  }
-  return hash.digest('hex');
+  return hashFiles(root, webInputs(root));
 }
 
 /** The hash web/dist was built from, or undefined when it (or its stamp) is missing. */
@@ -65,19 +44,6 @@ export function webBuildIsFresh(root = ROOT) {
   return builtHash(root) === webInputsHash(root);
 }
 
-/** Removes build and swap folders that a killed build left behind (recent ones may be another build's). */
-function removeLeftovers(webDir) {
-  for (const name of readdirSync(webDir)) {
-    if (!name.startsWith('.dist-')) continue;
-    const path = join(webDir, name);
-    try {
-      if (Date.now() - statSync(path).mtimeMs > LEFTOVER_AGE_MS) rmSync(path, { recursive: true, force: true });
-    } catch {
-      // Gone already (another build cleaned it).
-    }
-  }
-}
-
 /**
  * Builds web/dist when its stamp is missing or stale (or `force`), else returns at once.
  * @param {{ force?: boolean, log?: (message: string) => void }} [options] `log` hears about a
@@ -92,33 +58,17 @@ export async function ensureWebBuild({ force = false, log = console.log } = {}) 
 
   const started = Date.now();
   const webDir = join(ROOT, 'web');
-  const dist = join(webDir, 'dist');
-  removeLeftovers(webDir);
   log(`entity-memory: building the web UI (${previous === undefined ? 'no build yet' : force ? 'forced' : 'sources changed'})`);
-  const fresh = mkdtempSync(join(webDir, '.dist-build-'));
-  try {
-    chmodSync(fresh, 0o755); // mkdtemp's 0700 would hide the UI from a server running as another user
-    // Loaded here so that the up-to-date check stays a few milliseconds.
-    const { build } = await import('vite');
-    await build({ configFile: join(webDir, 'vite.config.ts'), build: { outDir: fresh, emptyOutDir: true } });
-    writeFileSync(join(fresh, STAMP_FILE), `${hash}\n`);
-    const old = existsSync(dist) ? join(webDir, `.dist-old-${process.pid}-${started}`) : undefined;
-    if (old) renameSync(dist, old);
-    try {
-      renameSync(fresh, dist);
-    } catch (error) {
-      // Another build swapped its folder in between our two renames: keep theirs if it is as fresh.
-      if (builtHash() === hash) rmSync(fresh, { recursive: true, force: true });
-      else {
-        if (old && !existsSync(dist)) renameSync(old, dist);
-        throw error;
-      }
-    }
-    if (old) rmSync(old, { recursive: true, force: true });
-  } catch (error) {
-    rmSync(fresh, { recursive: true, force: true });
-    throw error;
-  }
+  await buildAndSwap({
+    parent: webDir,
+    stamp: `${hash}\n`,
+    // Vite is loaded here so that the up-to-date check stays a few milliseconds.
+    build: async (outDir) => {
+      const { build } = await import('vite');
+      await build({ configFile: join(webDir, 'vite.config.ts'), build: { outDir, emptyOutDir: true } });
+    },
+    builtAsFresh: () => builtHash() === hash,
+  });
   const ms = Date.now() - started;
   log(`entity-memory: web UI built into web/dist in ${ms} ms`);
   return { built: true, hash, ms };

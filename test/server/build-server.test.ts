@@ -33,7 +33,7 @@ function node(args: string[], cwd: string): Promise<{ status: number | null; std
 /** A package root with the real bin, build script and tsconfigs, and a one-line src/cli.ts. */
 function fakePackage(): string {
   const base = tempDir('em-build-server-');
-  for (const file of ['bin/entity-memory.js', 'scripts/build-server.mjs', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const file of ['bin/entity-memory.js', 'scripts/build-server.mjs', 'scripts/stamped-build.mjs', 'tsconfig.json', 'tsconfig.build.json']) {
     mkdirSync(dirname(join(base, file)), { recursive: true });
     copyFileSync(join(root, file), join(base, file));
   }
