@@ -8,6 +8,17 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
  * - web/src/gql/, the same for the web UI's operations (the .ts and .tsx files under web/src);
  * - src/client/gql/, the same for the typed client for agent runtimes (src/client/).
  */
+/** The client preset as every output of typed documents uses it: plain types, no fragment masking. */
+const typedDocuments = {
+  preset: 'client',
+  config: {
+    scalars: { DateTime: 'string', JSON: 'unknown' },
+    enumsAsTypes: true,
+    useTypeImports: true,
+  },
+  presetConfig: { fragmentMasking: false },
+} as const;
+
 const config: CodegenConfig = {
   schema: './src/schema/index.ts',
   ignoreNoDocuments: true,
@@ -20,33 +31,15 @@ const config: CodegenConfig = {
     },
     './test/graphql/': {
       documents: ['test/**/*.ts', '!test/graphql/**'],
-      preset: 'client',
-      config: {
-        scalars: { DateTime: 'string', JSON: 'unknown' },
-        enumsAsTypes: true,
-        useTypeImports: true,
-      },
-      presetConfig: { fragmentMasking: false },
+      ...typedDocuments,
     },
     './web/src/gql/': {
       documents: ['web/src/**/*.{ts,tsx}', '!web/src/gql/**'],
-      preset: 'client',
-      config: {
-        scalars: { DateTime: 'string', JSON: 'unknown' },
-        enumsAsTypes: true,
-        useTypeImports: true,
-      },
-      presetConfig: { fragmentMasking: false },
+      ...typedDocuments,
     },
     './src/client/gql/': {
       documents: ['src/client/**/*.ts', '!src/client/gql/**'],
-      preset: 'client',
-      config: {
-        scalars: { DateTime: 'string', JSON: 'unknown' },
-        enumsAsTypes: true,
-        useTypeImports: true,
-      },
-      presetConfig: { fragmentMasking: false },
+      ...typedDocuments,
     },
   },
 };
