@@ -147,15 +147,12 @@ export class TranscriptFollower {
   private async poll(): Promise<void> {
     if (this.stopped) return;
     await this.check();
-    const idleMs = this.options.idleCloseMs ?? 5000;
-    for (const file of this.files.values()) {
-      const last = file.last;
-      if (!file.turnOpen || file.running || last?.role !== 'ASSISTANT' || last.callsTools || Date.now() - file.readAt < idleMs) continue;
-      file.running = this.inSlot(() => this.send(file, 0, true)).finally(() => {
-        file.running = undefined;
-      });
-    }
-    await this.settled();
+  }
+
+  /** Whether the turn left open is a text reply nothing has followed for idleCloseMs (see the module comment). */
+  private idleReplyDue(file: FollowedFile): boolean {
+    const last = file.last;
+    return file.turnOpen && last?.role === 'ASSISTANT' && !last.callsTools && Date.now() - file.readAt >= (this.options.idleCloseMs ?? 5000);
   }
 
   /** Finds transcripts not followed yet and reads them from the start. */
@@ -261,8 +258,9 @@ export class TranscriptFollower {
         this.noteLast(file, batch.messages, batch.updates);
       }
     }
-    if (file.pending.messages.length === 0 && file.pending.updates.length === 0) return;
-    await this.send(file, lines);
+    const idle = lines === 0 && this.idleReplyDue(file);
+    if (file.pending.messages.length === 0 && file.pending.updates.length === 0 && !idle) return;
+    await this.send(file, lines, idle);
   }
 
   private noteLast(file: FollowedFile, messages: ImportedMessage[], updates: SessionImport['updates']): void {
