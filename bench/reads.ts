@@ -89,7 +89,7 @@ try {
   for (let s = 0; s < SESSIONS; s++) {
     const sessionId = `bench-reads-${String(s).padStart(2, '0')}`;
     await fillClosedTurns(deps.db, { sessionId, title: `reads ${s}`, turns: TURNS, contentBytes: 200 });
-    await deps.sessionLocks.run(sessionId, () => rebuildSession(deps, sessionId, { moveAside: false }));
+    await deps.repoLocks.run(sessionId, () => rebuildSession(deps, sessionId, { moveAside: false }));
   }
   await fillClosedTurns(deps.db, { sessionId: 'aa-short', title: 'short', turns: 10, contentBytes: 200 });
   await fillClosedTurns(deps.db, { sessionId: 'aa-long', title: 'long', turns: LONG, contentBytes: 200 });
