@@ -57,9 +57,9 @@ import { DEFAULT_GIT_TIMEOUT_MS, gitEnv, runGit } from './run.js';
  * - durability (`core.fsync*`, `fastimport.unpackLimit`): the database is the
  *   source of truth and a rebuild writes byte-identical commits, so the repo
  *   may lose its newest commits in a crash: a branch left behind the database
- *   is found by reconcile at start-up (`agrees`) and the turns are committed
- *   again or the repo rebuilt; a commit that landed before the database heard
- *   of it is adopted through its trailers. What a crash must never leave is a
+ *   is found by reconcile at start-up (`agrees`) and the repo rebuilt; a
+ *   commit that landed before the database heard of it is adopted through
+ *   its trailers. What a crash must never leave is a
  *   ref pointing at an object that is missing or torn: every later git run on
  *   the repo (ours and the user's) fails on it, and only a rebuild repairs it.
  *   A process crash cannot do that (git writes objects before it moves the
@@ -72,8 +72,8 @@ import { DEFAULT_GIT_TIMEOUT_MS, gitEnv, runGit } from './run.js';
  *   which fsyncs each of a turn's ~9 objects. With `unpackLimit=0` a turn is
  *   one pack (.pack and .idx fsynced, no extra process): about half the
  *   commit's time here. The packs are rolled up geometrically by
- *   `packLooseObjects`. The index is not fsynced: after a crash `init` (at
- *   the mirror's first use of the repo) resets it to HEAD;
+ *   `packLooseObjects`. The index is not fsynced: after a crash the mirror
+ *   resets index and working tree to HEAD when it first opens the repo;
  * - `core.logAllRefUpdates`: reflogs, so a bad ref move can be undone by hand;
  * - `core.autocrlf=false`: blobs are the exact bytes written, for every user's git.
  */
