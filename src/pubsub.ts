@@ -3,7 +3,7 @@
  * (JSON-safe), so a Redis-backed pubsub can replace this one unchanged;
  * subscription resolvers load what they show from the database.
  */
-import { setMaxListeners } from 'node:events';
+import { getEventListeners, setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
 
 export interface TurnCommittedPayload {
@@ -62,5 +62,10 @@ export function createEventPubSub() {
   // One listener per subscription: a thousand watchers are expected, not a leak to warn about.
   const eventTarget = new EventTarget();
   setMaxListeners(0, eventTarget);
-  return createPubSub<{ [K in keyof Events]: [Events[K]] }>({ eventTarget });
+  const pubsub = createPubSub<{ [K in keyof Events]: [Events[K]] }>({ eventTarget });
+  return {
+    ...pubsub,
+    /** Subscriptions listening to `topic` now: each live one holds one listener until it ends. */
+    listenerCount: (topic: keyof Events): number => getEventListeners(eventTarget, topic).length,
+  };
 }
