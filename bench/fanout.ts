@@ -5,13 +5,14 @@
  * commit's message and author), while turns are recorded back to back over HTTP.
  * Prints per N: event delay after the commit (publish -> received by the client) p50/p99,
  * events lost, and recordTurn p50 against its 1-subscriber value in the same run.
- * The clients run in a worker thread (the other core), the server in this one.
+ * The clients run in a child process, as browsers would be: not in the server's process, whose
+ * resident memory sets what each git spawn costs (fork copies its page tables).
  * Usage: npm run bench -- fanout [largest N, default 1000] [turns per N, default 20]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
 import { print } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -23,16 +24,16 @@ const now = () => performance.timeOrigin + performance.now();
 /** The client's documented selection, with the commit's message and author too. */
 const SELECTION = print(TurnCommittedSubscription).replace(/headline\n/, 'headline\n        message\n        author { name email date }\n');
 
-type ToWorker = { kind: 'subscribe'; url: string; sessionId: string; count: number } | { kind: 'collect'; expected: number; waitMs: number } | { kind: 'close' };
-type FromWorker = { kind: 'ready' } | { kind: 'collected'; received: { turn: number; at: number }[]; errors: string[] } | { kind: 'closed' };
+type ToClients = { kind: 'subscribe'; url: string; sessionId: string; count: number } | { kind: 'collect'; expected: number; waitMs: number } | { kind: 'close' };
+type FromClients = { kind: 'ready' } | { kind: 'collected'; received: { turn: number; at: number }[]; errors: string[] } | { kind: 'closed' };
 
-if (!isMainThread) {
-  const port = parentPort!;
+if (process.argv[2] === '--clients') {
+  const port = { postMessage: (message: FromClients) => process.send!(message) };
   let clients: Client[] = [];
   let received: { turn: number; at: number }[] = [];
   let errors: string[] = [];
-  port.on('message', (message: ToWorker) => void handle(message));
-  async function handle(message: ToWorker): Promise<void> {
+  process.on('message', (message: ToClients) => void handle(message));
+  async function handle(message: ToClients): Promise<void> {
     if (message.kind === 'subscribe') {
       received = [];
       errors = [];
@@ -57,15 +58,15 @@ if (!isMainThread) {
           await new Promise<void>((resolve, reject) => client.subscribe({ query: '{ __typename }' }, { next: () => {}, error: reject, complete: resolve }));
         }),
       );
-      port.postMessage({ kind: 'ready' } satisfies FromWorker);
+      port.postMessage({ kind: 'ready' } satisfies FromClients);
     } else if (message.kind === 'collect') {
       const deadline = Date.now() + message.waitMs;
       while (received.length + errors.length < message.expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      port.postMessage({ kind: 'collected', received, errors } satisfies FromWorker);
+      port.postMessage({ kind: 'collected', received, errors } satisfies FromClients);
     } else {
       await Promise.all(clients.map((client) => client.dispose()));
       clients = [];
-      port.postMessage({ kind: 'closed' } satisfies FromWorker);
+      port.postMessage({ kind: 'closed' } satisfies FromClients);
     }
   }
 } else {
@@ -88,13 +89,11 @@ if (!isMainThread) {
     return (publish as (topic: string, ...rest: unknown[]) => void)(topic, ...args);
   }) as typeof pubsub.publish;
 
-  // The worker loads this file through tsx's loader (a worker does not inherit `--import tsx`'s hooks).
-  const loader = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
-  const worker = new Worker(loader, { eval: true });
-  const ask = (message: ToWorker) =>
-    new Promise<FromWorker>((resolve) => {
-      worker.once('message', resolve);
-      worker.postMessage(message);
+  const clients = fork(import.meta.filename, ['--clients'], { execArgv: ['--import', 'tsx'] });
+  const ask = (message: ToClients) =>
+    new Promise<FromClients>((resolve) => {
+      clients.once('message', resolve);
+      clients.send(message);
     });
 
   const text = (n: number, seed: number) => `turn ${seed}: ${'lorem ipsum dolor sit amet '.repeat(Math.ceil(n / 27))}`.slice(0, n);
@@ -134,7 +133,7 @@ if (!isMainThread) {
     // Back to back, as an agent sends them: the fan-out of one turn runs while the next is recorded.
     for (let i = 1; i <= turns; i++) recordTimes.push(await recordTurn(sessionId, i));
     await app.mirror.idle();
-    const collected = (await ask({ kind: 'collect', expected: n * (turns + 1), waitMs: 120_000 })) as Extract<FromWorker, { kind: 'collected' }>;
+    const collected = (await ask({ kind: 'collect', expected: n * (turns + 1), waitMs: 120_000 })) as Extract<FromClients, { kind: 'collected' }>;
     await ask({ kind: 'close' });
     const rowsOfTurns = await app.deps.db.turn.findMany({ where: { sessionId }, select: { id: true, number: true } });
     const publishedByNumber = new Map(rowsOfTurns.map((t) => [t.number, publishedAt.get(t.id)]));
@@ -159,7 +158,7 @@ if (!isMainThread) {
   console.log(
     `goal at ${top.n} subscribers: event delay p99 ${fmt(top.p99, 1)} ms (<= 250), lost ${top.lost} (0), recordTurn ×${(top.record / rows[0]!.record).toFixed(2)} of 1 subscriber (<= 1.5); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
   );
-  await worker.terminate();
+  clients.kill();
   await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

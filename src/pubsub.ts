@@ -2,9 +2,13 @@
  * The one pubsub of the server. Payloads carry ids and plain values only
  * (JSON-safe), so a Redis-backed pubsub can replace this one unchanged;
  * subscription resolvers load what they show from the database.
+ *
+ * Events are routed by scope: a session's events (or a project's) reach the
+ * subscriptions of that session and those of every session, never the
+ * watchers of other sessions. With 1,000 web UIs each on its own session, a
+ * turn wakes the few that show it, not all 1,000 to be filtered out one by one.
  */
-import { setMaxListeners } from 'node:events';
-import { createPubSub } from 'graphql-yoga';
+import { Repeater } from 'graphql-yoga';
 
 export interface TurnCommittedPayload {
   sessionId: string;
@@ -56,11 +60,64 @@ export interface Events {
   dirtyTreeWarning: DirtyTreeWarningPayload;
 }
 
-export type PubSub = ReturnType<typeof createEventPubSub>;
+/** What scopes each topic's events: a subscription may ask for one session's, or one project's. */
+const SCOPE = {
+  turnCommitted: (event: TurnCommittedPayload) => event.sessionId,
+  mirrorFailed: (event: MirrorFailedPayload) => event.sessionId,
+  timeline: (event: TimelinePayload) => event.sessionId,
+  projectCommitted: (event: ProjectCommittedPayload) => event.projectId,
+  dirtyTreeWarning: (event: DirtyTreeWarningPayload) => event.projectId,
+} satisfies { [K in keyof Events]: (event: Events[K]) => string };
 
-export function createEventPubSub() {
-  // One listener per subscription: a thousand watchers are expected, not a leak to warn about.
-  const eventTarget = new EventTarget();
-  setMaxListeners(0, eventTarget);
-  return createPubSub<{ [K in keyof Events]: [Events[K]] }>({ eventTarget });
+export interface PubSub {
+  /** Hands `payload` to every subscription of `topic` unscoped or scoped to the event's session (or project). Never throws. */
+  publish<K extends keyof Events>(topic: K, payload: Events[K]): void;
+  /**
+   * The events of `topic`, only those of `scope` (a session id, or a project id for the project
+   * topics) when given. It listens from the first `next()` until `return()` (graphql-ws calls it
+   * when the subscription or its socket ends), and then holds nothing.
+   */
+  subscribe<K extends keyof Events>(topic: K, scope?: string): AsyncGenerator<Events[K]>;
+  /** Subscriptions listening to `topic` now, scoped or not: each live one holds one listener until it ends. */
+  listenerCount(topic: keyof Events): number;
+}
+
+export function createEventPubSub(): PubSub {
+  /** `topic` or `topic:scope` -> the pushes of the subscriptions listening there. */
+  const listeners = new Map<string, Set<(payload: never) => unknown>>();
+  const counts = new Map<keyof Events, number>();
+  const deliver = (key: string, payload: unknown) => {
+    const set = listeners.get(key);
+    if (!set) return;
+    for (const push of set) {
+      try {
+        // Settles once the subscription took the event; nothing to wait for here.
+        void (push as (payload: unknown) => Promise<unknown>)(payload).catch(() => {});
+      } catch {
+        // 1,024 events queued and none taken: that subscription is stuck (its socket is closed by the
+        // send buffer's cap long before, src/http/send-buffer.ts); the others still get this one.
+      }
+    }
+  };
+  return {
+    publish(topic, payload) {
+      deliver(topic, payload);
+      deliver(`${topic}:${(SCOPE[topic] as (event: typeof payload) => string)(payload)}`, payload);
+    },
+    subscribe<K extends keyof Events>(topic: K, scope?: string) {
+      const key = scope === undefined ? topic : `${topic}:${scope}`;
+      return new Repeater<Events[K]>((push, stop) => {
+        let set = listeners.get(key);
+        if (!set) listeners.set(key, (set = new Set()));
+        set.add(push);
+        counts.set(topic, (counts.get(topic) ?? 0) + 1);
+        void stop.then(() => {
+          set.delete(push);
+          if (set.size === 0 && listeners.get(key) === set) listeners.delete(key);
+          counts.set(topic, (counts.get(topic) ?? 1) - 1);
+        });
+      });
+    },
+    listenerCount: (topic) => counts.get(topic) ?? 0,
+  };
 }

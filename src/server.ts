@@ -7,6 +7,7 @@
  * the WebSocket upgrade passes Host and Origin before the handshake, then the connection caps
  * (src/http/limits.ts), then the token in graphql-ws's `connection_init`. What a socket has
  * not sent yet is bounded (src/http/send-buffer.ts): one that falls behind is closed, 1013.
+ * An event's payload is serialised once for all its subscribers (src/http/shared-payloads.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +23,8 @@ import { connectionParamsToken, exposedBeyondLoopback, resolveAuth, tokenMatches
 import { localUrl, removeServerFile, writeServerFile } from './http/server-file.js';
 import { createWebUi, DEFAULT_WEB_DIR, isWebUiPath } from './http/web-ui.js';
 import { boundSendBuffer } from './http/send-buffer.js';
+import { sendSharedPayloads, sharedPayload } from './http/shared-payloads.js';
+import { inTurn } from './http/delivery-pace.js';
 import type { Logger } from './logger.js';
 import { withRequest } from './request-context.js';
 
@@ -178,6 +181,7 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
       }
       ws.once('close', () => limits.release(address));
       boundSendBuffer(ws, maxBufferedBytes, logger, address);
+      sendSharedPayloads(ws);
       wss.emit('connection', ws, req);
       ws.removeAllListeners('error');
       ws.on('error', onError);
@@ -192,6 +196,9 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
         ctx.extra.socket.close(WS_CLOSE_FORBIDDEN, 'Forbidden: send the server token as connectionParams { token }');
         return false;
       },
+      // An event's result is serialised once for all the subscribers that share it, and handed to
+      // the sockets a batch per event-loop turn so requests are served during a large fan-out.
+      onNext: (_ctx, _id, _payload, _args, result) => inTurn(sharedPayload(result)) as never,
       execute: (args) => withRequest(null, () => (args as EnvelopedArgs).rootValue.execute(args)) as never,
       subscribe: (args) => withRequest(null, () => (args as EnvelopedArgs).rootValue.subscribe(args)) as never,
       onSubscribe: async (ctx, _id, params) => {

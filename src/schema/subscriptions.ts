@@ -5,7 +5,6 @@
  * event's fields are loaded by the first subscriber that asks and shared.
  */
 import type { GraphQLResolveInfo } from 'graphql';
-import { filter, pipe } from 'graphql-yoga';
 import { assertValidId } from '../ids.js';
 import { sessionCommit } from '../services/replay/read-commits.js';
 import { requireSession } from '../services/sessions/read-session.js';
@@ -74,8 +73,7 @@ function forSession<T extends { sessionId: string }>(
   sessionId: string | null | undefined,
 ): AsyncIterable<T> {
   if (sessionId != null) assertValidId(sessionId, 'sessionId');
-  const source = ctx.deps.pubsub.subscribe(topic) as AsyncIterable<T>;
-  return sessionId == null ? source : pipe(source, filter((event: T) => event.sessionId === sessionId));
+  return ctx.deps.pubsub.subscribe(topic, sessionId ?? undefined) as AsyncIterable<T>;
 }
 
 const TimelineEventKind = builder.enumType('TimelineEventKind', {
@@ -138,8 +136,7 @@ function forProject<T extends { projectId: string }>(
   projectId: string | null | undefined,
 ): AsyncIterable<T> {
   if (projectId != null) assertValidId(projectId, 'projectId');
-  const source = ctx.deps.pubsub.subscribe(topic) as AsyncIterable<T>;
-  return projectId == null ? source : pipe(source, filter((event: T) => event.projectId === projectId));
+  return ctx.deps.pubsub.subscribe(topic, projectId ?? undefined) as AsyncIterable<T>;
 }
 
 /** Sets a subscription up once its cost is checked: the cost plugin checks root fields as they resolve, which is at each event. */
