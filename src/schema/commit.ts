@@ -8,7 +8,6 @@ import {
   commitInfoOf,
   commitParents,
   commitShaOf,
-  CommitTurnLoader,
   gitCanRead,
   shaCommitRef,
   PATCH_MAX_BYTES,
@@ -17,7 +16,7 @@ import {
   type FileChangeView,
 } from '../services/replay/read-commits.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../services/page.js';
-import type { Context } from '../context.js';
+import { loaders } from './loaders.js';
 import { builder } from './builder.js';
 import { pageTotalCount } from './connection.js';
 import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST, SHARED_GIT_COST } from './cost.js';
@@ -43,15 +42,6 @@ export function asksGitFields(info: GraphQLResolveInfo, path: string[] = []): bo
   let level: FieldNode[] = [...info.fieldNodes];
   for (const name of path) level = level.flatMap((f) => fieldsOf(f.selectionSet)).filter((f) => f.name.value === name);
   return level.flatMap((f) => fieldsOf(f.selectionSet)).some((f) => !GIT_FREE_FIELDS.has(f.name.value));
-}
-
-const turnLoaders = new WeakMap<Context, CommitTurnLoader>();
-
-/** One loader per request: the `turn` of every commit in a list is read by one query. */
-function turnLoader(ctx: Context): CommitTurnLoader {
-  let loader = turnLoaders.get(ctx);
-  if (!loader) turnLoaders.set(ctx, (loader = new CommitTurnLoader(ctx.deps.db)));
-  return loader;
 }
 
 interface Actor {
@@ -153,7 +143,7 @@ Commit.implement({
       nullable: true,
       description: 'The turn this commit records (session repos only).',
       complexity: QUERY_COST,
-      resolve: (c, _args, ctx) => turnLoader(ctx).load(c),
+      resolve: (c, _args, ctx) => loaders(ctx).commitTurns.load(c),
     }),
     messages: t.field({
       type: [Message],
