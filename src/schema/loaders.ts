@@ -22,7 +22,8 @@ export function loaders(ctx: Context): RequestLoaders {
   let found = byContext.get(ctx);
   if (!found) {
     const { db } = ctx.deps;
-    found = { reads: new SessionReads(db), content: new MessageContentLoader(db), commitTurns: new CommitTurnLoader(db), mirror: new MirrorStatusLoader(ctx.deps) };
+    const reads = new SessionReads(db);
+    found = { reads, content: new MessageContentLoader(db), commitTurns: new CommitTurnLoader(db), mirror: new MirrorStatusLoader(ctx.deps, reads) };
     byContext.set(ctx, found);
   }
   return found;

@@ -92,9 +92,9 @@ export const Session = builder.prismaNode('Session', {
     }),
     mirror: t.field({
       type: MirrorStatus,
-      // From the database only, the sessions of a page together: two queries for all of them.
+      // From the database only, the sessions of a page together: a few statements for all of them.
       complexity: 1,
-      resolve: (session, _args, ctx) => loaders(ctx).mirror.load(session.sessionId),
+      resolve: (session, _args, ctx) => loaders(ctx).mirror.load(session),
     }),
     head: t.field({
       type: Commit,

@@ -8,7 +8,7 @@ import type { Message, Prisma, Session, Turn } from '../../generated/prisma/clie
 import type { Db } from '../../db/index.js';
 import { BadUserInputError, NotFoundError } from '../../errors.js';
 import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type GitRepo, type SessionRepo } from '../../git/index.js';
-import { countTurnCommits, isReconciling, describeFault, expectedBranchTips, inspectSessionRepo, sessionRepoPath, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
+import { countTurnCommits, isReconciling, describeFault, inspectSessionRepo, sessionRepoPath, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
 import { branchSegments, messageFilter, segmentsOf, type BranchRows } from './branch-path.js';
 import { SessionReads } from '../sessions/session-reads.js';
@@ -416,62 +416,92 @@ export interface MirrorStatus {
  * looked at (its files only) and `lastError` says what is wrong; one broken
  * in place is found by the health monitor (`repoProblem`) or by the mirror's
  * next look, and reported here from then on, while the mirror heals it.
+ *
+ * Both counts are read from each branch's ends, not counted: a branch's own
+ * turns are numbered on from the turn it grows from (its fork turn's number,
+ * 0 without one) to its newest, and committed on from there to its newest
+ * committed one (a turn is committed only after its parent); at most one turn
+ * of a session is open.
  */
-export async function mirrorStatus(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<MirrorStatus> {
-  return new MirrorStatusLoader(deps).load(session.sessionId);
+export async function mirrorStatus(deps: Pick<Deps, 'config' | 'db'>, session: Pick<Session, 'sessionId' | 'openTurnId'>): Promise<MirrorStatus> {
+  return new MirrorStatusLoader(deps, new SessionReads(deps.db)).load(session);
 }
 
 /**
- * `Session.mirror` for every session of a page at once: one grouped count of
- * the turns, one read of the outbox and one of the branch tips for all the
- * sessions asked for in the same tick, whatever their number. One loader per request.
+ * `Session.mirror` for every session of a page at once: the branches (shared
+ * with the page's other reads), the outbox, and the ends of every branch, one
+ * statement each for all the sessions asked for in the same tick, whatever
+ * their number and length. One loader per request.
  */
 export class MirrorStatusLoader {
-  private readonly batcher: Batcher<string, MirrorStatus>;
+  private readonly batcher: Batcher<Pick<Session, 'sessionId' | 'openTurnId'>, MirrorStatus>;
+  private readonly branchRows = new Map<string, Promise<BranchRows>>();
 
-  constructor(deps: Pick<Deps, 'config' | 'db'>) {
-    this.batcher = new Batcher((ids) => loadMirrorStatuses(deps, ids));
+  constructor(deps: Pick<Deps, 'config' | 'db'>, private readonly reads: SessionReads) {
+    this.batcher = new Batcher(
+      (sessions) => {
+        const rows = new Map(sessions.map((s) => [s.sessionId, this.branchRows.get(s.sessionId)!]));
+        for (const s of sessions) this.branchRows.delete(s.sessionId);
+        return loadMirrorStatuses(deps, reads, sessions, rows);
+      },
+      (s) => s.sessionId,
+    );
   }
 
-  load(sessionId: string): Promise<MirrorStatus> {
-    return this.batcher.load(sessionId);
+  load(session: Pick<Session, 'sessionId' | 'openTurnId'>): Promise<MirrorStatus> {
+    // Asked for now, so the branches of a page are read once for its turns, timelines and mirrors.
+    if (!this.branchRows.has(session.sessionId)) {
+      const rows = this.reads.branches(session.sessionId);
+      rows.catch(() => undefined);
+      this.branchRows.set(session.sessionId, rows);
+    }
+    return this.batcher.load(session);
   }
 }
 
-async function loadMirrorStatuses(deps: Pick<Deps, 'config' | 'db'>, ids: string[]): Promise<(MirrorStatus | Error)[]> {
+async function loadMirrorStatuses(
+  deps: Pick<Deps, 'config' | 'db'>,
+  reads: SessionReads,
+  sessions: Pick<Session, 'sessionId' | 'openTurnId'>[],
+  branchRows: Map<string, Promise<BranchRows>>,
+): Promise<(MirrorStatus | Error)[]> {
   const { db, config } = deps;
-  const counts = new Map<string, { dagTurns: number; gitCommits: number; last: Date | null }>();
+  const ids = sessions.map((s) => s.sessionId);
   const jobs = new Map<string, { lastError: string | null }[]>();
-  const expected = new Map<string, Map<string, string>>();
   for (const chunk of chunks(ids, TURN_BATCH)) {
-    const [grouped, rows, tips] = await Promise.all([
-      db.turn.groupBy({
-        by: ['sessionId'],
-        where: { sessionId: { in: chunk }, open: false },
-        _count: { _all: true, commitSha: true },
-        _max: { mirroredAt: true },
-      }),
-      db.outboxJob.findMany({ where: { sessionId: { in: chunk }, kind: 'SESSION' }, orderBy: { id: 'asc' }, select: { sessionId: true, lastError: true } }),
-      expectedBranchTips(db, chunk),
-    ]);
-    for (const g of grouped) counts.set(g.sessionId, { dagTurns: g._count._all, gitCommits: g._count.commitSha, last: g._max.mirroredAt });
+    const rows = await db.outboxJob.findMany({ where: { sessionId: { in: chunk }, kind: 'SESSION' }, orderBy: { id: 'asc' }, select: { sessionId: true, lastError: true } });
     for (const job of rows) jobs.set(job.sessionId, [...(jobs.get(job.sessionId) ?? []), job]);
-    for (const [id, branches] of tips) expected.set(id, branches);
   }
   return Promise.all(
-    ids.map(async (sessionId): Promise<MirrorStatus | Error> => {
+    sessions.map(async ({ sessionId, openTurnId }): Promise<MirrorStatus | Error> => {
       try {
-        const { dagTurns, gitCommits, last } = counts.get(sessionId) ?? { dagTurns: 0, gitCommits: 0, last: null };
+        const rows = await branchRows.get(sessionId)!;
+        let dagTurns = openTurnId === null ? 0 : -1;
+        let gitCommits = 0;
+        let last: Date | null = null;
+        // The repo's branch tips the database expects (src/mirror/health.ts expectedBranchTips).
+        const expected = new Map<string, string>();
+        await Promise.all(
+          rows.branches.map(async (branch) => {
+            const { tip, committed } = await reads.ends(sessionId, branch.name);
+            const base = branch.forkTurnId ? (rows.forkTurns.get(branch.forkTurnId)?.number ?? 0) : 0;
+            if (tip) dagTurns += tip.number - base;
+            if (!committed) return;
+            gitCommits += committed.number - base;
+            expected.set(branch.name, committed.commitSha);
+            if (committed.mirroredAt && (!last || committed.mirroredAt > last)) last = committed.mirroredAt;
+          }),
+        );
         const sessionJobs = jobs.get(sessionId) ?? [];
         // The repo's files against the branch tips the database expects (no git process): a repo deleted,
         // with a broken HEAD or a branch moved by hand is reported at once, while the mirror heals it.
-        const fault = await inspectSessionRepo(sessionRepoPath(config, sessionId), expected.get(sessionId) ?? new Map<string, string>(), {
+        const fault = await inspectSessionRepo(sessionRepoPath(config, sessionId), expected, {
           strict: sessionJobs.length === 0,
         }).catch(() => null);
         const failing = sessionJobs.find((job) => job.lastError !== null);
         const lastError = repoProblem(config, sessionId) ?? failing?.lastError ?? (fault ? describeFault(fault) : null);
         return {
-          dagTurns,
+          dagTurns: Math.max(0, dagTurns),
           gitCommits,
           pending: sessionJobs.length,
           // Until the start-up catch-up has compared every repo with the database, none is known to agree.

@@ -24,7 +24,7 @@ export interface BranchEnds {
   /** Its highest-numbered turn (null before its first turn). */
   tip: { number: number; messagesThrough: number } | null;
   /** Its newest turn with a commit: the branch's tip in the session repo (null before its first commit). */
-  committed: { number: number; commitSha: string } | null;
+  committed: { number: number; commitSha: string; mirroredAt: Date | null } | null;
 }
 
 /** How far a path goes: the turns and messages on it, as kept. */
@@ -131,13 +131,15 @@ export class SessionReads {
       // the few turns the mirror has not committed yet.
       const newest = (column: string, committedOnly: boolean) =>
         `(SELECT "${column}" FROM "Turn" WHERE "sessionId" = ? AND "branch" = ?${committedOnly ? ' AND "commitSha" IS NOT NULL' : ''} ORDER BY "number" DESC LIMIT 1)`;
-      const one = `SELECT ? AS "k", ${newest('number', false)} AS "tipNumber", ${newest('messagesThrough', false)} AS "tipMessages", ${newest('number', true)} AS "committedNumber", ${newest('commitSha', true)} AS "committedSha"`;
-      const params = slice.flatMap((k, i) => [c * KEYS_PER_STATEMENT + i, ...Array<string>(4).fill('').flatMap(() => [k.sessionId, k.branch])]);
+      const one = `SELECT ? AS "k", ${newest('number', false)} AS "tipNumber", ${newest('messagesThrough', false)} AS "tipMessages", ${newest('number', true)} AS "committedNumber", ${newest('commitSha', true)} AS "committedSha", ${newest('mirroredAt', true)} AS "committedAt"`;
+      const params = slice.flatMap((k, i) => [c * KEYS_PER_STATEMENT + i, ...Array<string>(5).fill('').flatMap(() => [k.sessionId, k.branch])]);
       const rows = await this.db.$queryRawUnsafe<SqlRow[]>(slice.map(() => one).join(' UNION ALL '), ...params);
       for (const row of rows) {
         const ends = out[Number(row.k)]!;
         if (row.tipNumber !== null) ends.tip = { number: Number(row.tipNumber), messagesThrough: Number(row.tipMessages) };
-        if (row.committedSha !== null) ends.committed = { number: Number(row.committedNumber), commitSha: String(row.committedSha) };
+        if (row.committedSha !== null) {
+          ends.committed = { number: Number(row.committedNumber), commitSha: String(row.committedSha), mirroredAt: sqlDate(row.committedAt) };
+        }
       }
     }
     return out;
@@ -172,6 +174,14 @@ export class SessionReads {
     }
     return out.map((rows) => rows.sort((a, b) => (order === 'ASC' ? a.number - b.number : b.number - a.number)).map((r) => r.value));
   }
+}
+
+/** A DateTime column read through a sub-select, which the driver hands over untyped (text, or a Date). */
+function sqlDate(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value;
+  const date = new Date(typeof value === 'number' || typeof value === 'bigint' ? Number(value) : /^\d+$/.test(String(value)) ? Number(value) : String(value));
+  return Number.isNaN(date.getTime()) ? null : date;
 }
 
 function pageKey(page: PathPage): string {
