@@ -31,6 +31,18 @@ const GIT_FREE_FIELDS = new Set(['sha', 'shortSha', 'turn', 'messages', 'message
  * (e.g. edges, node), asks for a Commit field only git knows.
  */
 export function asksGitFields(info: GraphQLResolveInfo, path: string[] = []): boolean {
+  // GraphQL hands every row of a list the same fieldNodes: decided once per list, not once per row.
+  const key = path.join('.');
+  let known = gitFieldsAsked.get(info.fieldNodes);
+  if (!known) gitFieldsAsked.set(info.fieldNodes, (known = new Map()));
+  let answer = known.get(key);
+  if (answer === undefined) known.set(key, (answer = selectsGitFields(info, path)));
+  return answer;
+}
+
+const gitFieldsAsked = new WeakMap<GraphQLResolveInfo['fieldNodes'], Map<string, boolean>>();
+
+function selectsGitFields(info: GraphQLResolveInfo, path: string[]): boolean {
   const fieldsOf = (set: SelectionSetNode | undefined, out: FieldNode[] = []): FieldNode[] => {
     for (const sel of set?.selections ?? []) {
       if (sel.kind === Kind.FIELD) out.push(sel);

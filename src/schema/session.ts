@@ -11,7 +11,7 @@ import { loaders } from './loaders.js';
 import { builder } from './builder.js';
 import { serviceThenRow } from './refetch.js';
 import { asksGitFields, Commit, CommitConnection } from './commit.js';
-import { pageTotalCount } from './connection.js';
+import { asksForRows, pageTotalCount } from './connection.js';
 import { Message, MessageConnection } from './message.js';
 import { Turn, TurnConnection } from './turn.js';
 import { connectionCost, GIT_PROCESS_COST, listCost, pageMultiplier, QUERY_COST, SHARED_GIT_COST } from './cost.js';
@@ -73,7 +73,7 @@ export const Session = builder.prismaNode('Session', {
           multiplier: pageMultiplier(args.first),
         }),
         resolve: async (session, args, ctx, info) => {
-          const page = await timeline(ctx.deps, session, args, loaders(ctx).reads);
+          const page = await timeline(ctx.deps, session, { ...args, countOnly: !asksForRows(info) }, loaders(ctx).reads);
           // Empty while the repo cannot give the git fields asked for (being rebuilt), as before.
           if (page.edges.length > 0 && asksGitFields(info, ['edges', 'node']) && !(await gitCanRead(page.edges.map((e) => e.node)))) {
             return { ...page, edges: [], pageInfo: { ...page.pageInfo, hasNextPage: false, startCursor: null, endCursor: null }, totalCount: async () => 0 };
@@ -126,7 +126,7 @@ export const Session = builder.prismaNode('Session', {
         // The branch path (branches, fork points), then the page and its count.
         complexity: connectionCost(4 * QUERY_COST),
         resolve: (session, args, ctx, info) =>
-          listBranchMessages(ctx.deps.db, session, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }), loaders(ctx).reads),
+          listBranchMessages(ctx.deps.db, session, { ...args, countOnly: !asksForRows(info) }, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }), loaders(ctx).reads),
       },
       MessageConnection,
     ),
@@ -146,7 +146,7 @@ export const Session = builder.prismaNode('Session', {
         args: { branch: t.arg.string() },
         complexity: connectionCost(4 * QUERY_COST),
         resolve: (session, args, ctx, info) =>
-          listBranchTurns(ctx.deps.db, session, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }), loaders(ctx).reads),
+          listBranchTurns(ctx.deps.db, session, { ...args, countOnly: !asksForRows(info) }, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }), loaders(ctx).reads),
       },
       TurnConnection,
     ),

@@ -9,7 +9,7 @@ import { spendTextBytes } from '../../request-context.js';
 import { messageFilter } from '../replay/branch-path.js';
 import { SessionReads } from './session-reads.js';
 import { Batcher, chunks } from '../batcher.js';
-import { ascendingPage, newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
+import { ascendingPage, countOnlyPage, newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
 
 export async function getSession(
   db: Db,
@@ -71,7 +71,9 @@ export async function listBranchMessages(
   const size = pageSize(args);
   const branch = args.branch ?? session.currentBranch;
   const counts = settled(reads.pathCounts(session.sessionId, branch));
-  const filter = await messageFilter(db, session.sessionId, await reads.segments(session.sessionId, branch));
+  const segments = await reads.segments(session.sessionId, branch);
+  if (args.countOnly) return countOnlyPage(async () => (await counts).messages, args.after, 'seq');
+  const filter = await messageFilter(db, session.sessionId, segments);
   return ascendingPage(
     { size, after: args.after, kind: 'seq', keyOf: (m) => m.seq },
     (after, take) =>
@@ -104,9 +106,10 @@ export async function listBranchTurns(
   // Asked for with the branches, so a page of sessions reads both in the same statements.
   const counts = settled(reads.pathCounts(session.sessionId, branch));
   const segments = await reads.segments(session.sessionId, branch);
+  if (args.countOnly) return countOnlyPage(async () => (await counts).turns, args.after, 'turn');
   return ascendingPage(
     { size, after: args.after, kind: 'turn', keyOf: (t) => t.number },
-    async (after, take) => reads.turns(await reads.turnIds(session.sessionId, segments, after, take), query),
+    (after, take) => reads.turnPage(session.sessionId, segments, after, take, query),
     async () => (await counts).turns,
   );
 }

@@ -16,8 +16,8 @@ import type { Db } from '../../db/index.js';
 import { Batcher, chunks } from '../batcher.js';
 import { loadBranchRows, segmentsOf, type BranchRows, type ForkTurn, type Segment } from '../replay/branch-path.js';
 
-/** Sub-selects per compound statement: under SQLite's 500 (SQLITE_MAX_COMPOUND_SELECT). */
-const KEYS_PER_STATEMENT = 200;
+/** Bound values per statement: well under SQLite's limit (32,766), for pages of up to 500 sessions in one. */
+const ROWS_PER_STATEMENT = 3000;
 
 /** The ends of a branch, from the database. */
 export interface BranchEnds {
@@ -33,12 +33,26 @@ export interface PathCounts {
   messages: number;
 }
 
-interface PathPage {
+/**
+ * Turns along a path numbered `above` < number <= `upTo`: as the numbers along
+ * a path have no gap, any page of it is such a range, and so are its parts on
+ * each branch of the path (one index range each).
+ */
+interface PathRange {
   sessionId: string;
   segments: Segment[];
-  /** Turns with a number above this only (ascending), or up to it (descending); null: from the start. */
-  from: number | null;
-  take: number;
+  above: number;
+  upTo: number;
+}
+
+/** The (branch, number range) parts of a path range: the part of each segment above the next one's. */
+function rangeTerms(range: PathRange): { sessionId: string; branch: string; number: { gt: number; lte: number } }[] {
+  return range.segments.flatMap((segment, i) => {
+    const below = range.segments[i + 1]?.maxNumber ?? 0;
+    const gt = Math.max(range.above, below);
+    const lte = Math.min(range.upTo, segment.maxNumber ?? Number.MAX_SAFE_INTEGER);
+    return gt < lte ? [{ sessionId: range.sessionId, branch: segment.branch, number: { gt, lte } }] : [];
+  });
 }
 
 type SqlRow = Record<string, unknown>;
@@ -46,10 +60,9 @@ type SqlRow = Record<string, unknown>;
 export class SessionReads {
   private readonly branchRows: Batcher<string, BranchRows>;
   private readonly branchEnds: Batcher<{ sessionId: string; branch: string }, BranchEnds>;
-  private readonly turnPages: Batcher<PathPage, string[]>;
-  private readonly commitPages: Batcher<PathPage, string[]>;
-  /** One batch of rows per distinct selection (Pothos plans the same one for every row of a list). */
-  private readonly turnRows = new Map<string, Batcher<string, Turn | null>>();
+  private readonly commitPages: Batcher<PathRange, string[]>;
+  /** One batch of pages per distinct selection (Pothos plans the same one for every row of a list). */
+  private readonly turnPages = new Map<string, Batcher<PathRange, Turn[]>>();
 
   constructor(private readonly db: Db) {
     this.branchRows = new Batcher(async (ids) => {
@@ -57,8 +70,16 @@ export class SessionReads {
       return ids.map((id) => rows.get(id)!);
     });
     this.branchEnds = new Batcher((keys) => this.loadEnds(keys), (k) => `${k.sessionId}\n${k.branch}`);
-    this.turnPages = new Batcher((pages) => this.loadPages(pages, 'ASC', 'id'), pageKey);
-    this.commitPages = new Batcher((pages) => this.loadPages(pages, 'DESC', 'commitSha'), pageKey);
+    this.commitPages = new Batcher(
+      async (ranges) =>
+        (await this.rangesOf(ranges)).map((rows) =>
+          rows
+            .filter((row) => row.commitSha !== null)
+            .sort((a, b) => b.number - a.number)
+            .map((row) => row.commitSha!),
+        ),
+      rangeKey,
+    );
   }
 
   /** A session's branches and fork turns. */
@@ -92,48 +113,79 @@ export class SessionReads {
     return { turns: end?.number ?? 0, messages: end?.messagesThrough ?? 0 };
   }
 
-  /** Ids of a page of turns along a path, oldest first: those numbered above `from`, `take` of them. */
-  turnIds(sessionId: string, segments: Segment[], from: number | null, take: number): Promise<string[]> {
-    return this.turnPages.load({ sessionId, segments, from, take });
-  }
-
-  /** Shas of a page of committed turns along a path, newest first: those numbered up to `from`, `take` of them. */
-  commitShas(sessionId: string, segments: Segment[], from: number | null, take: number): Promise<string[]> {
-    return this.commitPages.load({ sessionId, segments, from, take });
-  }
-
-  /** Turns by id, in that order, selected as `query` says (Pothos' plan of the GraphQL selection). */
-  async turns(ids: string[], query: Omit<Prisma.TurnFindManyArgs, 'where' | 'orderBy' | 'take'> = {}): Promise<Turn[]> {
+  /**
+   * A page of turns along a path, oldest first: `take` of them numbered above `after` (from the
+   * first when null), selected as `query` says (Pothos' plan of the GraphQL selection).
+   */
+  turnPage(
+    sessionId: string,
+    segments: Segment[],
+    after: number | null,
+    take: number,
+    query: Omit<Prisma.TurnFindManyArgs, 'where' | 'orderBy' | 'take'> = {},
+  ): Promise<Turn[]> {
     const key = JSON.stringify(query);
-    let batcher = this.turnRows.get(key);
+    let batcher = this.turnPages.get(key);
     if (!batcher) {
-      batcher = new Batcher(async (wanted) => {
+      // The id maps rows back to their pages, whatever the selection.
+      const select = query.select ? { ...query.select, id: true } : undefined;
+      batcher = new Batcher(async (ranges) => {
+        const placed = await this.rangesOf(ranges);
         const found = new Map<string, Turn>();
-        for (const slice of chunks(wanted, 500)) {
-          // The id maps rows back to their callers, whatever the selection.
-          const select = query.select ? { ...query.select, id: true } : undefined;
+        for (const slice of chunks(placed.flat().map((row) => row.id), ROWS_PER_STATEMENT)) {
           const rows = (await this.db.turn.findMany({ ...query, ...(select ? { select } : {}), where: { id: { in: slice } } })) as Turn[];
           for (const row of rows) found.set(row.id, row);
         }
-        return wanted.map((id) => found.get(id) ?? null);
-      });
-      this.turnRows.set(key, batcher);
+        return placed.map((rows) => rows.sort((a, b) => a.number - b.number).flatMap((row) => found.get(row.id) ?? []));
+      }, rangeKey);
+      this.turnPages.set(key, batcher);
     }
-    const rows = await Promise.all(ids.map((id) => batcher.load(id)));
-    // A turn is never deleted; one missing would be a row read between two writes' statements.
-    return rows.filter((row): row is Turn => row !== null);
+    const above = after ?? 0;
+    return batcher.load({ sessionId, segments, above, upTo: above + take });
+  }
+
+  /** Shas of a page of committed turns along a path, newest first: `take` of them numbered up to `upTo`. */
+  commitShas(sessionId: string, segments: Segment[], upTo: number, take: number): Promise<string[]> {
+    return this.commitPages.load({ sessionId, segments, above: Math.max(0, upTo - take), upTo });
+  }
+
+  /**
+   * The turns of every range (id, number, commit), one statement for them all:
+   * the (branch, number range) parts are a table of values joined to the turns,
+   * one index range each, so the statement's text grows by a row per part only.
+   */
+  private async rangesOf(ranges: PathRange[]): Promise<{ id: string; number: number; commitSha: string | null }[][]> {
+    const out: { id: string; number: number; commitSha: string | null }[][] = ranges.map(() => []);
+    const parts = ranges.flatMap((range, k) => rangeTerms(range).map((term) => ({ k, ...term })));
+    for (const slice of chunks(parts, ROWS_PER_STATEMENT / 5)) {
+      const rows = await this.db.$queryRawUnsafe<SqlRow[]>(
+        `WITH "r"("k", "s", "b", "gt", "lte") AS (VALUES ${slice.map(() => '(?, ?, ?, ?, ?)').join(', ')})
+         SELECT "r"."k" AS "k", t."id" AS "id", t."number" AS "number", t."commitSha" AS "commitSha"
+         FROM "r" JOIN "Turn" t ON t."sessionId" = "r"."s" AND t."branch" = "r"."b" AND t."number" > "r"."gt" AND t."number" <= "r"."lte"`,
+        ...slice.flatMap((p) => [p.k, p.sessionId, p.branch, p.number.gt, p.number.lte]),
+      );
+      for (const row of rows) {
+        out[Number(row.k)]!.push({ id: String(row.id), number: Number(row.number), commitSha: row.commitSha === null ? null : String(row.commitSha) });
+      }
+    }
+    return out;
   }
 
   private async loadEnds(keys: { sessionId: string; branch: string }[]): Promise<BranchEnds[]> {
     const out: BranchEnds[] = keys.map(() => ({ tip: null, committed: null }));
-    for (const [c, slice] of chunks(keys, KEYS_PER_STATEMENT).entries()) {
-      // One probe of the (sessionId, branch, number) index per value; the committed one walks back past
-      // the few turns the mirror has not committed yet.
-      const newest = (column: string, committedOnly: boolean) =>
-        `(SELECT "${column}" FROM "Turn" WHERE "sessionId" = ? AND "branch" = ?${committedOnly ? ' AND "commitSha" IS NOT NULL' : ''} ORDER BY "number" DESC LIMIT 1)`;
-      const one = `SELECT ? AS "k", ${newest('number', false)} AS "tipNumber", ${newest('messagesThrough', false)} AS "tipMessages", ${newest('number', true)} AS "committedNumber", ${newest('commitSha', true)} AS "committedSha", ${newest('mirroredAt', true)} AS "committedAt"`;
-      const params = slice.flatMap((k, i) => [c * KEYS_PER_STATEMENT + i, ...Array<string>(5).fill('').flatMap(() => [k.sessionId, k.branch])]);
-      const rows = await this.db.$queryRawUnsafe<SqlRow[]>(slice.map(() => one).join(' UNION ALL '), ...params);
+    for (const [c, slice] of chunks(keys, ROWS_PER_STATEMENT / 3).entries()) {
+      // Per key, one probe of the (sessionId, branch, number) index for the newest turn, one walking back
+      // from it past the few turns the mirror has not committed yet; the keys are a table of values, so
+      // the statement's text grows by a row per key only (a union of sub-selects took longer to prepare than to run).
+      const newest = (committedOnly: boolean) =>
+        `(SELECT t."id" FROM "Turn" t WHERE t."sessionId" = k."s" AND t."branch" = k."b"${committedOnly ? ' AND t."commitSha" IS NOT NULL' : ''} ORDER BY t."number" DESC LIMIT 1)`;
+      const rows = await this.db.$queryRawUnsafe<SqlRow[]>(
+        `WITH k("k", "s", "b") AS (VALUES ${slice.map(() => '(?, ?, ?)').join(', ')})
+         SELECT k."k" AS "k", tip."number" AS "tipNumber", tip."messagesThrough" AS "tipMessages",
+           c."number" AS "committedNumber", c."commitSha" AS "committedSha", c."mirroredAt" AS "committedAt"
+         FROM k LEFT JOIN "Turn" tip ON tip."id" = ${newest(false)} LEFT JOIN "Turn" c ON c."id" = ${newest(true)}`,
+        ...slice.flatMap((k, i) => [c * (ROWS_PER_STATEMENT / 3) + i, k.sessionId, k.branch]),
+      );
       for (const row of rows) {
         const ends = out[Number(row.k)]!;
         if (row.tipNumber !== null) ends.tip = { number: Number(row.tipNumber), messagesThrough: Number(row.tipMessages) };
@@ -143,36 +195,6 @@ export class SessionReads {
       }
     }
     return out;
-  }
-
-  /** Pages along paths: one sub-select per page, each walking the index from its start. */
-  private async loadPages(pages: PathPage[], order: 'ASC' | 'DESC', column: 'id' | 'commitSha'): Promise<string[][]> {
-    const out: { number: number; value: string }[][] = pages.map(() => []);
-    for (const [c, slice] of chunks(pages, KEYS_PER_STATEMENT).entries()) {
-      const params: unknown[] = [];
-      const selects = slice.map((page, i) => {
-        params.push(c * KEYS_PER_STATEMENT + i, page.sessionId);
-        const path = page.segments.map((s) => {
-          params.push(s.branch);
-          if (s.maxNumber === null) return '"branch" = ?';
-          params.push(s.maxNumber);
-          return '("branch" = ? AND "number" <= ?)';
-        });
-        let from = '';
-        if (page.from !== null) {
-          params.push(page.from);
-          from = ` AND "number" ${order === 'ASC' ? '>' : '<='} ?`;
-        }
-        params.push(page.take);
-        return (
-          `SELECT * FROM (SELECT ? AS "k", "number", "${column}" AS "value" FROM "Turn" WHERE "sessionId" = ? AND (${path.join(' OR ')})` +
-          `${column === 'commitSha' ? ' AND "commitSha" IS NOT NULL' : ''}${from} ORDER BY "number" ${order} LIMIT ?)`
-        );
-      });
-      const rows = await this.db.$queryRawUnsafe<SqlRow[]>(selects.join(' UNION ALL '), ...params);
-      for (const row of rows) out[Number(row.k)]!.push({ number: Number(row.number), value: String(row.value) });
-    }
-    return out.map((rows) => rows.sort((a, b) => (order === 'ASC' ? a.number - b.number : b.number - a.number)).map((r) => r.value));
   }
 }
 
@@ -184,6 +206,6 @@ function sqlDate(value: unknown): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-function pageKey(page: PathPage): string {
-  return JSON.stringify([page.sessionId, page.segments, page.from, page.take]);
+function rangeKey(range: PathRange): string {
+  return JSON.stringify([range.sessionId, range.segments, range.above, range.upTo]);
 }
