@@ -94,7 +94,7 @@ try {
   for (let s = 0; s < SESSIONS; s++) {
     const sessionId = `bench-reads-${String(s).padStart(2, '0')}`;
     await fillClosedTurns(deps.db, { sessionId, title: `reads ${s}`, turns: TURNS, contentBytes: 200 });
-    await deps.sessionLocks.run(sessionId, () => rebuildSession(deps, sessionId, { moveAside: false }));
+    await deps.repoLocks.run(sessionId, () => rebuildSession(deps, sessionId, { moveAside: false }));
   }
   for (const [sessionId, turns] of [['aa-short', 10], ['aa-long', LONG]] as const) {
     await fillClosedTurns(deps.db, { sessionId, title: sessionId, turns, contentBytes: 200 });

@@ -89,7 +89,7 @@ try {
       (removeFirst ? ', the repo deleted right before each rebuild' : ', the repo before moved aside'),
   );
   db = await openDb({ file: databaseFile(config) });
-  const deps = { db, config, logger: createLogger('silent'), pubsub: createEventPubSub(), sessionLocks: new KeyedLocks() };
+  const deps = { db, config, logger: createLogger('silent'), pubsub: createEventPubSub(), sessionLocks: new KeyedLocks(), repoLocks: new KeyedLocks() };
   let t0 = performance.now();
   await fillClosedTurns(db, { sessionId: SESSION_ID, title: 'Benchmark: rebuild', turns: TURNS, contentBytes: CONTENT_BYTES });
   const fillMs = performance.now() - t0;

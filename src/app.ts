@@ -38,8 +38,9 @@ export interface AppOptions {
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
   const db = await openDb({ file: databaseFile(config) });
   const sessionLocks = new KeyedLocks();
+  const repoLocks = new KeyedLocks();
   const pubsub = createEventPubSub();
-  const mirror = new MirrorWorker({ db, config, logger, sessionLocks, pubsub }, options.mirror);
+  const mirror = new MirrorWorker({ db, config, logger, sessionLocks, repoLocks, pubsub }, options.mirror);
   const health = new RepoHealthMonitor({ db, config, logger }, mirror, options.repoHealth);
   const projectLocks = new KeyedLocks();
   const projects = new ProjectCommitter({ db, config, logger, pubsub, projectLocks }, options.projectCommitter);
@@ -48,6 +49,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     config,
     logger,
     sessionLocks,
+    repoLocks,
     projectLocks,
     pubsub,
     onTurnClosed: (sessionId) => {
@@ -63,7 +65,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   // (turns closed meanwhile wait in the outbox).
   const catchUp = (async () => {
     try {
-      const report = await reconcile({ db, config, logger, pubsub, sessionLocks });
+      const report = await reconcile({ db, config, logger, pubsub, sessionLocks, repoLocks });
       const changed = report.sessions.filter((r) => r.outcome !== 'in-sync');
       if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
       // Each failure was logged and published; the worker retries those repos with backoff.

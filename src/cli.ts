@@ -172,7 +172,7 @@ async function maintenanceDeps(db: Db, config: Config) {
     import('./locks.js'),
   ]);
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
-  return { db, config, logger, pubsub: createEventPubSub(), sessionLocks: new KeyedLocks() };
+  return { db, config, logger, pubsub: createEventPubSub(), sessionLocks: new KeyedLocks(), repoLocks: new KeyedLocks() };
 }
 
 /** The sessions a verify found out of sync or could not check, with why. */

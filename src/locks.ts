@@ -1,7 +1,14 @@
 /**
  * In-process locks keyed by a string (a session id, a working directory).
- * Every write to a session, and every git operation on its repo, runs under
- * its lock, so turns are ordered and a checkout never sees a half-written repo.
+ *
+ * A session has two, never held the other way round:
+ * - its write lock (`Deps.sessionLocks`): every database write to the session,
+ *   so turns are numbered and closed in order. Held for database work only: no
+ *   git process runs under it, so a request never waits for the mirror.
+ * - its repo lock (`Deps.repoLocks`): every git write to the session repo (the
+ *   mirror's commits, a checkout's HEAD move, a rebuild), so git never sees two
+ *   writers. Taken alone, or inside the write lock (reconcile, an import's
+ *   branch switch), never around it.
  */
 import { Mutex } from 'async-mutex';
 

@@ -38,7 +38,7 @@ export { describeFault, diagnoseSessionRepo, expectedBranchTips, inspectSessionR
 /**
  * Moves the session repo's HEAD (and working tree) to where the database now
  * says the session is: detached at the viewed commit during replay, else on
- * the current branch. Call under the session's lock.
+ * the current branch. Call under the session's repo lock (`Deps.repoLocks`).
  *
  * The one git write made inside a request rather than by the outbox's worker.
  * `checkout` and `switchBranch` promise that when they return, the repo a

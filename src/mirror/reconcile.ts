@@ -43,7 +43,7 @@ export interface ReconcileOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-type Deps = Pick<MirrorWorkerDeps, 'db' | 'config' | 'logger' | 'pubsub' | 'sessionLocks'>;
+type Deps = Pick<MirrorWorkerDeps, 'db' | 'config' | 'logger' | 'pubsub' | 'sessionLocks' | 'repoLocks'>;
 
 /**
  * Brings each session's repo in line with the database, one session at a
@@ -87,7 +87,11 @@ async function reconcileSessions(deps: Deps, options: ReconcileOptions): Promise
   const report: ReconcileReport = { sessions: [], failed: [] };
   for (const [i, { sessionId }] of sessions.entries()) {
     try {
-      report.sessions.push(await deps.sessionLocks.run(sessionId, () => reconcileSession(deps, sessionId, options.rebuildAll ?? false)));
+      // Both locks: reconcile reads the session's turns and may queue or record them, then writes its repo.
+      const result = await deps.sessionLocks.run(sessionId, () =>
+        deps.repoLocks.run(sessionId, () => reconcileSession(deps, sessionId, options.rebuildAll ?? false)),
+      );
+      report.sessions.push(result);
     } catch (error) {
       report.failed.push({ sessionId, error: await recordReconcileFailure(deps, sessionId, error) });
     }

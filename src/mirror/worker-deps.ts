@@ -13,6 +13,9 @@ export interface MirrorWorkerDeps {
   db: Db;
   config: Config;
   logger: Logger;
+  /** Per-session write lock (database writes); reconcile takes it around the repo lock. */
   sessionLocks: KeyedLocks;
+  /** Per-session repo lock: every git write to a session repo runs under it (src/locks.ts). */
+  repoLocks: KeyedLocks;
   pubsub: PubSub;
 }

@@ -164,7 +164,9 @@ export class MirrorWorker implements RepoHealer {
   }
 
   private drain(sessionId: string): Promise<void> {
-    return this.deps.sessionLocks.run(sessionId, async () => {
+    // The repo lock, not the session's write lock: the turns are in the database already, and
+    // requests writing the next ones never wait for this session's git work.
+    return this.deps.repoLocks.run(sessionId, async () => {
       const { db } = this.deps;
       let committed = 0;
       if (!(await this.healIfBroken(sessionId))) return;

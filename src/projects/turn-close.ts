@@ -1,9 +1,12 @@
 /**
- * The project side of a turn's close, run in the closing request under the
- * session's lock, before the turn is written: the agent's paths are chosen
- * (src/projects/ownership.ts) and their content hashed into the project's
- * object store (src/projects/capture.ts). The commit made later in the
- * background is built from exactly these blobs.
+ * The project side of a turn's close, run in the closing request before the
+ * turn is written and outside the session's write lock (a `git status` of a
+ * large tree must not hold up the session's other writes): the agent's paths
+ * are chosen (src/projects/ownership.ts) and their content hashed into the
+ * project's object store (src/projects/capture.ts). The commit made later in
+ * the background is built from exactly these blobs. What the capture started
+ * from is kept (`basis`), so the writer can tell, under the lock, that no other
+ * close of the session slipped in between and the capture still holds.
  */
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
@@ -24,6 +27,13 @@ export interface ProjectClose {
   baseline: string[] | null;
   /** Claims the agent's paths for the turn once it is written (never throws). */
   claim(turnId: string): Promise<void>;
+  /** The session's state the capture started from (see `captureBasis`). */
+  basis: string;
+}
+
+/** The session fields a close's capture depends on, as one comparable string. */
+export function captureBasis(session: { openTurnId: string | null; projectDirtyBaseline: string | null; projectId: string | null }): string {
+  return JSON.stringify([session.openTurnId, session.projectDirtyBaseline, session.projectId]);
 }
 
 type CloseDeps = { db: Db; logger: Logger; config: Config };
@@ -39,24 +49,26 @@ export async function closeProjectTurn(
 ): Promise<ProjectClose | null> {
   const session = await deps.db.session.findUnique({
     where: { sessionId },
-    select: {
-      source: true,
-      projectDirtyBaseline: true,
-      openTurnId: true,
-      project: { select: { projectId: true, workdir: true, trustedConfig: true } },
-    },
+    select: { source: true, projectDirtyBaseline: true, openTurnId: true, projectId: true },
   });
   // An imported session (source set) never captures or commits in a project.
-  if (!session?.project || session.source !== null) return null;
+  if (!session?.projectId || session.source !== null) return null;
+  const project = await deps.db.project.findUnique({
+    where: { projectId: session.projectId },
+    select: { projectId: true, workdir: true, trustedConfig: true },
+  });
+  if (!project) return null;
+  const basis = captureBasis(session);
   const open = session.openTurnId ? await deps.db.turn.findUnique({ where: { id: session.openTurnId }, select: { dirtyAtStart: true } }) : null;
   // A turn opened by this very call (recordTurn, retryTurn) begins where the session's last turn closed.
   const dirtyAtStart = JSON.parse(open?.dirtyAtStart ?? session.projectDirtyBaseline ?? '[]') as string[];
   try {
-    const close = await captureAtClose(session.project, deps.config, { sessionId, touched: input.touched, dirtyAtStart, startedAt: input.startedAt });
+    const close = await captureAtClose(project, deps.config, { sessionId, touched: input.touched, dirtyAtStart, startedAt: input.startedAt });
     return {
       capture: close.capture,
       error: null,
       baseline: close.baseline,
+      basis,
       claim: async (turnId) => {
         try {
           await close.claim(turnId);
@@ -66,8 +78,8 @@ export async function closeProjectTurn(
       },
     };
   } catch (error) {
-    deps.logger.warn({ err: error, sessionId, workdir: session.project.workdir }, "could not capture the agent's edits at the turn's close");
-    return { capture: null, error: refusalReason(error), baseline: null, claim: async () => {} };
+    deps.logger.warn({ err: error, sessionId, workdir: project.workdir }, "could not capture the agent's edits at the turn's close");
+    return { capture: null, error: refusalReason(error), baseline: null, basis, claim: async () => {} };
   }
 }
 

@@ -9,8 +9,10 @@ export interface Deps {
   db: Db;
   config: Config;
   logger: Logger;
-  /** Per-session lock shared with the git mirror. */
+  /** Per-session write lock: database writes to a session, in order (never held across git work). */
   sessionLocks: KeyedLocks;
+  /** Per-session repo lock, shared with the git mirror: git writes to the session repo (src/locks.ts). */
+  repoLocks: KeyedLocks;
   /** Per working directory lock, shared with the project committer. */
   projectLocks?: KeyedLocks;
   pubsub: PubSub;

@@ -238,5 +238,5 @@ describe('the session replay page', () => {
 
     expect(blocked.urls).toEqual([]);
     expect(errors).toEqual([]);
-  });
+  }, 180_000); // one long walk through the page: ~30 s quiet, ~60 s on a loaded 2-core machine
 });

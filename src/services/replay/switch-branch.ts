@@ -23,18 +23,20 @@ export async function switchBranch(input: SwitchBranchInput, deps: Deps): Promis
       { field: 'branch' },
     );
   }
-  return deps.sessionLocks.run(input.sessionId, async () => {
+  const { updated, branch } = await deps.sessionLocks.run(input.sessionId, async () => {
     const session = await requireSession(deps.db, input.sessionId);
     if (session.openTurnId) throw new ConflictError('A turn is open: end it (endTurn) before switching branches.');
     const branch = await deps.db.branch.findUnique({ where: { sessionId_name: { sessionId: session.sessionId, name: input.branch } } });
     if (!branch) throw new NotFoundError(`Session ${session.sessionId} has no branch ${input.branch}.`, { field: 'branch' });
-    const updated = await deps.db.session.update({
+    const written = await deps.db.session.update({
       where: { sessionId: session.sessionId },
       data: { currentBranch: branch.name, viewTurnId: null },
     });
-    await moveRepoToView(deps, session.sessionId);
-    const head = branch.headTurnId ? await deps.db.turn.findUnique({ where: { id: branch.headTurnId }, select: { commitSha: true } }) : null;
-    await publishTimeline(deps, session.sessionId, 'BRANCH_SWITCHED', branch.name, head?.commitSha ?? null);
-    return updated;
+    return { updated: written, branch };
   });
+  // The repo follows once the write lock is let go: writers never wait for git.
+  await moveRepoToView(deps, updated.sessionId);
+  const head = branch.headTurnId ? await deps.db.turn.findUnique({ where: { id: branch.headTurnId }, select: { commitSha: true } }) : null;
+  await publishTimeline(deps, updated.sessionId, 'BRANCH_SWITCHED', branch.name, head?.commitSha ?? null);
+  return updated;
 }

@@ -1,15 +1,18 @@
 import type { Turn } from '../../generated/prisma/client.js';
-import { closeProjectTurn } from '../../projects/turn-close.js';
+import { captureBasis, closeProjectTurn } from '../../projects/turn-close.js';
 import { now, type Deps } from '../deps.js';
 import { SessionWriter, type TurnClose } from './session-writer.js';
 import { publishNewBranches } from './session-view.js';
 
 /**
- * What endTurn, recordTurn and retryTurn share: under the session's lock, in
- * one transaction, `fill` adds what the call carries, then the open turn is
- * closed with its outbox jobs. Before it, the agent's end-of-turn state in
- * the project is captured; after it: timeline events for new branches, the
- * claim of the agent's paths in its project, and the background work.
+ * What endTurn, recordTurn and retryTurn share: under the session's write
+ * lock, in one transaction, `fill` adds what the call carries, then the open
+ * turn is closed with its outbox jobs. Before it, outside the lock, the
+ * agent's end-of-turn state in the project is captured (git runs there); after
+ * it: timeline events for new branches, the claim of the agent's paths in its
+ * project, and the background work. No git process runs under the lock, except
+ * when another close of the same session landed between the capture and the
+ * lock: then the capture is taken again, under it, from the new state.
  */
 export async function closeTurnWith(
   deps: Deps,
@@ -17,9 +20,19 @@ export async function closeTurnWith(
   close: TurnClose,
   fill: (writer: SessionWriter) => Promise<void>,
 ): Promise<Turn> {
+  // The agent's files are written by now: capture its paths; what else is dirty is where the next turn begins.
+  const capture = () => closeProjectTurn(deps, sessionId, { touched: close.touchedPaths ?? null, startedAt: close.startedAt ?? null });
+  const early = await capture();
   const turn = await deps.sessionLocks.run(sessionId, async () => {
-    // The agent's files are written by now: capture its paths; what else is dirty is where the next turn begins.
-    const project = await closeProjectTurn(deps, sessionId, { touched: close.touchedPaths ?? null, startedAt: close.startedAt ?? null });
+    let project = early;
+    if (project) {
+      const current = await deps.db.session.findUnique({
+        where: { sessionId },
+        select: { openTurnId: true, projectDirtyBaseline: true, projectId: true },
+      });
+      // Rare: a close of this session landed meanwhile (the next turn starts where it ended).
+      if (!current || captureBasis(current) !== project.basis) project = await capture();
+    }
     const { closed, branches } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, sessionId, now(deps));
       writer.projectDirtyAtClose = project?.baseline ?? null;

@@ -27,7 +27,7 @@ export async function recordTurn(input: RecordTurnInput, deps: Deps): Promise<Tu
   const close = validateTurnClose(input);
   return closeTurnWith(deps, input.sessionId, close, async (writer) => {
     await writer.append(user);
-    await writer.append(assistant);
-    await writer.appendJoining(tools);
+    // The reply and its tool results in one statement (the tools' caller is the reply, added first).
+    await writer.appendJoining([assistant, ...tools]);
   });
 }

@@ -8,10 +8,16 @@ import { syncSessionView } from '../../mirror/index.js';
 import type { TimelineKind } from '../../pubsub.js';
 import type { Deps } from '../deps.js';
 
-/** Call under the session's lock. Never throws. */
+/**
+ * Takes the session's repo lock (waiting for a mirror pass in flight); call it
+ * after the database write, outside the session's write lock, so writers never
+ * wait for git. It reads the view from the database under the repo lock, so of
+ * two moves in a row the repo ends where the later one put the session.
+ * Never throws.
+ */
 export async function moveRepoToView(deps: Deps, sessionId: string): Promise<void> {
   try {
-    await syncSessionView(deps, sessionId);
+    await deps.repoLocks.run(sessionId, () => syncSessionView(deps, sessionId));
   } catch (error) {
     deps.logger.warn({ err: error, sessionId }, 'could not move the session repo to the session view; the mirror will retry');
     deps.onViewChanged?.(sessionId);
