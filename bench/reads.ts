@@ -99,7 +99,7 @@ try {
   for (const [sessionId, turns] of [['aa-short', 10], ['aa-long', LONG]] as const) {
     await fillClosedTurns(deps.db, { sessionId, title: sessionId, turns, contentBytes: 200 });
     // Mirrored too, so their timelines hold every turn.
-    await deps.sessionLocks.run(sessionId, () => rebuildSession(deps, sessionId, { moveAside: false }));
+    await deps.repoLocks.run(sessionId, () => rebuildSession(deps, sessionId, { moveAside: false }));
   }
   console.log(`setup: ${SESSIONS} sessions × ${TURNS} turns, sessions of 10 and ${fmt(LONG)} turns, all mirrored, in ${fmt((Date.now() - setupStart) / 1000, 1)} s`);
   console.log(`load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
