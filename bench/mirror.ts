@@ -1,7 +1,9 @@
 /**
  * The git mirror against bare git, measured in the same run:
- *  1. a turn commit (5 messages + meta.json) through `SessionRepo.commitTurn` (the worker's path), at 50
- *     and at 50,000 messages in the session, against the same plumbing spawned by hand;
+ *  1. a turn commit (5 messages + meta.json) as the worker makes it, at 50 and at 50,000 messages in
+ *     the session, against the same plumbing spawned by hand: the commit landing (`commitTurnOnly`,
+ *     what turnCommitted waits for) and the checkout following after the event (`followCommit`,
+ *     one update-index, whose cost follows the index), each timed;
  *  2. what `.git` grows by per turn, against the bytes of the turn's files;
  *  3. backfill through our `fastImport` against raw `git fast-import` of a pre-built stream;
  *  4. the timeline's first page (`SessionRepo.log`) against a raw `git log -n 50`.
@@ -10,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Identity, RepoFile } from '../src/git/commit-input.js';
 import { fastImport, fastImportMark, type FastImportCommit } from '../src/git/fast-import.js';
@@ -244,6 +246,8 @@ async function prefilledPair(name: string, turns: number): Promise<{ ours: Sessi
 interface LatencyResult {
   label: string;
   ours: number[];
+  /** The checkout following the commit (after the event). */
+  follow: number[];
   bare: number[];
   bareSteps: number[][];
   oursSegments: number[][];
@@ -258,6 +262,7 @@ async function latency(label: string, pair: { ours: SessionRepo; bare: SessionRe
   const result: LatencyResult = {
     label,
     ours: [],
+    follow: [],
     bare: [],
     bareSteps: BARE_STEPS.map(() => []),
     oursSegments: [],
@@ -281,10 +286,13 @@ async function latency(label: string, pair: { ours: SessionRepo; bare: SessionRe
       const runOurs = async () => {
         const marks = [performance.now()];
         spawnMarks = marks;
-        oursTip = (await pair.ours.commitTurn({ branch: BRANCH, parent: oursTip, files: turn.files, message: turn.message, author: turn.author })).sha;
+        const landed = await pair.ours.commitTurnOnly({ branch: BRANCH, parent: oursTip, files: turn.files, message: turn.message, author: turn.author });
+        oursTip = landed.sha;
         marks.push(performance.now());
         spawnMarks = null;
-        return marks;
+        if (!landed.headAtParent) throw new Error('HEAD was not on the branch at the parent');
+        const followed = await timed(() => pair.ours.followCommit(turn.files));
+        return { marks, followed };
       };
       const runBare = async () => {
         const t0 = performance.now();
@@ -292,17 +300,19 @@ async function latency(label: string, pair: { ours: SessionRepo; bare: SessionRe
         bareTip = r.sha;
         return { ms: performance.now() - t0, steps: r.steps };
       };
-      let oursMarks: number[];
+      let ours: { marks: number[]; followed: number };
       let bare: { ms: number; steps: number[] };
       if (i % 2 === 0) {
-        oursMarks = await runOurs();
+        ours = await runOurs();
         bare = await runBare();
       } else {
         bare = await runBare();
-        oursMarks = await runOurs();
+        ours = await runOurs();
       }
+      const oursMarks = ours.marks;
       if (i >= WARMUP) {
         result.ours.push(oursMarks.at(-1)! - oursMarks[0]!);
+        result.follow.push(ours.followed);
         result.oursSegments.push(oursMarks.slice(1).map((m, k) => m - oursMarks[k]!));
         result.bare.push(bare.ms);
         bare.steps.forEach((ms, k) => result.bareSteps[k]!.push(ms));
@@ -318,21 +328,23 @@ async function latency(label: string, pair: { ours: SessionRepo; bare: SessionRe
   return result;
 }
 
-function printLatency(r: LatencyResult): { oursP50: number; bareP50: number } {
-  const ours = summary(`commitTurn, ${r.label}`, r.ours);
+function printLatency(r: LatencyResult): { oursP50: number; bareP50: number; followP50: number } {
+  const ours = summary(`commit landed (commitTurnOnly), ${r.label}`, r.ours);
+  const follow = summary(`  then checkout follows (followCommit)`, r.follow);
   const bare = summary(`bare plumbing by hand, ${r.label}`, r.bare);
   console.log(row(ours.label, ours.p50, ours.p99));
+  console.log(row(follow.label, follow.p50, follow.p99, `(after the event; commit + follow p50 ${(ours.p50 + follow.p50).toFixed(2)} ms)`));
   console.log(row(bare.label, bare.p50, bare.p99));
   const steps = BARE_STEPS.map((s, k) => `${s} ${median(r.bareSteps[k]!).toFixed(2)}`).join(', ');
   console.log(`    bare steps p50 (ms): ${steps}`);
   const segCount = Math.max(...r.oursSegments.map((s) => s.length));
-  const segNames = segCount === 3
-    ? ['checks+HEAD read', 'fast-import (commit landed)', 'fs writes+update-index (checkout follows)']
+  const segNames = segCount === 2
+    ? ['checks+HEAD read', 'fast-import (commit landed)']
     : Array.from({ length: segCount }, (_, k) => `segment ${k}`);
   const segs = segNames.map((n, k) => `${n} ${median(r.oursSegments.map((s) => s[k] ?? 0)).toFixed(2)}`).join(', ');
   console.log(`    ours p50 (ms, split at each spawn start): ${segs}`);
   console.log(`    same commits written by both: ${r.tipsEqual ? 'yes (identical tips)' : 'NO (tips differ)'}`);
-  return { oursP50: ours.p50, bareP50: bare.p50 };
+  return { oursP50: ours.p50, bareP50: bare.p50, followP50: follow.p50 };
 }
 
 function printGrowth(label: string, g: { before: DirSize; after: DirSize }, turns: number, turnBytes: number): void {
@@ -390,7 +402,7 @@ try {
   const gitVersion = (await sh(['--version'], root)).trim();
   console.log(
     `mirror benchmark${quick ? ' (--quick)' : ''}: ${cpus().length} cpus (${availableParallelism()} available), ${gitVersion}, node ${process.version}, ` +
-      `${TURNS} turns per case after ${WARMUP} warm-up, 5 messages of ${MESSAGE_FILE_BYTES} B + meta.json per turn`,
+      `${TURNS} turns per case after ${WARMUP} warm-up, 5 messages of ${MESSAGE_FILE_BYTES} B + meta.json per turn; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`,
   );
 
   // Spawn floor: what one trivial git process costs from Node here.
@@ -414,7 +426,7 @@ try {
   console.log(`ratio p50 ours/bare @50:            ${ratio(s.oursP50, s.bareP50)}  (target <= 1.5) ${verdict(r50 <= 1.5)}`);
   console.log(`ratio p50 ours/bare @50,000:        ${ratio(l.oursP50, l.bareP50)}  (target <= 1.5) ${verdict(r50k <= 1.5)}`);
   console.log(`ratio p50 ours@50,000 / ours@50:    ${scale.toFixed(2)}  (target <= 1.2) ${verdict(scale <= 1.2)}`);
-  console.log(`  (bare@50,000 / bare@50:           ${ratio(l.bareP50, s.bareP50)})`);
+  console.log(`  (bare@50,000 / bare@50:           ${ratio(l.bareP50, s.bareP50)}; commit + checkout follows @50,000 / @50: ${ratio(l.oursP50 + l.followP50, s.oursP50 + s.followP50)})`);
 
   console.log(`\n[2] .git growth per turn over the ${TURNS} measured turns`);
   printGrowth('commitTurn @50 msgs', atSmall.oursGrowth, TURNS, atSmall.turnBytes);
@@ -491,5 +503,5 @@ try {
   console.log(`ratio p50 ours/raw:                 ${logRatio.toFixed(2)}  (target <= 3) ${verdict(logRatio <= 3)}`);
 } finally {
   await rm(root, { recursive: true, force: true });
-  console.log(`\ntotal ${fmt((Date.now() - started) / 1000, 1)} s; temp dirs removed`);
+  console.log(`\ntotal ${fmt((Date.now() - started) / 1000, 1)} s; temp dirs removed; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
 }

@@ -215,9 +215,9 @@ async function backfill(argv: string[]): Promise<number> {
       if (sessionId !== undefined && !(await db.session.findUnique({ where: { sessionId } }))) throw new CannotRun(`no session ${sessionId}`);
       const deps = await maintenanceDeps(db, config);
       const report = await reconcile(deps, { sessionId, rebuildAll: values.rebuild === true, onProgress: progress('reconcile') });
-      // Queued turns are committed here too, in one stream per session, without a server.
+      // Queued turns are committed here too, in one stream per 5,000 turns of a session, without a server.
       const { MirrorWorker } = await import('./mirror/worker.js');
-      const worker = new MirrorWorker(deps, { bulkThreshold: 0 });
+      const worker = new MirrorWorker(deps, { bulkThreshold: 0, passLimit: 5_000 });
       await worker.start();
       const queued = report.sessions.filter((r) => r.outcome === 'queued');
       const bar = progress('mirror');

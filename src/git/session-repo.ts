@@ -11,7 +11,8 @@
  * the trees on the changed paths (root, messages/, one bucket), so its cost
  * stays flat however many files the session holds; then, when HEAD is on the
  * branch at the parent, the files are written and staged (`update-index`) so
- * the working tree follows. Nothing here scans the working tree. Whole
+ * the working tree follows (`followCommit`, which the mirror runs after it
+ * has announced the commit: its cost follows the index). Nothing here scans the working tree. Whole
  * sessions are written by `fastImport` (src/git/fast-import.ts) with the same
  * encoding, so the two can be mixed.
  *
@@ -53,7 +54,26 @@ import { DEFAULT_GIT_TIMEOUT_MS, gitEnv, runGit } from './run.js';
  *   (`core.splitIndex`, `feature.manyFiles`). `init` rewrites an index an
  *   older version left split, once. Cost: without the split, each turn's
  *   `update-index` rewrites the whole index (see bench/mirror.ts);
- * - `core.fsync*`: a crash must not leave a ref pointing at a torn object;
+ * - durability (`core.fsync*`, `fastimport.unpackLimit`): the database is the
+ *   source of truth and a rebuild writes byte-identical commits, so the repo
+ *   may lose its newest commits in a crash: a branch left behind the database
+ *   is found by reconcile at start-up (`agrees`) and the repo rebuilt; a
+ *   commit that landed before the database heard of it is adopted through
+ *   its trailers. What a crash must never leave is a
+ *   ref pointing at an object that is missing or torn: every later git run on
+ *   the repo (ours and the user's) fails on it, and only a rebuild repairs it.
+ *   A process crash cannot do that (git writes objects before it moves the
+ *   ref, each through a lock file and a rename, and the page cache survives
+ *   the process); a power cut or kernel crash can, since without fsync ext4
+ *   may persist the ref's rename before the objects' data. So objects, pack
+ *   indexes and refs are fsynced, which keeps git's order on disk. What made
+ *   that expensive was the number of files: fast-import unpacks a pack of
+ *   fewer than 100 objects into loose objects by spawning `unpack-objects`,
+ *   which fsyncs each of a turn's ~9 objects. With `unpackLimit=0` a turn is
+ *   one pack (.pack and .idx fsynced, no extra process): about half the
+ *   commit's time here. The packs are rolled up geometrically by
+ *   `packLooseObjects`. The index is not fsynced: after a crash the mirror
+ *   resets index and working tree to HEAD when it first opens the repo;
  * - `core.logAllRefUpdates`: reflogs, so a bad ref move can be undone by hand;
  * - `core.autocrlf=false`: blobs are the exact bytes written, for every user's git.
  */
@@ -68,6 +88,7 @@ export const SESSION_REPO_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ['index.skipHash', 'false'],
   ['core.fsync', 'objects,derived-metadata,reference'],
   ['core.fsyncMethod', 'fsync'],
+  ['fastimport.unpackLimit', '0'],
   ['core.logAllRefUpdates', 'true'],
   ['core.autocrlf', 'false'],
 ];
@@ -219,6 +240,8 @@ export class SessionRepo extends GitRepo {
    * however many files the repo holds. Then, when HEAD is on the branch at
    * `parent`, the files are written and staged so the working tree follows;
    * otherwise the caller moves the checkout (`checkoutBranch`) when it is done.
+   * `commitTurnOnly` and `followCommit` are the two halves, for a caller
+   * that announces the commit before the checkout follows.
    *
    * The spec is checked whole before any git runs. A missing branch is
    * created. Throws `GitArgumentError` for an invalid spec,
@@ -227,6 +250,18 @@ export class SessionRepo extends GitRepo {
    * @returns the new commit and whether the working tree was brought along.
    */
   async commitTurn(spec: CommitTurnSpec): Promise<{ sha: string; checkedOut: boolean }> {
+    const { sha, headAtParent } = await this.commitTurnOnly(spec);
+    if (headAtParent) await this.followCommit(spec.files);
+    return { sha, checkedOut: headAtParent };
+  }
+
+  /**
+   * `commitTurn` without the checkout: the commit lands and the branch moves;
+   * index and working tree stay where they were. Same checks and errors.
+   * @returns the new commit and whether HEAD was on the branch at `parent`
+   *   (then `followCommit(spec.files)` brings the working tree along).
+   */
+  async commitTurnOnly(spec: CommitTurnSpec): Promise<{ sha: string; headAtParent: boolean }> {
     assertBranchName(spec.branch);
     if (spec.parent !== null) assertFullSha(spec.parent, 'parent');
     // fast-import checks these too, but only once it runs: refuse a bad spec before any spawn.
@@ -245,10 +280,30 @@ export class SessionRepo extends GitRepo {
     const { shas } = await fastImport(this.dir, [
       { branch: spec.branch, parent: parent ?? 'none', files: spec.files, message: spec.message, author: spec.author, committer: spec.committer },
     ]);
-    const sha = shas[0]!;
-    if (head.ref !== ref || head.sha !== parent) return { sha, checkedOut: false };
-    await this.stageFiles(spec.files);
-    return { sha, checkedOut: true };
+    return { sha: shas[0]!, headAtParent: head.ref === ref && head.sha === parent };
+  }
+
+  /**
+   * Whether HEAD is on `branch` at `sha` (null: the branch is unborn), read
+   * from the ref files: the case where a commit on `branch` with parent `sha`
+   * can bring the working tree along with `followCommit`.
+   */
+  async headIsAt(branch: string, sha: string | null): Promise<boolean> {
+    const head = await this.readHead();
+    return head.ref === `refs/heads/${branch}` && head.sha === (sha === null ? null : sha.toLowerCase());
+  }
+
+  /**
+   * Brings index and working tree along after commits made on HEAD's branch
+   * from where HEAD was (`commitTurnOnly`, a fast-import stream): writes the
+   * files (in order: a later one with the same path wins) and stages them
+   * with one `update-index`. Its cost follows the index (git rewrites the
+   * whole file), so a caller with several commits calls it once for all.
+   */
+  async followCommit(files: readonly RepoFile[]): Promise<void> {
+    const last = new Map<string, RepoFile>();
+    for (const file of files) last.set(file.path, file);
+    await this.stageFiles([...last.values()]);
   }
 
   /**
@@ -281,20 +336,23 @@ export class SessionRepo extends GitRepo {
   }
 
   /**
-   * Packs the loose objects written since the last pack into one new pack
-   * (`repack -d`, no `-a`: the cost follows the new objects, not the repo).
-   * A turn leaves about nine small loose files; packed, the bucket trees of
-   * successive turns delta against each other.
+   * Packs what the commits since the last pack left: their loose objects and
+   * their small packs (a turn is one pack of ~9 objects, see
+   * `SESSION_REPO_CONFIG`). `--geometric=2` rolls small packs into the next
+   * bigger one only while each pack is not at least twice the size of the
+   * ones after it, so the cost follows the new objects, not the repo (a
+   * whole repack happens only as often as the repo doubles). Packed, the
+   * bucket trees of successive turns delta against each other.
    */
   async packLooseObjects(): Promise<void> {
-    await this.git(['repack', '-d', '-q', '--no-write-bitmap-index'], { timeoutMs: this.worktreeTimeoutMs });
+    await this.git(['repack', '-d', '-q', '--geometric=2', '--no-write-bitmap-index'], { timeoutMs: this.worktreeTimeoutMs });
   }
 
-  /** Loose objects and their size in KiB (`count-objects -v`). */
-  async looseObjects(): Promise<{ count: number; sizeKiB: number }> {
+  /** Loose objects and their size in KiB, and the number of packs (`count-objects -v`). */
+  async looseObjects(): Promise<{ count: number; sizeKiB: number; packs: number }> {
     const { stdout } = await this.git(['count-objects', '-v']);
     const value = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(stdout)?.[1] ?? 0);
-    return { count: value('count'), sizeKiB: value('size') };
+    return { count: value('count'), sizeKiB: value('size'), packs: value('packs') };
   }
 
   /**

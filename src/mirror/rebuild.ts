@@ -9,7 +9,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { fastImport, fastImportMark, SessionRepo, type FastImportCommit } from '../git/index.js';
 import type { MirrorWorkerDeps } from './worker-deps.js';
 import { moveAside, openSessionRepo, removeStaleStaging, sessionPathTaken, sessionRepoPath, stagingPath } from './session-repos.js';
-import { loadTurnPlans } from './turn-plan.js';
+import { loadTurnPlans, type TurnPlan } from './turn-plan.js';
 
 /**
  * Writes the given closed turns (parents before children) in one stream and
@@ -18,8 +18,19 @@ import { loadTurnPlans } from './turn-plan.js';
  */
 export async function writeBulk(db: Db, repo: SessionRepo, sessionId: string, turnIds: string[]): Promise<{ turnId: string; sha: string }[]> {
   const plans = await loadTurnPlans(db, sessionId, turnIds);
+  const { shas } = await fastImport(repo.dir, streamCommits(plans));
+  await repo.resetWorkingTree();
+  return plans.map((plan, i) => ({ turnId: plan.turnId, sha: shas[i]! }));
+}
+
+/**
+ * The fast-import commits of turns given parents before children: a parent
+ * earlier in the list is its mark, one outside it its recorded commit.
+ * @throws when a turn's parent is neither in the list nor committed.
+ */
+export function streamCommits(plans: readonly TurnPlan[]): FastImportCommit[] {
   const position = new Map(plans.map((plan, i) => [plan.turnId, i]));
-  const commits: FastImportCommit[] = plans.map((plan) => {
+  return plans.map((plan) => {
     const inStream = plan.parentTurnId === null ? undefined : position.get(plan.parentTurnId);
     let parent: string;
     if (plan.parentTurnId === null) parent = 'none';
@@ -28,9 +39,6 @@ export async function writeBulk(db: Db, repo: SessionRepo, sessionId: string, tu
     else throw new Error(`the turn before turn ${plan.number} on ${plan.branch} is not mirrored`);
     return { branch: plan.branch, parent, files: plan.files, message: plan.message, author: plan.author };
   });
-  const { shas } = await fastImport(repo.dir, commits);
-  await repo.resetWorkingTree();
-  return plans.map((plan, i) => ({ turnId: plan.turnId, sha: shas[i]! }));
 }
 
 /** Closed turns of a session, parents before children. */

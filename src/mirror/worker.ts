@@ -1,7 +1,11 @@
 /**
  * The mirror worker: commits closed turns to their session repos, after the
  * database has them (the outbox in OutboxJob). Per session, jobs run in order
- * under the session's lock; sessions run in parallel up to a limit. A failure
+ * under the session's repo lock; sessions run in parallel up to a limit, and
+ * take turns: a pass commits at most `passLimit` turns of one session (all
+ * of them in one fast-import stream when there are several), then the
+ * session goes to the back of the queue behind the sessions waiting for a
+ * slot, so a long backlog never holds up another session's next turn. A failure
  * is recorded (turn FAILED, job lastError), published, logged, and retried
  * with backoff; nothing is lost because the job stays until its commit lands,
  * and one session's failures never hold up another's.
@@ -12,11 +16,13 @@
  * the turns waiting are committed with it.
  */
 import { Semaphore } from 'async-mutex';
-import { GitRefConflictError, type SessionRepo } from '../git/index.js';
+import { availableParallelism } from 'node:os';
+import { Prisma } from '../generated/prisma/client.js';
+import { fastImport, GitRefConflictError, type RepoFile, type SessionRepo } from '../git/index.js';
 import { KeyedDrains } from '../drains.js';
 import { turnTrailers } from './commit-message.js';
 import { clearRepoProblem, describeFault, diagnoseSessionRepo, looksLikeDamagedRepo, noteRepoProblem, type RepoFault, type RepoHealer } from './health.js';
-import { rebuildSession, syncHead, writeBulk } from './rebuild.js';
+import { rebuildSession, streamCommits, syncHead } from './rebuild.js';
 import { openSessionRepo } from './session-repos.js';
 import { loadTurnPlans, type TurnPlan } from './turn-plan.js';
 import type { MirrorWorkerDeps } from './worker-deps.js';
@@ -26,16 +32,37 @@ export interface MirrorWorkerOptions {
   retryBaseMs?: number;
   /** Longest retry delay. Default 30 000 ms (ten times that for a rebuild of a whole repo that keeps failing). */
   retryMaxMs?: number;
-  /** Sessions mirrored at once. Default 4. */
+  /**
+   * Sessions mirrored at once. Default: twice the cores node may use
+   * (`os.availableParallelism()`): a pass spends much of its time waiting on
+   * fsync and the database, so two per core keep the cores busy.
+   */
   concurrency?: number;
-  /** Pending turns of one session above which they are written in one fast-import stream. Default 20. */
+  /**
+   * Pending turns of one session above which they are written in one
+   * fast-import stream (one process, one pack, one index update) rather than
+   * one by one. Default 1: from two pending turns on.
+   */
   bulkThreshold?: number;
-  /** Turn commits of a session after which its loose objects are packed (when its queue is empty). Default 500. */
+  /**
+   * Most turns of one session committed in one pass before the other
+   * sessions waiting get their turn. Default 100 (about 100-200 ms of git and
+   * database work here).
+   */
+  passLimit?: number;
+  /** Turn commits of a session after which its loose objects and small packs are packed (when its queue is empty). Default 100. */
   packEvery?: number;
 }
 
-/** About how many loose objects one turn commit leaves (blobs, three trees, the commit). */
+/** About how many loose objects one turn commit leaves (blobs, three trees, the commit), when git unpacked them. */
 const OBJECTS_PER_TURN = 9;
+
+/** A turn whose commit landed: what the database records and the events announce. */
+interface LandedTurn {
+  turnId: string;
+  sha: string;
+  branch: string;
+}
 
 /** The branch is not where the database says and the tip is no commit of ours to adopt. */
 class RepoDivergedError extends Error {}
@@ -54,6 +81,7 @@ export class MirrorWorker implements RepoHealer {
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly bulkThreshold: number;
+  private readonly passLimit: number;
   /** Sessions whose repo is to be rebuilt at their next drain, and why. */
   private readonly rebuildDue = new Map<string, string>();
   /** Rebuilds that failed in a row, per session, and when the next may start (epoch ms). */
@@ -63,11 +91,12 @@ export class MirrorWorker implements RepoHealer {
     private readonly deps: MirrorWorkerDeps,
     options: MirrorWorkerOptions = {},
   ) {
-    this.semaphore = new Semaphore(options.concurrency ?? 4);
+    this.semaphore = new Semaphore(options.concurrency ?? 2 * availableParallelism());
     this.retryBaseMs = options.retryBaseMs ?? 500;
     this.retryMaxMs = options.retryMaxMs ?? 30_000;
-    this.bulkThreshold = options.bulkThreshold ?? 20;
-    this.packEvery = options.packEvery ?? 500;
+    this.bulkThreshold = options.bulkThreshold ?? 1;
+    this.passLimit = Math.max(1, options.passLimit ?? 100);
+    this.packEvery = options.packEvery ?? 100;
     this.drains = new KeyedDrains(
       (sessionId) => this.semaphore.runExclusive(() => this.drain(sessionId)),
       (error, sessionId) => this.deps.logger.error({ err: error, sessionId }, 'mirror worker failed'),
@@ -157,42 +186,51 @@ export class MirrorWorker implements RepoHealer {
       await repo.recoverStaleLocks(0);
       await repo.resetWorkingTree();
       const loose = await repo.looseObjects();
-      this.unpacked.set(sessionId, Math.floor(loose.count / OBJECTS_PER_TURN));
+      // A turn leaves one small pack (or ~9 loose objects where an older git config unpacked them).
+      this.unpacked.set(sessionId, Math.floor(loose.count / OBJECTS_PER_TURN) + Math.max(0, loose.packs - 1));
       this.initialised.add(sessionId);
     }
     return repo;
   }
 
+  /**
+   * One pass over a session: up to `passLimit` of its pending turns. When
+   * more may be waiting, the session is queued again behind the others
+   * (KeyedDrains runs it once more after this pass, through the semaphore's
+   * FIFO queue); a turn closed meanwhile queued it already.
+   */
   private drain(sessionId: string): Promise<void> {
     // The repo lock, not the session's write lock: the turns are in the database already, and
     // requests writing the next ones never wait for this session's git work.
     return this.deps.repoLocks.run(sessionId, async () => {
       const { db } = this.deps;
-      let committed = 0;
       if (!(await this.healIfBroken(sessionId))) return;
-      for (;;) {
-        if (this.stopped) return;
-        if (this.rebuildDue.has(sessionId) && !(await this.healIfBroken(sessionId))) return;
-        const due = await db.outboxJob.findMany({
-          where: { sessionId, kind: 'SESSION' },
-          orderBy: { id: 'asc' },
-          take: this.bulkThreshold + 1,
-        });
-        const first = due[0];
-        if (!first) {
-          await this.afterDrain(sessionId);
-          await this.packIfDue(sessionId, committed);
-          return;
-        }
-        if (first.nextAttemptAt.getTime() > Date.now()) {
-          this.retryLater(sessionId, first.nextAttemptAt.getTime() - Date.now());
-          return;
-        }
-        const done =
-          due.length > this.bulkThreshold ? await this.commitBulk(sessionId) : await this.commitOne(sessionId, first.id, first.turnId, first.attempts);
-        if (done === 0) return;
-        committed += done;
+      if (this.stopped) return;
+      const due = await db.outboxJob.findMany({
+        where: { sessionId, kind: 'SESSION' },
+        orderBy: { id: 'asc' },
+        take: this.passLimit,
+        select: { id: true, turnId: true, attempts: true, nextAttemptAt: true },
+      });
+      const first = due[0];
+      if (!first) {
+        await this.afterDrain(sessionId);
+        await this.packIfDue(sessionId, 0);
+        return;
       }
+      if (first.nextAttemptAt.getTime() > Date.now()) {
+        this.retryLater(sessionId, first.nextAttemptAt.getTime() - Date.now());
+        return;
+      }
+      const done = due.length > this.bulkThreshold ? await this.commitBulk(sessionId, due) : await this.commitOne(sessionId, first.id, first.turnId, first.attempts);
+      if (done === 0) return;
+      // More may be waiting (or a rebuild is due): back of the queue, behind the sessions waiting for a slot.
+      if (due.length === this.passLimit || done < due.length || this.rebuildDue.has(sessionId)) {
+        this.unpacked.set(sessionId, (this.unpacked.get(sessionId) ?? 0) + done);
+        this.drains.notify(sessionId);
+        return;
+      }
+      await this.packIfDue(sessionId, done);
     });
   }
 
@@ -315,10 +353,9 @@ export class MirrorWorker implements RepoHealer {
       if (!plan) throw new Error(`turn ${turnId} is missing`);
       if (plan.parentSha === undefined) throw new Error(`the turn before turn ${plan.number} is not mirrored yet`);
       const repo = await this.repoFor(sessionId);
-      const { sha, checkedOut } = await this.commitOrAdopt(repo, plan, plan.parentSha);
-      // The repo shows what the API shows by the time the commit is announced.
-      if (!checkedOut) await this.afterDrain(sessionId);
-      await this.recordCommitted(sessionId, [{ turnId, sha }]);
+      const { sha, headAtParent } = await this.commitOrAdopt(repo, plan, plan.parentSha);
+      await this.recordCommitted(sessionId, [{ turnId, sha, branch: plan.branch }]);
+      await this.settle(sessionId, repo, headAtParent ? plan.files : null, [jobId]);
       return 1;
     } catch (error) {
       if (error instanceof RepoDivergedError) {
@@ -335,11 +372,12 @@ export class MirrorWorker implements RepoHealer {
   /**
    * Commits, or adopts the branch tip when it already is this turn's commit
    * (git landed, then the process died before the database heard of it).
+   * @returns the commit, and whether HEAD was on the branch at the parent (the checkout can follow).
    */
-  private async commitOrAdopt(repo: SessionRepo, plan: TurnPlan, parent: string | null): Promise<{ sha: string; checkedOut: boolean }> {
+  private async commitOrAdopt(repo: SessionRepo, plan: TurnPlan, parent: string | null): Promise<{ sha: string; headAtParent: boolean }> {
     try {
-      // One fast-import: flat cost at any session length; the checkout follows when HEAD is on the branch.
-      return await repo.commitTurn({ branch: plan.branch, parent, files: plan.files, message: plan.message, author: plan.author });
+      // One fast-import: flat cost at any session length. The checkout follows after the commit is announced (settle).
+      return await repo.commitTurnOnly({ branch: plan.branch, parent, files: plan.files, message: plan.message, author: plan.author });
     } catch (error) {
       if (!(error instanceof GitRefConflictError)) throw error;
       const tip = (await repo.branchTips()).get(plan.branch);
@@ -349,22 +387,35 @@ export class MirrorWorker implements RepoHealer {
       if (tip && trailers && parentOk && trailers.sessionId === plan.sessionId && trailers.messageIds.join(',') === plan.messageIds.join(',')) {
         this.deps.logger.info({ sessionId: plan.sessionId, turn: plan.number, sha: tip }, 'adopted a turn commit made before a crash');
         await repo.resetWorkingTree();
-        return { sha: tip, checkedOut: false };
+        return { sha: tip, headAtParent: false };
       }
       // The repo disagrees with the database: keep it aside and rebuild from the truth.
       throw new RepoDivergedError(`the session repo is diverged: ${error.message}`, { cause: error });
     }
   }
 
-  /** Writes every pending turn of a session in one fast-import stream; returns how many (0 on failure). */
-  private async commitBulk(sessionId: string): Promise<number> {
-    const jobs = await this.deps.db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, orderBy: { id: 'asc' } });
+  /**
+   * Writes the given pending turns of a session (in outbox order) in one
+   * fast-import stream: one process and one pack for all, and one index
+   * update when they continue HEAD's branch. Returns how many (0 on failure).
+   */
+  private async commitBulk(sessionId: string, jobs: readonly { id: number; turnId: string; attempts: number }[]): Promise<number> {
     try {
       const repo = await this.repoFor(sessionId);
-      const written = await writeBulk(this.deps.db, repo, sessionId, jobs.map((j) => j.turnId));
-      await this.afterDrain(sessionId);
-      await this.recordCommitted(sessionId, written);
-      return written.length;
+      const plans = await loadTurnPlans(this.deps.db, sessionId, jobs.map((j) => j.turnId));
+      const commits = streamCommits(plans);
+      // The checkout can follow by staging the files when the turns are one chain growing HEAD's branch from where HEAD is.
+      const head = plans[0]!;
+      const chain = plans.every((plan, i) => plan.branch === head.branch && (i === 0 || plan.parentTurnId === plans[i - 1]!.turnId));
+      const follows = chain && head.parentSha !== undefined && (await repo.headIsAt(head.branch, head.parentSha));
+      const { shas } = await fastImport(repo.dir, commits);
+      if (!follows) await repo.resetWorkingTree();
+      await this.recordCommitted(
+        sessionId,
+        plans.map((plan, i) => ({ turnId: plan.turnId, sha: shas[i]!, branch: plan.branch })),
+      );
+      await this.settle(sessionId, repo, follows ? plans.flatMap((plan) => plan.files) : null, jobs.map((j) => j.id));
+      return plans.length;
     } catch (error) {
       const first = jobs[0]!;
       this.initialised.delete(sessionId);
@@ -374,27 +425,67 @@ export class MirrorWorker implements RepoHealer {
     }
   }
 
-  private async recordCommitted(sessionId: string, commits: { turnId: string; sha: string }[]): Promise<void> {
+  /**
+   * Records the commits that landed and announces them. Two statements
+   * whatever their number (one for a single turn). Their outbox jobs stay
+   * until `settle`: the session is not in sync before its checkout is.
+   */
+  private async recordCommitted(sessionId: string, commits: readonly LandedTurn[]): Promise<void> {
     const { db } = this.deps;
     const at = new Date();
     await db.$transaction(async (tx) => {
-      for (const { turnId, sha } of commits) {
+      if (commits.length === 1) {
+        const { turnId, sha } = commits[0]!;
         await tx.turn.update({ where: { id: turnId }, data: { mirrorState: 'COMMITTED', commitSha: sha, mirroredAt: at } });
+        return;
       }
-      await tx.outboxJob.deleteMany({ where: { kind: 'SESSION', turnId: { in: commits.map((c) => c.turnId) } } });
+      for (let start = 0; start < commits.length; start += 500) {
+        const chunk = commits.slice(start, start + 500);
+        const ids = chunk.map((c) => c.turnId);
+        await tx.turn.updateMany({ where: { id: { in: ids } }, data: { mirrorState: 'COMMITTED', mirroredAt: at } });
+        const shas = Prisma.join(chunk.map((c) => Prisma.sql`WHEN ${c.turnId} THEN ${c.sha}`), ' ');
+        await tx.$executeRaw`UPDATE "Turn" SET "commitSha" = CASE "id" ${shas} END WHERE "id" IN (${Prisma.join(ids)})`;
+      }
     });
     clearRepoProblem(this.deps.config, sessionId);
     await this.publishCommitted(sessionId, commits);
   }
 
-  private async publishCommitted(sessionId: string, commits: { turnId: string; sha: string }[]): Promise<void> {
+  /**
+   * After the commits are announced: the working tree follows (the turns'
+   * files written and staged in one `update-index`, whose cost follows the
+   * size of the index, which is why it is not on the way to the event), HEAD
+   * goes where the session is, and the outbox jobs are removed, which makes
+   * the session in sync. Never throws: a checkout that could not follow is
+   * reset at the next pass; jobs that could not be removed are adopted then
+   * (their commits are already on the branch).
+   */
+  private async settle(sessionId: string, repo: SessionRepo, follow: readonly RepoFile[] | null, jobIds: readonly number[]): Promise<void> {
+    if (follow !== null) {
+      try {
+        await repo.followCommit(follow);
+      } catch (error) {
+        this.initialised.delete(sessionId);
+        this.deps.logger.warn({ err: error, sessionId }, 'could not bring a session repo\'s working tree along; it is reset at the next pass');
+      }
+    }
+    await this.afterDrain(sessionId);
+    try {
+      await this.deps.db.outboxJob.deleteMany({ where: { id: { in: [...jobIds] } } });
+    } catch (error) {
+      this.deps.logger.error({ err: error, sessionId }, 'could not remove the outbox jobs of committed turns; the next pass adopts them');
+    }
+  }
+
+  private async publishCommitted(sessionId: string, commits: readonly (Omit<LandedTurn, 'branch'> & { branch?: string })[]): Promise<void> {
     if (commits.length === 0) return;
     const { db, pubsub } = this.deps;
-    const turns = await db.turn.findMany({ where: { id: { in: commits.map((c) => c.turnId) } }, select: { id: true, branch: true } });
+    const unknown = commits.filter((c) => c.branch === undefined).map((c) => c.turnId);
+    const turns = unknown.length === 0 ? [] : await db.turn.findMany({ where: { id: { in: unknown } }, select: { id: true, branch: true } });
     const branchOf = new Map(turns.map((t) => [t.id, t.branch]));
-    for (const { turnId, sha } of commits) {
+    for (const { turnId, sha, branch } of commits) {
       pubsub.publish('turnCommitted', { sessionId, turnId, sha });
-      pubsub.publish('timeline', { kind: 'COMMITTED', sessionId, branch: branchOf.get(turnId) ?? 'main', sha });
+      pubsub.publish('timeline', { kind: 'COMMITTED', sessionId, branch: branch ?? branchOf.get(turnId) ?? 'main', sha });
     }
   }
 

@@ -11,7 +11,7 @@ import type { Client } from 'graphql-ws';
 import { describe, expect, it } from 'vitest';
 import { turnTrailers } from '../../src/mirror/commit-message.js';
 import { parseTrailers } from '../../src/git/parse.js';
-import { git } from '../helpers/git.js';
+import { eventually, git } from '../helpers/git.js';
 import { startTestServer, type Result, type TestServer } from '../helpers/server.js';
 import { wsClient, wsSettled } from '../helpers/ws.js';
 
@@ -341,7 +341,11 @@ describe('the mirror on random valid input (issue 10)', () => {
         turnsSeen += session.closed.length;
 
         await watch.commits(sessionId, session.closed.length);
-        const { repoPath, mirror } = (await api.raw(MIRROR, { sessionId })).data!.session as { repoPath: string; mirror: unknown };
+        // The event announces the commit; the checkout follows it, and the session is in sync once it has.
+        const { repoPath, mirror } = await eventually(async () => {
+          const view = (await api.raw(MIRROR, { sessionId })).data!.session as { repoPath: string; mirror: { inSync: boolean } };
+          return view.mirror.inSync ? view : undefined;
+        });
         expect(mirror, session.log.join('\n')).toMatchObject({ dagTurns: session.closed.length, gitCommits: session.closed.length, pending: 0, inSync: true, lastError: null });
         if (session.closed.length === 0) return;
         // Exactly one commit per acknowledged turn, carrying its number and its messages in order.

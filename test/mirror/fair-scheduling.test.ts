@@ -1,0 +1,60 @@
+/**
+ * The mirror takes turns across sessions: a session with a long backlog is
+ * committed a pass at a time (at most `passLimit` turns), and a session that
+ * waits for a slot meanwhile goes before the backlog's next pass. Asserted on
+ * the order of the turnCommitted events, never on times.
+ */
+import { describe, expect, it } from 'vitest';
+import { CreateSession, RecordTurn } from '../api/operations.js';
+import { git } from '../helpers/git.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+async function record(api: TestServer, sessionId: string, n: number): Promise<void> {
+  await api.ok(RecordTurn, { input: { sessionId, user: { content: `question ${n}` }, assistant: { content: `answer ${n}` } } });
+}
+
+describe('fair scheduling across sessions', () => {
+  it("commits another session's single turn after one pass of a long backlog, not after the whole backlog", async () => {
+    const BACKLOG = 30;
+    const PASS = 5;
+    // One slot, so the two sessions must share it; a pass commits at most PASS turns.
+    const api = await startTestServer({}, { mirror: { concurrency: 1, passLimit: PASS }, repoHealth: { intervalMs: 0 } });
+    const { deps } = api.server.app;
+    await api.ok(CreateSession, { input: { sessionId: 'busy' } });
+    await api.ok(CreateSession, { input: { sessionId: 'quiet' } });
+
+    const order: string[] = [];
+    const events = deps.pubsub.subscribe('turnCommitted');
+    const collected = (async () => {
+      for await (const event of events) {
+        order.push(event.sessionId);
+        if (order.length === BACKLOG + 1) return;
+      }
+    })();
+
+    // Holding busy's repo lock keeps its drain (which holds the only slot) from committing while
+    // its backlog builds up; requests never take that lock, so the turns are recorded meanwhile.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holding = deps.repoLocks.run('busy', async () => {
+      locked();
+      await held;
+    });
+    await lockTaken;
+    for (let n = 1; n <= BACKLOG; n++) await record(api, 'busy', n);
+    // Queued for the slot behind busy's first pass.
+    await record(api, 'quiet', 1);
+    release();
+    await holding;
+    await collected;
+
+    // busy's first pass, then quiet's turn, then the rest of busy's backlog.
+    expect(order.indexOf('quiet')).toBe(PASS);
+    expect(order.filter((id) => id === 'busy')).toHaveLength(BACKLOG);
+    const repo = (id: string) => `${api.dataDir}/sessions/${id}`;
+    expect(git(repo('busy'), 'rev-list', '--count', 'main').trim()).toBe(String(BACKLOG));
+    expect(git(repo('quiet'), 'rev-list', '--count', 'main').trim()).toBe('1');
+  });
+});
