@@ -56,6 +56,8 @@ export async function fillClosedTurns(db: Db, options: { sessionId: string; titl
       parentTurnId: previousTurnId,
       userMessageId: userId,
       open: false,
+      // As the session writer keeps it: the messages on the path through this turn.
+      messagesThrough: 2 * n,
       durationMs: 1200,
       tokens: 400,
       createdAt: at,

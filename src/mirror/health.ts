@@ -6,7 +6,7 @@
  * corrupted or rewritten while the server runs is noticed, moved aside and
  * rebuilt without a restart.
  */
-import { lstat, readFile } from 'node:fs/promises';
+import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
@@ -114,14 +114,22 @@ class RefReader {
   }
 }
 
+// The look reads a few files of a few dozen bytes each, for every session of a page
+// (Session.mirror): synchronous calls take microseconds, where each promise-based one
+// goes through the thread pool (four round trips for a readFile). Session.mirror of 50
+// sessions: 21.5 -> 8.2 ms, the fastest of 30 at load average 6.
 async function lstatOrNull(path: string) {
-  return lstat(path).catch(() => null);
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** A file's text, null when it does not exist, the error when it cannot be read. */
 async function readText(path: string): Promise<string | null | Error> {
   try {
-    return await readFile(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;

@@ -8,7 +8,6 @@ import {
   commitInfoOf,
   commitParents,
   commitShaOf,
-  CommitTurnLoader,
   gitCanRead,
   shaCommitRef,
   PATCH_MAX_BYTES,
@@ -17,7 +16,7 @@ import {
   type FileChangeView,
 } from '../services/replay/read-commits.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../services/page.js';
-import type { Context } from '../context.js';
+import { loaders } from './loaders.js';
 import { builder } from './builder.js';
 import { pageTotalCount } from './connection.js';
 import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST, SHARED_GIT_COST } from './cost.js';
@@ -32,6 +31,18 @@ const GIT_FREE_FIELDS = new Set(['sha', 'shortSha', 'turn', 'messages', 'message
  * (e.g. edges, node), asks for a Commit field only git knows.
  */
 export function asksGitFields(info: GraphQLResolveInfo, path: string[] = []): boolean {
+  // GraphQL hands every row of a list the same fieldNodes: decided once per list, not once per row.
+  const key = path.join('.');
+  let known = gitFieldsAsked.get(info.fieldNodes);
+  if (!known) gitFieldsAsked.set(info.fieldNodes, (known = new Map()));
+  let answer = known.get(key);
+  if (answer === undefined) known.set(key, (answer = selectsGitFields(info, path)));
+  return answer;
+}
+
+const gitFieldsAsked = new WeakMap<GraphQLResolveInfo['fieldNodes'], Map<string, boolean>>();
+
+function selectsGitFields(info: GraphQLResolveInfo, path: string[]): boolean {
   const fieldsOf = (set: SelectionSetNode | undefined, out: FieldNode[] = []): FieldNode[] => {
     for (const sel of set?.selections ?? []) {
       if (sel.kind === Kind.FIELD) out.push(sel);
@@ -43,15 +54,6 @@ export function asksGitFields(info: GraphQLResolveInfo, path: string[] = []): bo
   let level: FieldNode[] = [...info.fieldNodes];
   for (const name of path) level = level.flatMap((f) => fieldsOf(f.selectionSet)).filter((f) => f.name.value === name);
   return level.flatMap((f) => fieldsOf(f.selectionSet)).some((f) => !GIT_FREE_FIELDS.has(f.name.value));
-}
-
-const turnLoaders = new WeakMap<Context, CommitTurnLoader>();
-
-/** One loader per request: the `turn` of every commit in a list is read by one query. */
-function turnLoader(ctx: Context): CommitTurnLoader {
-  let loader = turnLoaders.get(ctx);
-  if (!loader) turnLoaders.set(ctx, (loader = new CommitTurnLoader(ctx.deps.db)));
-  return loader;
 }
 
 interface Actor {
@@ -153,7 +155,7 @@ Commit.implement({
       nullable: true,
       description: 'The turn this commit records (session repos only).',
       complexity: QUERY_COST,
-      resolve: (c, _args, ctx) => turnLoader(ctx).load(c),
+      resolve: (c, _args, ctx) => loaders(ctx).commitTurns.load(c),
     }),
     messages: t.field({
       type: [Message],

@@ -1,24 +1,11 @@
 import { appendMessage } from '../services/sessions/append-message.js';
 import { updateMessage } from '../services/sessions/update-message.js';
 import { messagePath } from '../mirror/index.js';
-import { MessageContentLoader } from '../services/sessions/read-session.js';
-import type { Context } from '../context.js';
+import { loaders } from './loaders.js';
 import { builder } from './builder.js';
 import { serviceThenRow } from './refetch.js';
 import { pageTotalCount } from './connection.js';
 import { RoleEnum } from './enums.js';
-
-const contentLoaders = new WeakMap<Context, MessageContentLoader>();
-
-/** One content loader per request, so its batches and its text budget are that request's. */
-function contentLoader(ctx: Context): MessageContentLoader {
-  let loader = contentLoaders.get(ctx);
-  if (!loader) {
-    loader = new MessageContentLoader(ctx.deps.db);
-    contentLoaders.set(ctx, loader);
-  }
-  return loader;
-}
 
 export const Message = builder.prismaNode('Message', {
   description: 'One DAG node: a message of a session, the source of truth for everything in git.',
@@ -46,7 +33,7 @@ export const Message = builder.prismaNode('Message', {
     content: t.string({
       description:
         'The full text. Counted, with patches and files, against the 16 MiB of text one request may read: page long lists with first:.',
-      resolve: (m, _args, ctx) => contentLoader(ctx).load(m.id),
+      resolve: (m, _args, ctx) => loaders(ctx).content.load(m.id),
     }),
     predecessor: t.relation('predecessor', {
       nullable: true,

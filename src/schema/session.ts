@@ -2,28 +2,19 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import { BranchKind } from '../generated/prisma/enums.js';
 import { createSession } from '../services/sessions/create-session.js';
 import { getMessage, getSession, listBranchMessages, listBranchTurns, listSessions } from '../services/sessions/read-session.js';
-import { gitCanRead, MirrorStatusLoader, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
+import { gitCanRead, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
 import { sessionRepoPath } from '../mirror/index.js';
 import { checkout } from '../services/replay/checkout.js';
 import { sessionBranches, sessionHead, type BranchView } from '../services/replay/read-branches.js';
 import { switchBranch } from '../services/replay/switch-branch.js';
-import type { Context } from '../context.js';
+import { loaders } from './loaders.js';
 import { builder } from './builder.js';
 import { serviceThenRow } from './refetch.js';
 import { asksGitFields, Commit, CommitConnection } from './commit.js';
-import { pageTotalCount } from './connection.js';
+import { asksForRows, pageTotalCount } from './connection.js';
 import { Message, MessageConnection } from './message.js';
 import { Turn, TurnConnection } from './turn.js';
 import { connectionCost, GIT_PROCESS_COST, listCost, pageMultiplier, QUERY_COST, SHARED_GIT_COST } from './cost.js';
-
-const mirrorLoaders = new WeakMap<Context, MirrorStatusLoader>();
-
-/** One loader per request: the `mirror` of every session of a page is read by two queries. */
-function mirrorLoader(ctx: Context): MirrorStatusLoader {
-  let loader = mirrorLoaders.get(ctx);
-  if (!loader) mirrorLoaders.set(ctx, (loader = new MirrorStatusLoader(ctx.deps)));
-  return loader;
-}
 
 const MirrorStatus = builder.objectRef<MirrorStatusShape>('MirrorStatus').implement({
   fields: (t) => ({
@@ -82,7 +73,7 @@ export const Session = builder.prismaNode('Session', {
           multiplier: pageMultiplier(args.first),
         }),
         resolve: async (session, args, ctx, info) => {
-          const page = await timeline(ctx.deps, session, args);
+          const page = await timeline(ctx.deps, session, { ...args, countOnly: !asksForRows(info) }, loaders(ctx).reads);
           // Empty while the repo cannot give the git fields asked for (being rebuilt), as before.
           if (page.edges.length > 0 && asksGitFields(info, ['edges', 'node']) && !(await gitCanRead(page.edges.map((e) => e.node)))) {
             return { ...page, edges: [], pageInfo: { ...page.pageInfo, hasNextPage: false, startCursor: null, endCursor: null }, totalCount: async () => 0 };
@@ -101,9 +92,9 @@ export const Session = builder.prismaNode('Session', {
     }),
     mirror: t.field({
       type: MirrorStatus,
-      // From the database only, the sessions of a page together: two queries for all of them.
+      // From the database only, the sessions of a page together: a few statements for all of them.
       complexity: 1,
-      resolve: (session, _args, ctx) => mirrorLoader(ctx).load(session.sessionId),
+      resolve: (session, _args, ctx) => loaders(ctx).mirror.load(session),
     }),
     head: t.field({
       type: Commit,
@@ -112,7 +103,7 @@ export const Session = builder.prismaNode('Session', {
       // From the database; its git fields read lazily.
       complexity: QUERY_COST,
       resolve: async (session, _args, ctx, info) => {
-        const head = await sessionHead(ctx.deps, session);
+        const head = await sessionHead(ctx.deps, session, loaders(ctx).reads);
         return head && asksGitFields(info) && !(await gitCanRead([head])) ? null : head;
       },
     }),
@@ -135,7 +126,7 @@ export const Session = builder.prismaNode('Session', {
         // The branch path (branches, fork points), then the page and its count.
         complexity: connectionCost(4 * QUERY_COST),
         resolve: (session, args, ctx, info) =>
-          listBranchMessages(ctx.deps.db, session, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] })),
+          listBranchMessages(ctx.deps.db, session, { ...args, countOnly: !asksForRows(info) }, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }), loaders(ctx).reads),
       },
       MessageConnection,
     ),
@@ -155,7 +146,7 @@ export const Session = builder.prismaNode('Session', {
         args: { branch: t.arg.string() },
         complexity: connectionCost(4 * QUERY_COST),
         resolve: (session, args, ctx, info) =>
-          listBranchTurns(ctx.deps.db, session, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] })),
+          listBranchTurns(ctx.deps.db, session, { ...args, countOnly: !asksForRows(info) }, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }), loaders(ctx).reads),
       },
       TurnConnection,
     ),

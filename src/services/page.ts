@@ -9,6 +9,8 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
 
 export interface PageArgs {
+  /** Only totalCount is wanted: read no rows (first, after and the branch are still checked). */
+  countOnly?: boolean;
   first?: number | null;
   after?: string | null;
   /** Relay's backward arguments: accepted by the schema's shape, refused here. */
@@ -85,6 +87,15 @@ export function toPage<T>(
     },
     totalCount,
   };
+}
+
+/**
+ * A page asked for its count only: no rows are read.
+ * @throws BadUserInputError for an `after` that is not a cursor of this list (`kind`), as a page would.
+ */
+export function countOnlyPage<T>(totalCount: () => Promise<number>, after?: string | null, kind?: string): Page<T> {
+  if (after && kind) decodeIntCursor(after, kind);
+  return toPage<T>([], 0, false, () => '', totalCount);
 }
 
 /** The rows after a newest-first cursor, for a where clause: older, or as old with a smaller key. */

@@ -1,16 +1,18 @@
 /**
  * Reads from the database first: a page of sessions with their head, turns'
  * commits (sha), timeline (sha, turn) and mirror status starts no git process,
- * and `Session.mirror` for a page costs the same statements whatever its size
- * (src/services/replay/read-commits.ts MirrorStatusLoader). Git-only fields
- * (headline) still read git, one process per session. Counted, not timed.
+ * and costs the same statements whatever its size (the request's batched reads,
+ * src/schema/loaders.ts). Git-only fields (headline) still read git, one
+ * process per session. Counts are the kept ones, equal to the lists they count
+ * on every branch. Counted, not timed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { onSqlStatement } from '../../src/db/index.js';
 import { onGitSpawn } from '../../src/git/run.js';
 import { eventually } from '../helpers/git.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { CreateSession, RecordTurn } from './operations.js';
+import { Checkout, RetryTurn } from '../branching/operations.js';
+import { AppendMessage, CreateSession, EndTurn, RecordTurn } from './operations.js';
 
 const stops: (() => void)[] = [];
 afterEach(() => {
@@ -103,5 +105,83 @@ describe('reads from the database first', () => {
     expect(six.statements).toBe(two.statements);
     expect([two.git, six.git]).toEqual([[], []]);
     expect((six.data as { sessions: { edges: unknown[] } }).sessions.edges).toHaveLength(6);
+  });
+
+  it('costs the same statements for a page of 2 sessions as for 6, head, turns, commits, timeline and mirror included', async () => {
+    const api = await startTestServer();
+    await sessionsWithTurns(api, 6, 2);
+    const two = await counted(api, page(2));
+    const six = await counted(api, page(6));
+    expect((six.data as PageData).sessions.edges).toHaveLength(6);
+    for (const { node } of (six.data as PageData).sessions.edges) {
+      expect(node.timeline.edges.map((e) => e.node.turn.number)).toEqual([2, 1]);
+      expect(node.turns.edges.map((e) => e.node.commit!.turn.number)).toEqual([1, 2]);
+    }
+    expect([two.git, six.git]).toEqual([[], []]);
+    expect(six.statements).toBe(two.statements);
+    expect(six.statements).toBeLessThanOrEqual(20);
+  });
+
+  it('keeps every count equal to the list it counts, on main, a retry and a fork, with a turn open', async () => {
+    const api = await startTestServer();
+    const sessionId = 'kept';
+    await api.ok(CreateSession, { input: { sessionId } });
+    for (const n of [1, 2, 3]) {
+      await api.ok(RecordTurn, {
+        input: {
+          sessionId,
+          user: { messageId: `u${n}`, content: `q${n}` },
+          assistant: { messageId: `a${n}`, content: `r${n}` },
+          toolResults: n === 2 ? [{ messageId: 't2', content: 'x', toolName: 'read' }] : [],
+        },
+      });
+    }
+    await api.ok(RetryTurn, { input: { sessionId, userMessageId: 'u2', assistant: { messageId: 'a2b', content: 'again' } } });
+    await api.ok(RecordTurn, { input: { sessionId, user: { messageId: 'u3b', content: 'q3b' }, assistant: { messageId: 'a3b', content: 'r3b' } } });
+    const c1 = await eventually(async () => {
+      const r = await api.raw(`{ session(sessionId: "${sessionId}") { mirror { inSync } timeline(branch: "main") { edges { node { sha } } } } }`);
+      const data = r.data as { session: { mirror: { inSync: boolean }; timeline: { edges: { node: { sha: string } }[] } } };
+      return data.session.mirror.inSync ? data.session.timeline.edges.at(-1)?.node.sha : undefined;
+    });
+    await api.ok(Checkout, { input: { sessionId, sha: c1 } });
+    // Messages appended one by one (the count kept while the turn is open), then a fork.
+    await api.ok(AppendMessage, { input: { sessionId, role: 'USER', content: 'other', messageId: 'u9' } });
+    await api.ok(AppendMessage, { input: { sessionId, role: 'ASSISTANT', content: 'sure', messageId: 'a9' } });
+
+    type Counted = { totalCount: number; edges: unknown[] };
+    type View = {
+      branches: { name: string }[];
+      messages: Counted;
+      turns: Counted;
+      timeline: Counted & { edges: { node: { messagesConnection: Counted } }[] };
+    };
+    const view = async (branch: string) => {
+      const result = await api.raw(
+        `query ($branch: String) { session(sessionId: "${sessionId}") { branches { name }
+          messages(first: 50, branch: $branch) { totalCount edges { cursor } }
+          turns(first: 50, branch: $branch) { totalCount edges { cursor } }
+          timeline(first: 10, branch: $branch) { totalCount edges { node { messagesConnection(first: 20) { totalCount edges { cursor } } } } } } }`,
+        { branch },
+      );
+      expect(result.errors).toBeUndefined();
+      return (result.data as { session: View }).session;
+    };
+
+    // The open turn's messages are on the fork's path already.
+    const open = await view('fork-u9');
+    expect([open.messages.totalCount, open.messages.edges.length]).toEqual([4, 4]);
+    expect([open.turns.totalCount, open.turns.edges.length]).toEqual([2, 2]);
+    await api.ok(EndTurn, { input: { sessionId } });
+    await eventually(async () => ((await api.raw(`{ session(sessionId: "${sessionId}") { mirror { inSync } } }`)).data as { session: { mirror: { inSync: boolean } } }).session.mirror.inSync || undefined);
+
+    const expected = { main: [7, 3, 3], 'retry-a2b': [6, 3, 3], 'fork-u9': [4, 2, 2] } as Record<string, number[]>;
+    const branches = (await view('main')).branches.map((b) => b.name);
+    expect(branches.sort()).toEqual(Object.keys(expected).sort());
+    for (const branch of branches) {
+      const v = await view(branch);
+      const counts = [v.messages, v.turns, v.timeline].map((list) => [list.totalCount, list.edges.length]);
+      expect({ branch, counts }).toEqual({ branch, counts: expected[branch]!.map((n) => [n, n]) });
+      for (const { node } of v.timeline.edges) expect(node.messagesConnection.totalCount).toBe(node.messagesConnection.edges.length);
+    }
   });
 });

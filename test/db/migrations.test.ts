@@ -58,6 +58,43 @@ describe('migrations', () => {
     }
   });
 
+  it('fills Turn.messagesThrough for turns written before it was kept, retries and forks included', () => {
+    const dir = join(prismaDir, 'migrations');
+    const folders = readdirSync(dir).filter((name) => /^\d{14}_/.test(name)).sort();
+    const kept = folders.findIndex((name) => name.endsWith('_turn_messages_through'));
+    expect(kept).toBeGreaterThan(0);
+    const db = new Database(':memory:');
+    try {
+      for (const name of folders.slice(0, kept)) db.exec(readFileSync(join(dir, name, 'migration.sql'), 'utf8'));
+      db.pragma('foreign_keys = OFF');
+      db.prepare(`INSERT INTO "Session" ("sessionId") VALUES ('s')`).run();
+      const message = db.prepare(
+        `INSERT INTO "Message" ("id", "sessionId", "messageId", "seq", "role", "content", "createdAt", "turnId") VALUES (?, 's', ?, ?, 'USER', '', 0, ?)`,
+      );
+      const turn = db.prepare(`INSERT INTO "Turn" ("id", "sessionId", "number", "branch", "parentTurnId", "userMessageId") VALUES (?, 's', ?, ?, ?, ?)`);
+      // main: t1 (u1 a1), t2 (u2 a2 x2); retry-r answers u2 from t1: t2r (a2r), t3r (u3 a3); fork-f from t1: tf (uf).
+      const rows: [string, string][] = [['u1', 't1'], ['a1', 't1'], ['u2', 't2'], ['a2', 't2'], ['x2', 't2'], ['a2r', 't2r'], ['u3', 't3r'], ['a3', 't3r'], ['uf', 'tf']];
+      for (const [i, [id, turnId]] of rows.entries()) message.run(id, id, i + 1, turnId);
+      turn.run('t1', 1, 'main', null, 'u1');
+      turn.run('t2', 2, 'main', 't1', 'u2');
+      turn.run('t2r', 2, 'retry-r', 't1', 'u2');
+      turn.run('t3r', 3, 'retry-r', 't2r', 'u3');
+      turn.run('tf', 2, 'fork-f', 't1', 'uf');
+      db.exec(readFileSync(join(dir, folders[kept]!, 'migration.sql'), 'utf8'));
+      expect(db.prepare(`SELECT "id", "messagesThrough" FROM "Turn" ORDER BY "id"`).all()).toEqual([
+        { id: 't1', messagesThrough: 2 },
+        { id: 't2', messagesThrough: 5 },
+        { id: 't2r', messagesThrough: 4 },
+        { id: 't3r', messagesThrough: 6 },
+        { id: 'tf', messagesThrough: 3 },
+      ]);
+      // The walk's index is gone again.
+      expect(db.prepare(`SELECT "name" FROM sqlite_master WHERE "name" LIKE '%backfill%'`).all()).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('the enum columns hold their values as the same text the String columns held, both ways', async () => {
     const file = join(tempDir(), 'db', 'entity-memory.db');
     await migrate({ file });

@@ -5,7 +5,7 @@
  * segments: its own turns, then its parent branch's up to the fork point, and
  * so on. Queries stay indexed whatever the session's length.
  */
-import type { Prisma } from '../../generated/prisma/client.js';
+import type { Branch, Prisma } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/index.js';
 import { NotFoundError } from '../../errors.js';
 
@@ -15,6 +15,31 @@ export interface Segment {
   branch: string;
   /** Highest turn number of this branch on the path; null for all of them. */
   maxNumber: number | null;
+}
+
+/** A session's branches and the turns they grow from: what its paths are made of. */
+export interface BranchRows {
+  branches: Pick<Branch, 'name' | 'forkTurnId'>[];
+  /** The fork turns by id (a branch grows from the turn after it). */
+  forkTurns: Map<string, ForkTurn>;
+}
+
+export type ForkTurn = { id: string; branch: string; number: number; messagesThrough: number };
+
+/** Loads `BranchRows` of a session: two queries (none for the fork turns when no branch has one). */
+export async function loadBranchRows(db: Reader, sessionIds: readonly string[]): Promise<Map<string, BranchRows>> {
+  const out = new Map<string, BranchRows>(sessionIds.map((id) => [id, { branches: [], forkTurns: new Map() }]));
+  const branches = await db.branch.findMany({ where: { sessionId: { in: [...sessionIds] } }, select: { sessionId: true, name: true, forkTurnId: true } });
+  for (const b of branches) out.get(b.sessionId)?.branches.push(b);
+  const forkTurnIds = [...new Set(branches.map((b) => b.forkTurnId).filter((id): id is string => id !== null))];
+  if (forkTurnIds.length > 0) {
+    const turns = await db.turn.findMany({
+      where: { id: { in: forkTurnIds } },
+      select: { id: true, sessionId: true, branch: true, number: true, messagesThrough: true },
+    });
+    for (const { sessionId, ...turn } of turns) out.get(sessionId)?.forkTurns.set(turn.id, turn);
+  }
+  return out;
 }
 
 /**
@@ -27,17 +52,16 @@ export async function branchSegments(
   branch: string,
   upTo?: { branch: string; number: number },
 ): Promise<Segment[]> {
-  const branches = await db.branch.findMany({ where: { sessionId } });
-  const byName = new Map(branches.map((b) => [b.name, b]));
+  const rows = (await loadBranchRows(db, [sessionId])).get(sessionId)!;
+  return segmentsOf(rows, sessionId, branch, upTo);
+}
+
+/** `branchSegments` from rows already loaded. @throws NotFoundError for an unknown branch. */
+export function segmentsOf(rows: BranchRows, sessionId: string, branch: string, upTo?: { branch: string; number: number }): Segment[] {
+  const byName = new Map(rows.branches.map((b) => [b.name, b]));
   if (!byName.has(branch)) {
     throw new NotFoundError(`Session ${sessionId} has no branch ${JSON.stringify(branch)}.`, { branch });
   }
-  const forkTurnIds = branches.map((b) => b.forkTurnId).filter((id): id is string => id !== null);
-  const forkTurns = new Map(
-    (
-      await db.turn.findMany({ where: { id: { in: forkTurnIds } }, select: { id: true, branch: true, number: true } })
-    ).map((t) => [t.id, t]),
-  );
   const segments: Segment[] = [];
   let name: string | undefined = upTo?.branch ?? branch;
   let limit: number | null = upTo?.number ?? null;
@@ -45,7 +69,7 @@ export async function branchSegments(
   while (name !== undefined && !seen.has(name)) {
     seen.add(name);
     segments.push({ branch: name, maxNumber: limit });
-    const fork: { branch: string; number: number } | undefined = forkTurns.get(byName.get(name)?.forkTurnId ?? '');
+    const fork: ForkTurn | undefined = rows.forkTurns.get(byName.get(name)?.forkTurnId ?? '');
     if (!fork) break;
     name = fork.branch;
     limit = limit === null ? fork.number : Math.min(limit, fork.number);

@@ -4,6 +4,7 @@
 import type { BranchKind, Session } from '../../generated/prisma/client.js';
 import { openSessionRepo } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
+import { SessionReads } from '../sessions/session-reads.js';
 import { shaCommitRef, whileRepoMayBeRebuilt, type CommitRef } from './read-commits.js';
 
 export interface BranchView {
@@ -24,22 +25,26 @@ export async function commitOf(deps: Pick<Deps, 'config'>, sessionId: string, sh
   return info ? { repo, sessionId, info } : null;
 }
 
-/** The viewed commit during replay, else the tip of the current branch (null before its first commit). */
-export async function sessionHead(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<CommitRef | null> {
+/**
+ * The viewed commit during replay, else the tip of the current branch (null before its first commit).
+ * @param reads the request's batched reads (a page of sessions shares them).
+ */
+export async function sessionHead(
+  deps: Pick<Deps, 'config' | 'db'>,
+  session: Session,
+  reads: SessionReads = new SessionReads(deps.db),
+): Promise<CommitRef | null> {
   const repo = openSessionRepo(deps.config, session.sessionId);
   // Answers empty while the repo is missing (being rebuilt), as before; a file check, no git.
   if (!repo.exists()) return null;
   if (session.viewTurnId) {
+    // Prisma batches the findUnique calls of the same tick into one query.
     const viewed = await deps.db.turn.findUnique({ where: { id: session.viewTurnId }, select: { commitSha: true } });
     return viewed?.commitSha ? shaCommitRef(deps, session.sessionId, viewed.commitSha) : null;
   }
   // The branch's tip in git is its newest committed turn (src/mirror/health.ts expectedBranchTips): no git process.
-  const newest = await deps.db.turn.findFirst({
-    where: { sessionId: session.sessionId, branch: session.currentBranch, commitSha: { not: null } },
-    orderBy: { number: 'desc' },
-    select: { commitSha: true },
-  });
-  return newest?.commitSha ? shaCommitRef(deps, session.sessionId, newest.commitSha) : null;
+  const { committed } = await reads.ends(session.sessionId, session.currentBranch);
+  return committed ? shaCommitRef(deps, session.sessionId, committed.commitSha) : null;
 }
 
 export async function sessionBranches(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<BranchView[]> {

@@ -8,10 +8,12 @@ import type { Message, Prisma, Session, Turn } from '../../generated/prisma/clie
 import type { Db } from '../../db/index.js';
 import { BadUserInputError, NotFoundError } from '../../errors.js';
 import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type GitRepo, type SessionRepo } from '../../git/index.js';
-import { countTurnCommits, isReconciling, describeFault, expectedBranchTips, inspectSessionRepo, sessionRepoPath, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
+import { countTurnCommits, isReconciling, describeFault, inspectSessionRepo, sessionRepoPath, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
-import { branchSegments, messageFilter, turnFilter } from './branch-path.js';
-import { ascendingPage, decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
+import { branchSegments, messageFilter, segmentsOf, type BranchRows } from './branch-path.js';
+import { SessionReads } from '../sessions/session-reads.js';
+import { Batcher, chunks } from '../batcher.js';
+import { ascendingPage, countOnlyPage, decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
 
 /**
  * A commit of a repo, with the repo to ask for more (and the session, for
@@ -38,8 +40,26 @@ export interface ShaCommitRef {
 
 /** A session commit known by its full sha (from the database): no git process until a git-only field is asked for. */
 export function shaCommitRef(deps: Pick<Deps, 'config'>, sessionId: string, sha: string): ShaCommitRef {
-  return { repo: openSessionRepo(deps.config, sessionId), sessionId, sha };
+  return { repo: sessionRepoFor(deps.config, sessionId), sessionId, sha };
 }
+
+/**
+ * The session repo object for refs, shared: a SessionRepo holds nothing but
+ * its paths (git reads are batched per folder, not per object), and a page of
+ * 50 sessions' turns and timelines made 1,000 of them (7 ms of path joins).
+ * Bounded: cleared when it holds too many.
+ */
+function sessionRepoFor(config: Pick<Deps['config'], 'dataDir'>, sessionId: string): SessionRepo {
+  const key = `${config.dataDir}\n${sessionId}`;
+  let repo = sharedRepos.get(key);
+  if (!repo) {
+    if (sharedRepos.size >= 1000) sharedRepos.clear();
+    sharedRepos.set(key, (repo = openSessionRepo(config, sessionId)));
+  }
+  return repo;
+}
+
+const sharedRepos = new Map<string, SessionRepo>();
 
 export function commitShaOf(ref: CommitRef): string {
   return ref.info ? ref.info.sha : ref.sha;
@@ -125,20 +145,34 @@ export interface TimelineArgs extends PageArgs {
   all?: boolean | null;
 }
 
-/** Commits newest first: of a branch (the current one by default), or of every branch. */
-export async function timeline(deps: Pick<Deps, 'config' | 'db'>, session: Session, args: TimelineArgs): Promise<Page<CommitRef>> {
+/**
+ * Commits newest first: of a branch (the current one by default), or of every branch.
+ * @param reads the request's batched reads (a page of sessions shares them).
+ */
+export async function timeline(
+  deps: Pick<Deps, 'config' | 'db'>,
+  session: Session,
+  args: TimelineArgs,
+  reads: SessionReads = new SessionReads(deps.db),
+): Promise<Page<CommitRef>> {
   const size = pageSize(args);
   const repo = openSessionRepo(deps.config, session.sessionId);
   const branch = args.branch ?? session.currentBranch;
+  const empty = toPage<CommitRef>([], size, false, () => '', async () => 0);
   if (!args.all) {
     if (!isValidBranchName(branch)) throw new BadUserInputError(`${JSON.stringify(branch)} is not a branch name of a session.`, { field: 'branch' });
-    const known = await deps.db.branch.findUnique({ where: { sessionId_name: { sessionId: session.sessionId, name: branch } } });
-    if (!known) throw new NotFoundError(`Session ${session.sessionId} has no branch ${JSON.stringify(branch)}.`, { branch });
+    // Both asked for at once, so a page of sessions reads them in the same statements.
+    const [rows, ends] = await Promise.all([reads.branches(session.sessionId), reads.ends(session.sessionId, branch)]);
+    if (!rows.branches.some((b) => b.name === branch)) {
+      throw new NotFoundError(`Session ${session.sessionId} has no branch ${JSON.stringify(branch)}.`, { branch });
+    }
+    if (!repo.exists()) return empty;
+    const skip = args.after ? decodeIntCursor(args.after, 'commit') : 0;
+    if (args.countOnly) return countOnlyPage(async () => ends.committed?.number ?? 0);
+    return branchTimeline(deps, reads, rows, session.sessionId, branch, ends.committed, size, skip, empty);
   }
-  const empty = toPage<CommitRef>([], size, false, () => '', async () => 0);
   if (!repo.exists()) return empty;
   const skip = args.after ? decodeIntCursor(args.after, 'commit') : 0;
-  if (!args.all) return branchTimeline(deps, session.sessionId, branch, size, skip, empty);
   const infos = await whileRepoMayBeRebuilt(repo, () => repo.log({ all: true, skip, limit: size + 1 }), []);
   if (infos.length === 0 && skip === 0) return empty;
   const refs = infos.map((info) => ({ repo, sessionId: session.sessionId, info }));
@@ -153,29 +187,31 @@ export async function timeline(deps: Pick<Deps, 'config' | 'db'>, session: Sessi
 /**
  * A branch's commits newest first, from the database: the committed turns on
  * the path to its tip (every commit of a session repo records one turn, a
- * branch's tip is its newest committed turn, and the mirror commits a
- * branch's turns in order). No git process; git fields are read lazily.
+ * branch's tip is its newest committed turn, and the mirror commits a turn
+ * only after its parent). So the path to that turn holds `own.number` commits,
+ * numbered 1 to `own.number`: the count is kept, and the page after `skip`
+ * commits starts at number `own.number - skip`. No git process; git fields are read lazily.
  */
 async function branchTimeline(
   deps: Pick<Deps, 'config' | 'db'>,
+  reads: SessionReads,
+  rows: BranchRows,
   sessionId: string,
   branch: string,
+  own: { number: number } | null,
   size: number,
   skip: number,
   empty: Page<CommitRef>,
 ): Promise<Page<CommitRef>> {
-  const { db } = deps;
   // A branch is in git from its first committed turn on.
-  const own = await db.turn.findFirst({ where: { sessionId, branch, commitSha: { not: null } }, orderBy: { number: 'desc' }, select: { number: true } });
   if (!own) return empty;
-  const segments = await branchSegments(db, sessionId, branch, { branch, number: own.number });
-  const where: Prisma.TurnWhereInput = { AND: [turnFilter(sessionId, segments), { commitSha: { not: null } }] };
-  const rows = await db.turn.findMany({ where, orderBy: { number: 'desc' }, skip, take: size + 1, select: { commitSha: true } });
-  if (rows.length === 0 && skip === 0) return empty;
-  const refs = rows.map((row) => shaCommitRef(deps, sessionId, row.commitSha!));
+  const segments = segmentsOf(rows, sessionId, branch, { branch, number: own.number });
+  const shas = skip >= own.number ? [] : await reads.commitShas(sessionId, segments, own.number - skip, size + 1);
+  if (shas.length === 0 && skip === 0) return empty;
+  const refs = shas.map((sha) => shaCommitRef(deps, sessionId, sha));
   let position = skip;
   const cursors = new Map(refs.map((ref) => [ref.sha, encodeCursor('commit', ++position)]));
-  return toPage<CommitRef>(refs, size, skip > 0, (ref) => cursors.get(commitShaOf(ref))!, () => db.turn.count({ where }));
+  return toPage<CommitRef>(refs, size, skip > 0, (ref) => cursors.get(commitShaOf(ref))!, async () => own.number);
 }
 
 /** The parents that can be read; none while git fails on the repo. */
@@ -193,54 +229,33 @@ export async function commitTurn(db: Db, ref: CommitRef): Promise<Turn | null> {
 
 /**
  * commitTurn for many commits at once: the lookups asked for in the same tick (a timeline
- * page's `turn` fields) are answered by one query per session instead of one per commit.
- * One loader per request, like MessageContentLoader.
+ * page's `turn` fields, of one session or of many) are answered by one query.
+ * One loader per request.
  */
 export class CommitTurnLoader {
-  /** sessionId -> sha -> the callers waiting for that commit's turn. */
-  private pending: Map<string, Map<string, TurnWaiter[]>> | null = null;
+  private readonly batcher: Batcher<{ sessionId: string; sha: string }, Turn | null>;
 
-  constructor(private readonly db: Db) {}
+  constructor(db: Db) {
+    this.batcher = new Batcher(
+      async (keys) => {
+        const found = new Map<string, Turn>();
+        const bySession = new Map<string, string[]>();
+        for (const k of keys) bySession.set(k.sessionId, [...(bySession.get(k.sessionId) ?? []), k.sha]);
+        // One (sessionId, commitSha) index range per session.
+        const terms = [...bySession].flatMap(([sessionId, shas]) => chunks(shas, TURN_BATCH).map((slice) => ({ sessionId, commitSha: { in: slice } })));
+        for (const slice of chunks(terms, 50)) {
+          for (const row of await db.turn.findMany({ where: { OR: slice } })) found.set(`${row.sessionId}\n${row.commitSha}`, row);
+        }
+        return keys.map((k) => found.get(`${k.sessionId}\n${k.sha}`) ?? null);
+      },
+      (k) => `${k.sessionId}\n${k.sha}`,
+    );
+  }
 
   load(ref: CommitRef): Promise<Turn | null> {
-    const sessionId = ref.sessionId;
-    if (!sessionId) return Promise.resolve(null);
-    return new Promise((resolve, reject) => {
-      if (this.pending === null) {
-        this.pending = new Map();
-        process.nextTick(() => void this.flush());
-      }
-      let bySha = this.pending.get(sessionId);
-      if (!bySha) this.pending.set(sessionId, (bySha = new Map()));
-      const sha = commitShaOf(ref);
-      const waiters = bySha.get(sha);
-      if (waiters) waiters.push({ resolve, reject });
-      else bySha.set(sha, [{ resolve, reject }]);
-    });
+    if (!ref.sessionId) return Promise.resolve(null);
+    return this.batcher.load({ sessionId: ref.sessionId, sha: commitShaOf(ref) });
   }
-
-  private async flush(): Promise<void> {
-    const pending = this.pending!;
-    this.pending = null;
-    for (const [sessionId, bySha] of pending) {
-      try {
-        const shas = [...bySha.keys()];
-        const found = new Map<string, Turn>();
-        for (let i = 0; i < shas.length; i += TURN_BATCH) {
-          const rows = await this.db.turn.findMany({ where: { sessionId, commitSha: { in: shas.slice(i, i + TURN_BATCH) } } });
-          for (const row of rows) if (row.commitSha) found.set(row.commitSha, row);
-        }
-        for (const [sha, waiters] of bySha) for (const w of waiters) w.resolve(found.get(sha) ?? null);
-      } catch (error) {
-        for (const waiters of bySha.values()) for (const w of waiters) w.reject(error);
-      }
-    }
-  }
-}
-
-interface TurnWaiter {
-  resolve: (turn: Turn | null) => void;
-  reject: (error: unknown) => void;
 }
 
 /** Shas per `IN (...)`: well under SQLite's bound-parameter limit. */
@@ -262,7 +277,7 @@ export async function commitMessages(
 ): Promise<Page<Omit<Message, 'content'>>> {
   const size = pageSize(page);
   // Set by the fetch: null while the commit records no turn, and then the list is empty.
-  let filter: Prisma.MessageWhereInput | null = null;
+  let recorded: Turn | null = null;
   return ascendingPage<Omit<Message, 'content'>>(
     { size, after: page.after, kind: 'seq', keyOf: (m) => m.seq },
     async (after, take) => {
@@ -270,7 +285,7 @@ export async function commitMessages(
       if (!turn || !ref.sessionId) return [];
       const segments = await branchSegments(db, ref.sessionId, turn.branch, { branch: turn.branch, number: turn.number });
       const where = await messageFilter(db, ref.sessionId, segments);
-      filter = where;
+      recorded = turn;
       return db.message.findMany({
         where: after === null ? where : { AND: [where, { seq: { gt: after } }] },
         ...(query.select ? {} : { omit: { content: true } }),
@@ -279,7 +294,8 @@ export async function commitMessages(
         take,
       });
     },
-    async () => (filter === null ? 0 : db.message.count({ where: filter })),
+    // The messages on the path through the commit's turn, as kept on it.
+    async () => (recorded as Turn | null)?.messagesThrough ?? 0,
   );
 }
 
@@ -419,90 +435,102 @@ export interface MirrorStatus {
  * looked at (its files only) and `lastError` says what is wrong; one broken
  * in place is found by the health monitor (`repoProblem`) or by the mirror's
  * next look, and reported here from then on, while the mirror heals it.
+ *
+ * Both counts are read from each branch's ends, not counted: a branch's own
+ * turns are numbered on from the turn it grows from (its fork turn's number,
+ * 0 without one) to its newest, and committed on from there to its newest
+ * committed one (a turn is committed only after its parent); at most one turn
+ * of a session is open.
  */
-export async function mirrorStatus(deps: Pick<Deps, 'config' | 'db'>, session: Session): Promise<MirrorStatus> {
-  return new MirrorStatusLoader(deps).load(session.sessionId);
+export async function mirrorStatus(deps: Pick<Deps, 'config' | 'db'>, session: Pick<Session, 'sessionId' | 'openTurnId'>): Promise<MirrorStatus> {
+  return new MirrorStatusLoader(deps, new SessionReads(deps.db)).load(session);
 }
 
 /**
- * `Session.mirror` for every session of a page at once: one grouped count of
- * the turns and one read of the outbox for all the sessions asked for in the
- * same tick, whatever their number. One loader per request.
+ * `Session.mirror` for every session of a page at once: the branches (shared
+ * with the page's other reads), the outbox, and the ends of every branch, one
+ * statement each for all the sessions asked for in the same tick, whatever
+ * their number and length. One loader per request.
  */
 export class MirrorStatusLoader {
-  private pending: Map<string, MirrorWaiter[]> | null = null;
+  private readonly batcher: Batcher<Pick<Session, 'sessionId' | 'openTurnId'>, MirrorStatus>;
+  private readonly branchRows = new Map<string, Promise<BranchRows>>();
 
-  constructor(private readonly deps: Pick<Deps, 'config' | 'db'>) {}
-
-  load(sessionId: string): Promise<MirrorStatus> {
-    return new Promise((resolve, reject) => {
-      if (this.pending === null) {
-        this.pending = new Map();
-        process.nextTick(() => void this.flush());
-      }
-      const waiters = this.pending.get(sessionId);
-      if (waiters) waiters.push({ resolve, reject });
-      else this.pending.set(sessionId, [{ resolve, reject }]);
-    });
+  constructor(deps: Pick<Deps, 'config' | 'db'>, private readonly reads: SessionReads) {
+    this.batcher = new Batcher(
+      (sessions) => {
+        const rows = new Map(sessions.map((s) => [s.sessionId, this.branchRows.get(s.sessionId)!]));
+        for (const s of sessions) this.branchRows.delete(s.sessionId);
+        return loadMirrorStatuses(deps, reads, sessions, rows);
+      },
+      (s) => s.sessionId,
+    );
   }
 
-  private async flush(): Promise<void> {
-    const pending = this.pending!;
-    this.pending = null;
-    const { db, config } = this.deps;
-    const ids = [...pending.keys()];
-    try {
-      const counts = new Map<string, { dagTurns: number; gitCommits: number; last: Date | null }>();
-      const jobs = new Map<string, { lastError: string | null }[]>();
-      const expected = new Map<string, Map<string, string>>();
-      for (let i = 0; i < ids.length; i += TURN_BATCH) {
-        const chunk = ids.slice(i, i + TURN_BATCH);
-        const [grouped, rows, tips] = await Promise.all([
-          db.turn.groupBy({
-            by: ['sessionId'],
-            where: { sessionId: { in: chunk }, open: false },
-            _count: { _all: true, commitSha: true },
-            _max: { mirroredAt: true },
-          }),
-          db.outboxJob.findMany({ where: { sessionId: { in: chunk }, kind: 'SESSION' }, orderBy: { id: 'asc' }, select: { sessionId: true, lastError: true } }),
-          expectedBranchTips(db, chunk),
-        ]);
-        for (const g of grouped) counts.set(g.sessionId, { dagTurns: g._count._all, gitCommits: g._count.commitSha, last: g._max.mirroredAt });
-        for (const job of rows) jobs.set(job.sessionId, [...(jobs.get(job.sessionId) ?? []), job]);
-        for (const [id, branches] of tips) expected.set(id, branches);
-      }
-      for (const [sessionId, waiters] of pending) {
-        try {
-          const { dagTurns, gitCommits, last } = counts.get(sessionId) ?? { dagTurns: 0, gitCommits: 0, last: null };
-          const sessionJobs = jobs.get(sessionId) ?? [];
-          // The repo's files against the branch tips the database expects (no git process): a repo deleted,
-          // with a broken HEAD or a branch moved by hand is reported at once, while the mirror heals it.
-          const fault = await inspectSessionRepo(sessionRepoPath(config, sessionId), expected.get(sessionId) ?? new Map<string, string>(), {
-            strict: sessionJobs.length === 0,
-          }).catch(() => null);
-          const failing = sessionJobs.find((job) => job.lastError !== null);
-          const lastError = repoProblem(config, sessionId) ?? failing?.lastError ?? (fault ? describeFault(fault) : null);
-          const status: MirrorStatus = {
-            dagTurns,
-            gitCommits,
-            pending: sessionJobs.length,
-            // Until the start-up catch-up has compared every repo with the database, none is known to agree.
-            inSync: sessionJobs.length === 0 && dagTurns === gitCommits && lastError === null && !isReconciling(config),
-            lastError,
-            lastCommittedAt: last,
-          };
-          for (const w of waiters) w.resolve(status);
-        } catch (error) {
-          for (const w of waiters) w.reject(error);
-        }
-      }
-    } catch (error) {
-      for (const waiters of pending.values()) for (const w of waiters) w.reject(error);
+  load(session: Pick<Session, 'sessionId' | 'openTurnId'>): Promise<MirrorStatus> {
+    // Asked for now, so the branches of a page are read once for its turns, timelines and mirrors.
+    if (!this.branchRows.has(session.sessionId)) {
+      const rows = this.reads.branches(session.sessionId);
+      rows.catch(() => undefined);
+      this.branchRows.set(session.sessionId, rows);
     }
+    return this.batcher.load(session);
   }
 }
 
-interface MirrorWaiter {
-  resolve: (status: MirrorStatus) => void;
-  reject: (error: unknown) => void;
+async function loadMirrorStatuses(
+  deps: Pick<Deps, 'config' | 'db'>,
+  reads: SessionReads,
+  sessions: Pick<Session, 'sessionId' | 'openTurnId'>[],
+  branchRows: Map<string, Promise<BranchRows>>,
+): Promise<(MirrorStatus | Error)[]> {
+  const { db, config } = deps;
+  const ids = sessions.map((s) => s.sessionId);
+  const jobs = new Map<string, { lastError: string | null }[]>();
+  for (const chunk of chunks(ids, TURN_BATCH)) {
+    const rows = await db.outboxJob.findMany({ where: { sessionId: { in: chunk }, kind: 'SESSION' }, orderBy: { id: 'asc' }, select: { sessionId: true, lastError: true } });
+    for (const job of rows) jobs.set(job.sessionId, [...(jobs.get(job.sessionId) ?? []), job]);
+  }
+  return Promise.all(
+    sessions.map(async ({ sessionId, openTurnId }): Promise<MirrorStatus | Error> => {
+      try {
+        const rows = await branchRows.get(sessionId)!;
+        let dagTurns = openTurnId === null ? 0 : -1;
+        let gitCommits = 0;
+        let last: Date | null = null;
+        // The repo's branch tips the database expects (src/mirror/health.ts expectedBranchTips).
+        const expected = new Map<string, string>();
+        await Promise.all(
+          rows.branches.map(async (branch) => {
+            const { tip, committed } = await reads.ends(sessionId, branch.name);
+            const base = branch.forkTurnId ? (rows.forkTurns.get(branch.forkTurnId)?.number ?? 0) : 0;
+            if (tip) dagTurns += tip.number - base;
+            if (!committed) return;
+            gitCommits += committed.number - base;
+            expected.set(branch.name, committed.commitSha);
+            if (committed.mirroredAt && (!last || committed.mirroredAt > last)) last = committed.mirroredAt;
+          }),
+        );
+        const sessionJobs = jobs.get(sessionId) ?? [];
+        // The repo's files against the branch tips the database expects (no git process): a repo deleted,
+        // with a broken HEAD or a branch moved by hand is reported at once, while the mirror heals it.
+        const fault = await inspectSessionRepo(sessionRepoPath(config, sessionId), expected, {
+          strict: sessionJobs.length === 0,
+        }).catch(() => null);
+        const failing = sessionJobs.find((job) => job.lastError !== null);
+        const lastError = repoProblem(config, sessionId) ?? failing?.lastError ?? (fault ? describeFault(fault) : null);
+        return {
+          dagTurns: Math.max(0, dagTurns),
+          gitCommits,
+          pending: sessionJobs.length,
+          // Until the start-up catch-up has compared every repo with the database, none is known to agree.
+          inSync: sessionJobs.length === 0 && dagTurns === gitCommits && lastError === null && !isReconciling(config),
+          lastError,
+          lastCommittedAt: last,
+        };
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+      }
+    }),
+  );
 }

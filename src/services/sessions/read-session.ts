@@ -6,8 +6,10 @@ import type { Db } from '../../db/index.js';
 import { NotFoundError } from '../../errors.js';
 import { assertValidId, isValidId } from '../../ids.js';
 import { spendTextBytes } from '../../request-context.js';
-import { branchSegments, messageFilter, turnFilter, type Segment } from '../replay/branch-path.js';
-import { ascendingPage, newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
+import { messageFilter } from '../replay/branch-path.js';
+import { SessionReads } from './session-reads.js';
+import { Batcher, chunks } from '../batcher.js';
+import { ascendingPage, countOnlyPage, newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
 
 export async function getSession(
   db: Db,
@@ -54,20 +56,24 @@ export async function listSessions(
   );
 }
 
-/** The segments of `branch` (the session's current branch when null). */
-export async function segmentsFor(db: Db, session: Session, branch: string | null | undefined): Promise<Segment[]> {
-  return branchSegments(db, session.sessionId, branch ?? session.currentBranch);
-}
-
-/** Messages on the path to the tip of a branch, in seq order. */
+/**
+ * Messages on the path to the tip of a branch, in seq order. The count is the
+ * one kept on the path's newest turn.
+ * @param reads the request's batched reads (a page of sessions shares them).
+ */
 export async function listBranchMessages(
   db: Db,
   session: Session,
   args: PageArgs & { branch?: string | null },
   query: Omit<Prisma.MessageFindManyArgs, 'where' | 'orderBy' | 'take'> = {},
+  reads: SessionReads = new SessionReads(db),
 ): Promise<Page<Message>> {
   const size = pageSize(args);
-  const filter = await messageFilter(db, session.sessionId, await segmentsFor(db, session, args.branch));
+  const branch = args.branch ?? session.currentBranch;
+  const counts = settled(reads.pathCounts(session.sessionId, branch));
+  const segments = await reads.segments(session.sessionId, branch);
+  if (args.countOnly) return countOnlyPage(async () => (await counts).messages, args.after, 'seq');
+  const filter = await messageFilter(db, session.sessionId, segments);
   return ascendingPage(
     { size, after: args.after, kind: 'seq', keyOf: (m) => m.seq },
     (after, take) =>
@@ -79,34 +85,46 @@ export async function listBranchMessages(
         orderBy: { seq: 'asc' },
         take,
       }),
-    () => db.message.count({ where: filter }),
+    async () => (await counts).messages,
   );
 }
 
-/** Turns along a branch, oldest first. */
+/**
+ * Turns along a branch, oldest first. The count is the path's newest turn's
+ * number (turns are numbered along their path).
+ * @param reads the request's batched reads (a page of sessions shares them).
+ */
 export async function listBranchTurns(
   db: Db,
   session: Session,
   args: PageArgs & { branch?: string | null },
   query: Omit<Prisma.TurnFindManyArgs, 'where' | 'orderBy' | 'take'> = {},
+  reads: SessionReads = new SessionReads(db),
 ): Promise<Page<Turn>> {
   const size = pageSize(args);
-  const filter = turnFilter(session.sessionId, await segmentsFor(db, session, args.branch));
+  const branch = args.branch ?? session.currentBranch;
+  // Asked for with the branches, so a page of sessions reads both in the same statements.
+  const counts = settled(reads.pathCounts(session.sessionId, branch));
+  const segments = await reads.segments(session.sessionId, branch);
+  if (args.countOnly) return countOnlyPage(async () => (await counts).turns, args.after, 'turn');
   return ascendingPage(
     { size, after: args.after, kind: 'turn', keyOf: (t) => t.number },
-    (after, take) =>
-      db.turn.findMany({ ...query, where: after === null ? filter : { AND: [filter, { number: { gt: after } }] }, orderBy: { number: 'asc' }, take }),
-    () => db.turn.count({ where: filter }),
+    (after, take) => reads.turnPage(session.sessionId, segments, after, take, query),
+    async () => (await counts).turns,
   );
+}
+
+/**
+ * A read started early whose answer may never be asked for (a totalCount not
+ * selected): its failure is reported where it is awaited, not as an unhandled rejection.
+ */
+function settled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 /** Ids per size and per text query: well under SQLite's limit on bound values. */
 const CONTENT_BATCH = 500;
-
-interface ContentWaiter {
-  resolve: (content: string) => void;
-  reject: (error: unknown) => void;
-}
 
 /**
  * Message content for one request. The messages whose content is asked for
@@ -116,9 +134,11 @@ interface ContentWaiter {
  * of whatever size it selects, loads more text than its budget.
  */
 export class MessageContentLoader {
-  private pending: Map<string, ContentWaiter[]> | null = null;
+  private readonly batcher: Batcher<string, string>;
 
-  constructor(private readonly db: Db) {}
+  constructor(db: Db) {
+    this.batcher = new Batcher((ids) => loadContents(db, ids));
+  }
 
   /**
    * The content of message `id` (the internal key).
@@ -126,55 +146,37 @@ export class MessageContentLoader {
    *   NotFoundError when the message is gone.
    */
   load(id: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      if (this.pending === null) {
-        this.pending = new Map();
-        process.nextTick(() => void this.flush());
-      }
-      const waiters = this.pending.get(id);
-      if (waiters) waiters.push({ resolve, reject });
-      else this.pending.set(id, [{ resolve, reject }]);
-    });
+    return this.batcher.load(id);
   }
+}
 
-  private async flush(): Promise<void> {
-    const pending = this.pending!;
-    this.pending = null;
-    const ids = [...pending.keys()];
+async function loadContents(db: Db, ids: string[]): Promise<(string | Error)[]> {
+  const sizes = new Map<string, number>();
+  for (const chunk of chunks(ids, CONTENT_BATCH)) {
+    const rows = await db.$queryRawUnsafe<{ id: string; bytes: number | bigint }[]>(
+      `SELECT "id", octet_length("content") AS "bytes" FROM "Message" WHERE "id" IN (${chunk.map(() => '?').join(', ')})`,
+      ...chunk,
+    );
+    for (const row of rows) sizes.set(row.id, Number(row.bytes));
+  }
+  const answers = new Map<string, string | Error>();
+  const fitting: string[] = [];
+  for (const id of ids) {
+    const bytes = sizes.get(id);
+    if (bytes === undefined) {
+      answers.set(id, new NotFoundError(`Message ${id} no longer exists.`, { id }));
+      continue;
+    }
     try {
-      const sizes = new Map<string, number>();
-      for (let i = 0; i < ids.length; i += CONTENT_BATCH) {
-        const chunk = ids.slice(i, i + CONTENT_BATCH);
-        const rows = await this.db.$queryRawUnsafe<{ id: string; bytes: number | bigint }[]>(
-          `SELECT "id", octet_length("content") AS "bytes" FROM "Message" WHERE "id" IN (${chunk.map(() => '?').join(', ')})`,
-          ...chunk,
-        );
-        for (const row of rows) sizes.set(row.id, Number(row.bytes));
-      }
-      const fitting: string[] = [];
-      for (const id of ids) {
-        const bytes = sizes.get(id);
-        if (bytes === undefined) {
-          for (const w of pending.get(id)!) w.reject(new NotFoundError(`Message ${id} no longer exists.`, { id }));
-          continue;
-        }
-        try {
-          spendTextBytes(bytes);
-          fitting.push(id);
-        } catch (error) {
-          for (const w of pending.get(id)!) w.reject(error);
-        }
-      }
-      for (let i = 0; i < fitting.length; i += CONTENT_BATCH) {
-        const rows = await this.db.message.findMany({
-          where: { id: { in: fitting.slice(i, i + CONTENT_BATCH) } },
-          select: { id: true, content: true },
-        });
-        for (const row of rows) for (const w of pending.get(row.id)!) w.resolve(row.content);
-      }
+      spendTextBytes(bytes);
+      fitting.push(id);
     } catch (error) {
-      // Settling twice is harmless: whoever was answered keeps that answer.
-      for (const waiters of pending.values()) for (const w of waiters) w.reject(error);
+      answers.set(id, error instanceof Error ? error : new Error(String(error)));
     }
   }
+  for (const chunk of chunks(fitting, CONTENT_BATCH)) {
+    const rows = await db.message.findMany({ where: { id: { in: chunk } }, select: { id: true, content: true } });
+    for (const row of rows) answers.set(row.id, row.content);
+  }
+  return ids.map((id) => answers.get(id) ?? new NotFoundError(`Message ${id} no longer exists.`, { id }));
 }

@@ -41,6 +41,11 @@ interface OpenTurn {
   turn: Turn;
   /** The user message and every message recorded in the turn, in seq order. */
   messages: TurnMessage[];
+  /**
+   * Messages joined since `turn.messagesThrough` was last written: the kept count is written
+   * with the close (or by `flush` while the turn stays open), so recordTurn needs no statement for it.
+   */
+  unwritten: number;
 }
 
 export class SessionWriter {
@@ -148,6 +153,7 @@ export class SessionWriter {
       where: { id: open.turn.id },
       data: {
         open: false,
+        messagesThrough: open.turn.messagesThrough + open.unwritten,
         closedAt: this.at,
         durationMs: close.durationMs ?? null,
         tokens: close.tokens ?? null,
@@ -169,8 +175,13 @@ export class SessionWriter {
     return turn;
   }
 
-  /** Writes the session's counters; call once, last. */
+  /** Writes the session's counters (and the open turn's kept message count); call once, last. */
   async flush(): Promise<void> {
+    if (this.open && this.open.unwritten > 0) {
+      const messagesThrough = this.open.turn.messagesThrough + this.open.unwritten;
+      await this.tx.turn.update({ where: { id: this.open.turn.id }, data: { messagesThrough }, select: { id: true } });
+      this.open = { ...this.open, turn: { ...this.open.turn, messagesThrough }, unwritten: 0 };
+    }
     const { count } = await this.tx.session.updateMany({
       // The guard turns a concurrent writer that slipped past the lock into a conflict, not a fork of seqs.
       where: { sessionId: this.sessionId, nextSeq: this.session.nextSeq },
@@ -245,6 +256,7 @@ export class SessionWriter {
         branch: turnBranch,
         parentTurnId: from?.id ?? null,
         userMessageId: message.id,
+        messagesThrough: (from?.messagesThrough ?? 0) + 1,
         createdAt: this.at,
         ...this.projectStart(),
       },
@@ -266,7 +278,7 @@ export class SessionWriter {
     }
     this.openTurnId = turn.id;
     this.viewTurnId = null;
-    this.open = { turn, messages: [pick(message)] };
+    this.open = { turn, messages: [pick(message)], unwritten: 0 };
     return { ...message, turnId: turn.id };
   }
 
@@ -300,6 +312,9 @@ export class SessionWriter {
     const messageId = draft.messageId ?? newId();
     const branchName = `retry-${messageId}`;
     assertBranchRefName(branchName, 'messageId');
+    const parent = original.parentTurnId
+      ? await this.tx.turn.findUniqueOrThrow({ where: { id: original.parentTurnId }, select: { messagesThrough: true } })
+      : null;
     const turn = await this.tx.turn.create({
       data: {
         id: newId(),
@@ -308,6 +323,8 @@ export class SessionWriter {
         branch: branchName,
         parentTurnId: original.parentTurnId,
         userMessageId: user.id,
+        // The path so far, the user message answered (it stays in the turn replaced) and the reply.
+        messagesThrough: (parent?.messagesThrough ?? 0) + 2,
         createdAt: this.at,
         ...this.projectStart(),
       },
@@ -316,7 +333,7 @@ export class SessionWriter {
     const reply = await this.insertMessage({ ...draft, messageId }, user.id, null, turn.id);
     this.openTurnId = turn.id;
     this.viewTurnId = null;
-    this.open = { turn, messages: [pick(user), pick(reply)] };
+    this.open = { turn, messages: [pick(user), pick(reply)], unwritten: 0 };
     return reply;
   }
 
@@ -410,6 +427,7 @@ export class SessionWriter {
     const { predecessorId, callerId } = await this.resolveJoin(open, draft);
     const message = await this.insertMessage(draft, predecessorId, callerId, open.turn.id);
     open.messages.push(pick(message));
+    open.unwritten += 1;
     return message;
   }
 
@@ -429,6 +447,7 @@ export class SessionWriter {
     }
     try {
       await this.tx.message.createMany({ data: rows });
+      open.unwritten += rows.length;
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictError(`Session ${this.sessionId} already has a message with one of these ids; message ids are unique within a session.`);
@@ -460,7 +479,7 @@ export class SessionWriter {
           }),
           ...own,
         ];
-    this.open = { turn, messages };
+    this.open = { turn, messages, unwritten: 0 };
     return this.open;
   }
 
