@@ -11,8 +11,8 @@
  * the trees on the changed paths (root, messages/, one bucket), so its cost
  * stays flat however many files the session holds; then, when HEAD is on the
  * branch at the parent, the files are written and staged (`update-index`) so
- * the working tree follows (`followCommit`, which the mirror runs after it
- * has announced the commit: its cost follows the index). Nothing here scans the working tree. Whole
+ * the working tree follows (`followCommit`, which the mirror runs once for
+ * all the commits of a pass: its cost follows the index). Nothing here scans the working tree. Whole
  * sessions are written by `fastImport` (src/git/fast-import.ts) with the same
  * encoding, so the two can be mixed.
  *
@@ -241,7 +241,8 @@ export class SessionRepo extends GitRepo {
    * `parent`, the files are written and staged so the working tree follows;
    * otherwise the caller moves the checkout (`checkoutBranch`) when it is done.
    * `commitTurnOnly` and `followCommit` are the two halves, for a caller
-   * that announces the commit before the checkout follows.
+   * that records the commit before the checkout follows, or brings the
+   * checkout along once after several commits.
    *
    * The spec is checked whole before any git runs. A missing branch is
    * created. Throws `GitArgumentError` for an invalid spec,

@@ -427,9 +427,9 @@ export class MirrorWorker implements RepoHealer {
   }
 
   /**
-   * Records the commits that landed and announces them. Two statements
-   * whatever their number (one for a single turn). Their outbox jobs stay
-   * until `settle`: the session is not in sync before its checkout is.
+   * Records the commits that landed (announced after `settle`). Two
+   * statements whatever their number (one for a single turn). Their outbox
+   * jobs stay until `settle`: the session is not in sync before its checkout is.
    */
   private async recordCommitted(sessionId: string, commits: readonly LandedTurn[]): Promise<void> {
     const { db } = this.deps;
@@ -456,24 +456,29 @@ export class MirrorWorker implements RepoHealer {
    * tree follows (the turns' files written and staged in one `update-index`),
    * HEAD goes where the session is, and the outbox jobs are removed, which
    * makes the session in sync. Announcing only then costs the update-index
-   * (13 ms at 50 messages, 83 ms at 50,000 in bench/mirror.ts) but keeps the
-   * promise a watcher relies on: when turnCommitted or the timeline's
-   * COMMITTED arrives, `Session.mirror` says in sync and `git status` in the
-   * repo is clean (the web UI refreshes its mirror status on that event and
-   * would otherwise show "pending" until the next one). Never throws: a checkout that could not follow is
-   * reset at the next pass; jobs that could not be removed are adopted then
-   * (their commits are already on the branch).
+   * (its time follows the size of the index; bench/mirror.ts times it) but
+   * keeps the promise a watcher relies on: when turnCommitted or the
+   * timeline's COMMITTED arrives, `Session.mirror` says in sync and `git
+   * status` in the repo is clean (the web UI refreshes its mirror status on
+   * that event and would otherwise show "pending" until the next one).
+   * HEAD is looked at only when the checkout did not follow: a view moved
+   * meanwhile is moved by its own request, which waits for this repo lock.
+   * Never throws: a checkout that could not follow is reset at the next
+   * pass; jobs that could not be removed are adopted then (their commits are
+   * already on the branch).
    */
   private async settle(sessionId: string, repo: SessionRepo, follow: readonly RepoFile[] | null, jobIds: readonly number[]): Promise<void> {
+    let followed = false;
     if (follow !== null) {
       try {
         await repo.followCommit(follow);
+        followed = true;
       } catch (error) {
         this.initialised.delete(sessionId);
         this.deps.logger.warn({ err: error, sessionId }, 'could not bring a session repo\'s working tree along; it is reset at the next pass');
       }
     }
-    await this.afterDrain(sessionId);
+    if (!followed) await this.afterDrain(sessionId);
     try {
       await this.deps.db.outboxJob.deleteMany({ where: { id: { in: [...jobIds] } } });
     } catch (error) {
