@@ -31,7 +31,10 @@ export interface ProjectClose {
   basis: string;
 }
 
-/** The session fields a close's capture depends on, as one comparable string. */
+/** The session fields a close's capture depends on (a Prisma select). */
+export const CAPTURE_BASIS = { openTurnId: true, projectDirtyBaseline: true, projectId: true } as const;
+
+/** Those fields as one comparable string. */
 export function captureBasis(session: { openTurnId: string | null; projectDirtyBaseline: string | null; projectId: string | null }): string {
   return JSON.stringify([session.openTurnId, session.projectDirtyBaseline, session.projectId]);
 }
@@ -49,7 +52,7 @@ export async function closeProjectTurn(
 ): Promise<ProjectClose | null> {
   const session = await deps.db.session.findUnique({
     where: { sessionId },
-    select: { source: true, projectDirtyBaseline: true, openTurnId: true, projectId: true },
+    select: { source: true, ...CAPTURE_BASIS },
   });
   // An imported session (source set) never captures or commits in a project.
   if (!session?.projectId || session.source !== null) return null;

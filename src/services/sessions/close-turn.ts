@@ -1,5 +1,5 @@
 import type { Turn } from '../../generated/prisma/client.js';
-import { captureBasis, closeProjectTurn } from '../../projects/turn-close.js';
+import { CAPTURE_BASIS, captureBasis, closeProjectTurn } from '../../projects/turn-close.js';
 import { now, type Deps } from '../deps.js';
 import { SessionWriter, type TurnClose } from './session-writer.js';
 import { publishNewBranches } from './session-view.js';
@@ -26,10 +26,7 @@ export async function closeTurnWith(
   const turn = await deps.sessionLocks.run(sessionId, async () => {
     let project = early;
     if (project) {
-      const current = await deps.db.session.findUnique({
-        where: { sessionId },
-        select: { openTurnId: true, projectDirtyBaseline: true, projectId: true },
-      });
+      const current = await deps.db.session.findUnique({ where: { sessionId }, select: CAPTURE_BASIS });
       // Rare: a close of this session landed meanwhile (the next turn starts where it ended).
       if (!current || captureBasis(current) !== project.basis) project = await capture();
     }
