@@ -3,29 +3,16 @@
  * verify. The fault used is one that stops git and the file system for root
  * too: a FILE where a folder must be.
  */
-import { Writable } from 'node:stream';
 import { lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { CreateSession, RecordTurn } from '../api/operations.js';
 import { reconcile, verify } from '../../src/mirror/reconcile.js';
+import { capturedLogger } from '../helpers/logger.js';
 import { eventually, git } from '../helpers/git.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 import { MirrorView } from './operations.js';
-
-/** A logger whose JSON lines the test can read. */
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
 
 async function turns(api: TestServer, sessionId: string, count: number, from = 1): Promise<void> {
   for (let n = from; n < from + count; n++) {

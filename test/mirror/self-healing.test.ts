@@ -4,14 +4,13 @@
  * or by the periodic check), moved aside (never deleted) and rebuilt from the
  * database, without a restart; and while git fails, the reads answer.
  */
-import { Writable } from 'node:stream';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { CreateSession, RecordTurn } from '../api/operations.js';
 import { onGitSpawn } from '../../src/git/index.js';
 import { RepoHealthMonitor, type RepoFault } from '../../src/mirror/health.js';
+import { capturedLogger } from '../helpers/logger.js';
 import { eventually, git } from '../helpers/git.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -75,18 +74,6 @@ function subjects(repo: string): string[] {
 
 function expected(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `turn ${count - i}: question ${count - i}`);
-}
-
-/** A logger whose JSON lines the test can read. */
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
 }
 
 /** A server with one session of `count` turns, in sync. */

@@ -3,15 +3,14 @@
  * subscriber (no git process per subscriber), and a subscriber that stops reading is closed
  * without holding up the others. Real server, real git, real sockets; no timing.
  */
-import { Writable } from 'node:stream';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { parse, type ExecutionResult } from 'graphql';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { onGitSpawn, type GitSpawnEvent } from '../../src/git/run.js';
 import { TurnCommittedSubscription } from '../../src/client/operations.js';
 import { CreateSession, RecordTurn } from '../api/operations.js';
+import { capturedLogger } from '../helpers/logger.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { startTestServer } from '../helpers/server.js';
 import { rawWs, wsClient, wsSubscribe } from '../helpers/ws.js';
@@ -24,17 +23,6 @@ const OTHER_SELECTIONS = [
   'subscription { turnCommitted { c: commit { sha headline } turn { number } session { sessionId } } }',
   'subscription Named($sessionId: String) { turnCommitted(sessionId: $sessionId) { commit { sha headline shortSha } turn { number } } }',
 ].map((text) => parse(text) as TypedDocumentNode<Event, { sessionId?: string }>);
-
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
 
 describe('turnCommitted fan-out', () => {
   it('reads each commit from git once per event, whatever the number of subscribers and selections', async () => {

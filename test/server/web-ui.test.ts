@@ -8,10 +8,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { capturedLogger } from '../helpers/logger.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 import { createSessionBody } from '../security/boundary-helpers.js';
@@ -62,18 +61,6 @@ function expectUiHeaders(response: Raw): void {
   expect(response.headers['content-security-policy']).toBe(CSP);
   expect(response.headers['x-content-type-options']).toBe('nosniff');
   expect(response.headers['referrer-policy']).toBe('no-referrer');
-}
-
-/** A logger whose JSON lines the test can read. */
-function capturedLogger() {
-  const lines: { level: number; msg: string }[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as { level: number; msg: string });
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
 }
 
 describe('the web UI at /', () => {
@@ -185,7 +172,7 @@ describe('the web UI at /', () => {
 
   it('answers 503 with a page saying how to build the UI when it is missing or has no stamp, and warns once at start', async () => {
     for (const webDir of [join(tempDir('em-web-'), 'dist'), fakeBuild({ stamp: false })]) {
-      const { logger, lines } = capturedLogger();
+      const { logger, lines } = capturedLogger<{ level: number; msg: string }>();
       const api = await startTestServer({ webDir }, {}, { logger });
       for (const path of ['/', '/sessions/x', '/assets/app-1a2b3c.js']) {
         const response = await raw(api.url, path, { headers: HTML });
