@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { CreateSession, RecordTurn } from '../api/operations.js';
 import { git } from '../helpers/git.js';
+import { holdLock } from '../helpers/locks.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 async function record(api: TestServer, sessionId: string, n: number): Promise<void> {
@@ -34,20 +35,11 @@ describe('fair scheduling across sessions', () => {
 
     // Holding busy's repo lock keeps its drain (which holds the only slot) from committing while
     // its backlog builds up; requests never take that lock, so the turns are recorded meanwhile.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const holding = deps.repoLocks.run('busy', async () => {
-      locked();
-      await held;
-    });
-    await lockTaken;
+    const release = await holdLock(deps.repoLocks, 'busy');
     for (let n = 1; n <= BACKLOG; n++) await record(api, 'busy', n);
     // Queued for the slot behind busy's first pass.
     await record(api, 'quiet', 1);
-    release();
-    await holding;
+    await release();
     await collected;
 
     // busy's first pass, then quiet's turn, then the rest of busy's backlog.

@@ -11,6 +11,7 @@ import { sessionRepoPath } from '../../src/mirror/index.js';
 import { Checkout } from '../branching/operations.js';
 import { CreateSession, RecordTurn } from '../api/operations.js';
 import { eventually } from '../helpers/git.js';
+import { holdLock } from '../helpers/locks.js';
 import { startTestServer } from '../helpers/server.js';
 
 function turn(sessionId: string, n: number) {
@@ -29,15 +30,7 @@ describe('the request path while the mirror holds a session repo', () => {
     await api.ok(RecordTurn, turn('busy', 1));
     await mirror.idle();
 
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const inside = new Promise<void>((resolve) => (entered = resolve));
-    const pass = deps.repoLocks.run('busy', async () => {
-      entered();
-      await held;
-    });
-    await inside;
+    const release = await holdLock(deps.repoLocks, 'busy');
 
     // Three turns recorded and acknowledged while git cannot run for this session.
     const answered: number[] = [];
@@ -51,8 +44,7 @@ describe('the request path while the mirror holds a session repo', () => {
     const moved = api.ok(Checkout, { input: { sessionId: 'busy', sha: first.commitSha!.slice(0, 12) } });
     await eventually(async () => (await deps.db.session.findUniqueOrThrow({ where: { sessionId: 'busy' } })).viewTurnId);
 
-    release();
-    await pass;
+    await release();
     await moved;
     await mirror.idle();
     const repo = sessionRepoPath(api.server.app.config, 'busy');
