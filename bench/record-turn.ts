@@ -16,28 +16,18 @@ import { randomBytes } from 'node:crypto';
 import { onSqlStatement } from '../src/db/index.js';
 import { createLogger } from '../src/logger.js';
 import { startServer } from '../src/server.js';
-import { benchConfig, row, summary, timed } from './stats.js';
+import { benchConfig, benchTurnInput, randomText, row, summary, timed } from './stats.js';
 
 const turns = Number(process.argv[2] ?? 300);
 const warmup = 30;
 const dataDir = mkdtempSync(join(tmpdir(), 'em-bench-'));
 const config = benchConfig(dataDir);
-const text = (n: number) => randomBytes(n).toString('base64').slice(0, n);
 
 const MUTATION = `mutation R($input: RecordTurnInput!) { recordTurn(input: $input) { number mirrorState } }`;
 function body(sessionId: string) {
   return JSON.stringify({
     query: MUTATION,
-    variables: {
-      input: {
-        sessionId,
-        user: { content: text(200) },
-        assistant: { content: text(300) },
-        toolResults: [{ content: text(300), toolName: 'read' }, { content: text(300), toolName: 'grep' }, { content: text(300), toolName: 'list' }],
-        durationMs: 1200,
-        tokens: 400,
-      },
-    },
+    variables: { input: benchTurnInput(sessionId, 3) },
   });
 }
 
@@ -67,10 +57,10 @@ async function bare(): Promise<void> {
     const turnId = randomBytes(10).toString('hex');
     const ids = Array.from({ length: 5 }, () => randomBytes(10).toString('hex'));
     const roles = ['USER', 'ASSISTANT', 'TOOL', 'TOOL', 'TOOL'] as const;
-    await tx.message.create({ data: { id: ids[0]!, sessionId: 'bare', messageId: ids[0]!, seq: bareSeq++, role: 'USER', content: text(200), createdAt: at } });
+    await tx.message.create({ data: { id: ids[0]!, sessionId: 'bare', messageId: ids[0]!, seq: bareSeq++, role: 'USER', content: randomText(200), createdAt: at } });
     await tx.turn.create({ data: { id: turnId, sessionId: 'bare', number: ++bareTurn, branch: 'main', userMessageId: ids[0]!, open: false, closedAt: at } });
     await tx.message.createMany({
-      data: ids.slice(1).map((id, i) => ({ id, sessionId: 'bare', messageId: id, seq: bareSeq++, role: roles[i + 1]!, content: text(300), createdAt: at, turnId })),
+      data: ids.slice(1).map((id, i) => ({ id, sessionId: 'bare', messageId: id, seq: bareSeq++, role: roles[i + 1]!, content: randomText(300), createdAt: at, turnId })),
     });
     await tx.outboxJob.create({ data: { sessionId: 'bare', turnId, kind: 'SESSION' } });
     await tx.session.update({ where: { sessionId: 'bare' }, data: { nextSeq: bareSeq } });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { DEFAULT_MAX_CONTENT_BYTES, type Config } from '../src/config.js';
 
 /** Small helpers for the benchmark scripts: percentiles and a table row. */
@@ -20,6 +21,25 @@ export async function timed(fn: () => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint();
   await fn();
   return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** `n` random base64 characters: message text that neither git nor SQLite can compress away. */
+export const randomText = (n: number) => randomBytes(n).toString('base64').slice(0, n);
+
+/**
+ * The `RecordTurnInput` the benchmarks send: a 200-character prompt, a
+ * 300-character reply and `tools` tool results of 300 (read, grep, list, ...).
+ */
+export function benchTurnInput(sessionId: string, tools: number) {
+  const names = ['read', 'grep', 'list', 'edit', 'bash'];
+  return {
+    sessionId,
+    user: { content: randomText(200) },
+    assistant: { content: randomText(300) },
+    toolResults: Array.from({ length: tools }, (_, i) => ({ content: randomText(300), toolName: names[i % names.length]! })),
+    durationMs: 1200,
+    tokens: 400,
+  };
 }
 
 /** 12,345.6: numbers as the tables print them. */

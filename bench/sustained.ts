@@ -12,14 +12,13 @@
  * HTTP response at the client; an event published before the client read its response counts 0.
  * Usage: npm run bench -- sustained [--quick]
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../src/logger.js';
 import { verify } from '../src/mirror/reconcile.js';
 import { startServer } from '../src/server.js';
-import { benchConfig, fmt, percentile } from './stats.js';
+import { benchConfig, benchTurnInput, fmt, percentile } from './stats.js';
 
 const quick = process.argv.includes('--quick');
 const SESSIONS = quick ? 20 : 50;
@@ -34,7 +33,6 @@ const ONE_SESSION_GOAL = 50;
 
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
 const now = () => performance.now();
-const text = (n: number) => randomBytes(n).toString('base64').slice(0, n);
 const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 
 const dataDir = mkdtempSync(join(tmpdir(), 'em-bench-sustained-'));
@@ -64,16 +62,7 @@ type Acks = Map<string, number>;
 async function recordTurn(sessionId: string): Promise<{ key: string; ackAt: number }> {
   const body = JSON.stringify({
     query: MUTATION,
-    variables: {
-      input: {
-        sessionId,
-        user: { content: text(200) },
-        assistant: { content: text(300) },
-        toolResults: [{ content: text(300), toolName: 'read' }, { content: text(300), toolName: 'grep' }],
-        durationMs: 1200,
-        tokens: 400,
-      },
-    },
+    variables: { input: benchTurnInput(sessionId, 2) },
   });
   const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const result = (await response.json()) as { data?: { recordTurn: { number: number } }; errors?: unknown };
