@@ -15,8 +15,9 @@
  * event published before the client read its response counts 0.
  * With `--trace <file>`, writes one JSON line per turn (phase, session, number, ack and event
  * times) and per server happening (GC pauses, event-loop delay over 100 ms, the server's info
- * log lines: packs, rebuilds), for finding what stalls the mirror.
- * Usage: npm run bench -- sustained [--quick] [--trace <file>]
+ * log lines: packs, rebuilds) and the server's resident memory every 250 ms, for finding what
+ * stalls the mirror. `--concurrency <n>` sets the mirror's sessions at once (default: its own).
+ * Usage: npm run bench -- sustained [--quick] [--trace <file>] [--concurrency <n>]
  */
 import { fork } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
@@ -117,7 +118,9 @@ if (process.argv[2] === '--clients') {
   const { pino } = await import('pino');
 
   const quick = process.argv.includes('--quick');
-  const tracePath = process.argv.includes('--trace') ? process.argv[process.argv.indexOf('--trace') + 1] : undefined;
+  const option = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+  const tracePath = option('--trace');
+  const concurrency = option('--concurrency') === undefined ? undefined : Number(option('--concurrency'));
   const SESSIONS = quick ? 20 : 50;
   const TURNS = quick ? 25 : 100;
   const CLIENTS = 10;
@@ -145,13 +148,14 @@ if (process.argv[2] === '--clients') {
     loopDelay.enable();
     loopTimer = setInterval(() => {
       if (loopDelay.max / 1e6 > 100) note({ kind: 'loop', at: now(), maxMs: loopDelay.max / 1e6 });
+      note({ kind: 'rss', at: now(), mb: process.memoryUsage.rss() / 1e6 });
       loopDelay.reset();
     }, 250);
   }
 
   const dataDir = mkdtempSync(join(tmpdir(), 'em-bench-sustained-'));
   const started = Date.now();
-  const server = await startServer(benchConfig(dataDir), logger);
+  const server = await startServer(benchConfig(dataDir), logger, concurrency ? { mirror: { concurrency } } : {});
   const { app } = server;
 
   /** When each turn's turnCommitted was published (epoch ms), by turn id; and how many per session. */
@@ -218,7 +222,7 @@ if (process.argv[2] === '--clients') {
   }
 
   try {
-    console.log(`sustained mirror benchmark${quick ? ' (--quick)' : ''}, clients in a child process: load average ${load()}`);
+    console.log(`sustained mirror benchmark${quick ? ' (--quick)' : ''}${concurrency ? `, mirror concurrency ${concurrency}` : ''}, clients in a child process: load average ${load()}`);
 
     // --- 1. flat out ---
     const flat = await createSessions('flat', SESSIONS);
