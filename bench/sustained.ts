@@ -20,7 +20,7 @@
  * Usage: npm run bench -- sustained [--quick] [--trace <file>] [--concurrency <n>]
  */
 import { fork } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -131,7 +131,17 @@ if (process.argv[2] === '--clients') {
   const LAG_GOAL_MS = 1_000;
   const ONE_SESSION_GOAL = 50;
 
-  const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+  /** The load average, and the share of the last 10 s some task waited for a CPU (Linux PSI), when the kernel says. */
+  const load = () => {
+    const cpu = (() => {
+      try {
+        return /some avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1];
+      } catch {
+        return undefined;
+      }
+    })();
+    return `${loadavg().map((n) => n.toFixed(2)).join(' ')}${cpu === undefined ? '' : `, cpu pressure ${cpu} %`}`;
+  };
   const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 
   const trace = tracePath ? createWriteStream(tracePath) : null;
