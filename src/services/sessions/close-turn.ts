@@ -30,19 +30,19 @@ export async function closeTurnWith(
       // Rare: a close of this session landed meanwhile (the next turn starts where it ended).
       if (!current || captureBasis(current) !== project.basis) project = await capture();
     }
-    const { closed, branches } = await deps.db.$transaction(async (tx) => {
+    const written = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, sessionId, now(deps));
       writer.projectDirtyAtClose = project?.baseline ?? null;
       writer.projectCapture = project;
       await fill(writer);
       const turnClosed = await writer.closeTurn(close);
       await writer.flush();
-      return { closed: turnClosed, branches: writer.createdBranches };
+      return { closed: turnClosed, branches: writer.createdBranches, project: writer.projectJobsQueued };
     });
-    await publishNewBranches(deps, sessionId, branches);
-    await project?.claim(closed.id);
-    return closed;
+    await publishNewBranches(deps, sessionId, written.branches);
+    await project?.claim(written.closed.id);
+    return written;
   });
-  deps.onTurnClosed?.(sessionId);
-  return turn;
+  deps.onTurnClosed?.(sessionId, { project: turn.project });
+  return turn.closed;
 }
