@@ -174,6 +174,11 @@ export class SessionWriter {
     return this.session.projectId !== null && this.session.source === null;
   }
 
+  /** Whether closing a turn of this session records the agent's state in its project (src/projects/turn-close.ts). */
+  get capturesProject(): boolean {
+    return this.inProject;
+  }
+
   /**
    * Closes the open turn and queues its outbox jobs in the same transaction
    * (the outbox), so a closed turn is never without its pending git commit.
