@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Identity, RepoFile } from '../src/git/commit-input.js';
 import { fastImport, fastImportMark, type FastImportCommit } from '../src/git/fast-import.js';
 import { onGitSpawn } from '../src/git/run.js';
@@ -23,7 +23,8 @@ import { SessionRepo } from '../src/git/session-repo.js';
 import { turnCommitMessage } from '../src/mirror/commit-message.js';
 import { messageFile, metaFile, type MessageRecord, type SessionRecord } from '../src/mirror/files.js';
 import { MIRROR_IDENTITY } from '../src/mirror/turn-plan.js';
-import { bareGitEnv, command, fmt, percentile, row, summary, timed } from './stats.js';
+import { BARE_STEPS, bareCommit, sh } from './bare-git.js';
+import { fmt, percentile, row, summary, timed } from './stats.js';
 
 const quick = process.argv.includes('--quick');
 const TURNS = quick ? 40 : 200;
@@ -126,49 +127,6 @@ function importCommit(t: number, firstTurn: number, parentSha: string | null): F
 
 function* importCommits(count: number): Generator<FastImportCommit> {
   for (let t = 0; t < count; t++) yield importCommit(t, 0, null);
-}
-
-// --- the bare baseline: plain child_process, isolated env ---
-
-const BARE_ENV = bareGitEnv(true);
-
-function sh(args: string[], cwd: string, opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv; stdinFd?: number } = {}): Promise<string> {
-  return command('git', args, { cwd, env: opts.env ?? BARE_ENV, input: opts.input, stdinFd: opts.stdinFd });
-}
-
-function identityEnvFor(who: Identity): NodeJS.ProcessEnv {
-  const date = `@${Math.floor(who.date.getTime() / 1000)} +0000`;
-  return {
-    ...BARE_ENV,
-    GIT_AUTHOR_NAME: who.name,
-    GIT_AUTHOR_EMAIL: who.email,
-    GIT_AUTHOR_DATE: date,
-    GIT_COMMITTER_NAME: who.name,
-    GIT_COMMITTER_EMAIL: who.email,
-    GIT_COMMITTER_DATE: date,
-  };
-}
-
-const BARE_STEPS = ['write files', 'update-index', 'write-tree', 'commit-tree', 'update-ref'] as const;
-
-/** One turn by hand: fs writes, then update-index, write-tree, commit-tree, update-ref. Returns the commit and per-step ms. */
-async function bareCommit(dir: string, turn: Turn, parent: string): Promise<{ sha: string; steps: number[] }> {
-  const env = identityEnvFor(turn.author);
-  const paths = turn.files.map((f) => f.path);
-  const marks = [performance.now()];
-  const dirs = new Set(paths.map((p) => dirname(p)).filter((d) => d !== '.'));
-  await Promise.all([...dirs].map((d) => mkdir(join(dir, d), { recursive: true })));
-  await Promise.all(turn.files.map((f) => writeFile(join(dir, f.path), f.content)));
-  marks.push(performance.now());
-  await sh(['update-index', '--add', '--', ...paths], dir);
-  marks.push(performance.now());
-  const tree = (await sh(['write-tree'], dir)).trim();
-  marks.push(performance.now());
-  const sha = (await sh(['commit-tree', tree, '-p', parent], dir, { input: turn.message, env })).trim();
-  marks.push(performance.now());
-  await sh(['update-ref', `refs/heads/${BRANCH}`, sha, parent], dir);
-  marks.push(performance.now());
-  return { sha, steps: marks.slice(1).map((m, i) => m - marks[i]!) };
 }
 
 // --- sizes ---
