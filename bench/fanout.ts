@@ -183,7 +183,7 @@ if (process.argv[2] === '--clients') {
         return `#${turn} +${fmt(publishedByNumber.get(turn)! - firstPublished)} ${fmt(percentile(list, 50))}/${fmt(Math.max(...list))}`;
       });
     console.log(`        per event (published +ms, delay p50/max ms): ${perEvent.join('  ')}`);
-    console.log(`        clients' process: ${fmt(collected.cpuMs)} ms of CPU from subscribed to collected`);
+    console.log(`        recordTurn each (ms): ${recordTimes.map((t) => fmt(t, 1)).join(' ')}; clients' process: ${fmt(collected.cpuMs)} ms of CPU from subscribed to collected`);
   }
   const top = rows.at(-1)!;
   console.log(
