@@ -111,6 +111,14 @@ class Group {
       return;
     }
     this.writing = true;
+    // The round takes what is queued when its turn comes, not when its first result came: the
+    // results of a burst settle a few promise jobs apart (their commits are read by one git
+    // process), and the first one alone made a round of its own, the others a second one.
+    inTurn(() => this.round());
+  }
+
+  private round(): void {
+    if (this.closed) return;
     const payloads = this.queue.splice(0).map(serialise);
     this.read();
     const members = [...this.members];

@@ -28,11 +28,16 @@ function stream() {
   return { iterator, push: (r: ExecutionResult) => void push(r), fail: (e: unknown) => fail(e), end: () => end(), state };
 }
 
-/** A socket that keeps the text of what it is sent. */
+/** A socket that keeps the text of what it is sent, and counts the writes its frames went out in (corked). */
 function socket() {
   const sent: string[] = [];
-  const fake = { readyState: 1, send: (data: Buffer) => sent.push(data.toString('utf8')) };
-  return { socket: fake as unknown as WebSocket, sent, parsed: () => sent.map((s) => JSON.parse(s) as unknown) };
+  const writes = { count: 0 };
+  const fake = {
+    readyState: 1,
+    send: (data: Buffer) => sent.push(data.toString('utf8')),
+    _socket: { cork: () => {}, uncork: () => (writes.count += 1) },
+  };
+  return { socket: fake as unknown as WebSocket, sent, writes, parsed: () => sent.map((s) => JSON.parse(s) as unknown) };
 }
 
 /** Lets the queued jobs run: the writes go a batch per event-loop turn. */
@@ -118,6 +123,17 @@ describe('fan-out of a shared operation', () => {
     await expect(failed).rejects.toThrow('the execution failed');
     expect(a.parsed()).toEqual([{ id: '1', type: 'next', payload: result(1) }]);
     expect(fanOut.size).toBe(0);
+  });
+
+  it('writes the results of a burst in one round, each member in one write', async () => {
+    const fanOut = new FanOut();
+    const members = Array.from({ length: 3 }, (_, i) => ({ ...socket(), id: String(i) }));
+    const first = stream();
+    for (const [i, m] of members.entries()) void fanOut.join('op', m.socket, m.id, i === 0 ? first.iterator : stream().iterator).next();
+    for (const n of [1, 2, 3]) first.push(result(n));
+    const payloads = () => members.map((m) => m.parsed().map((x) => (x as { payload: ExecutionResult }).payload));
+    await expect.poll(payloads).toEqual(members.map(() => [result(1), result(2), result(3)]));
+    expect(members.map((m) => m.writes.count)).toEqual([1, 1, 1]);
   });
 
   it('writes the results that came during a round in the next one, in order, to every member', async () => {
