@@ -11,8 +11,9 @@
  * operation); a later subscriber of the same operation joins the group and its own, unstarted
  * stream is returned. Each result is serialised once, and the group writes it to every member
  * as graphql-ws would have (`{"id":…,"type":"next","payload":…}`, a text frame), a few members
- * per event-loop turn (src/http/delivery-pace.ts); results that came while a round was being
- * written go together in the next round, each member's in one write. graphql-ws still owns each
+ * per event-loop turn (src/http/delivery-pace.ts). A round takes every result queued when it
+ * starts (a burst's, settled together, go in one) and writes each member's in one write; results
+ * that come while it is written go in the next. graphql-ws still owns each
  * subscription: what it iterates for a member yields nothing, ends (complete) when the group's
  * stream does, fails (error) when it fails, and leaves the group when graphql-ws returns it (the
  * client completed, the socket closed). The group's stream is returned when its last member
