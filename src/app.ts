@@ -52,9 +52,9 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     repoLocks,
     projectLocks,
     pubsub,
-    onTurnClosed: (sessionId) => {
+    onTurnClosed: (sessionId, queued) => {
       mirror.notify(sessionId);
-      projects.notify(sessionId);
+      if (queued.project) projects.notify(sessionId);
     },
     onViewChanged: (sessionId) => mirror.notify(sessionId),
   };
