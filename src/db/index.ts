@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { Mutex } from 'async-mutex';
 import Database from 'better-sqlite3';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { readMigrations, SchemaEngineSession } from './schema-engine.js';
@@ -40,11 +41,11 @@ const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
 function sqliteFactory(options: OpenDbOptions): PrismaBetterSqlite3 {
   const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  return counted(
+  return isolated(counted(
     new PrismaBetterSqlite3(
       options.readOnly ? { url: options.file, timeout, readonly: true, fileMustExist: true } : { url: options.file, timeout },
     ),
-  );
+  ));
 }
 
 /** What a statement observer is told: the SQL text sent to SQLite. */
@@ -102,6 +103,84 @@ function counted<T extends object>(factory: T): T {
         return async (...args: unknown[]) => wrapQueryable((await (value as (...a: unknown[]) => Promise<object>).apply(obj, args)) as object);
       }
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(obj) : value;
+    },
+  });
+}
+
+/**
+ * The adapter factory, its connections serialising their statements outside a
+ * transaction with their transactions. better-sqlite3 is one connection, and
+ * the adapter locks only transactions against each other: a statement sent
+ * while an interactive transaction is open (between two of its awaits) runs
+ * inside it, so a write that was answered as done vanished when that
+ * transaction rolled back, and a read saw rows that were never committed.
+ * Here such a statement waits until the transaction has committed or rolled
+ * back. A transaction's own statements go through its own object and never
+ * wait; code inside `$transaction(async (tx) => ...)` must use `tx`, never
+ * the client (it would wait for its own transaction).
+ */
+function isolated<T extends object>(factory: T): T {
+  const guard = (connection: object): object => {
+    const lock = new Mutex();
+    return new Proxy(connection, {
+      get(obj, key, receiver) {
+        const value: unknown = Reflect.get(obj, key, receiver);
+        if (typeof value !== 'function') return value;
+        const call = (...args: unknown[]) => (value as (...a: unknown[]) => unknown).apply(obj, args);
+        if (key === 'queryRaw' || key === 'executeRaw' || key === 'executeScript') {
+          return (...args: unknown[]) => lock.runExclusive(() => call(...args));
+        }
+        if (key === 'startTransaction') {
+          return async (...args: unknown[]) => {
+            const release = await lock.acquire();
+            let transaction: object;
+            try {
+              transaction = (await call(...args)) as object;
+            } catch (error) {
+              release();
+              throw error;
+            }
+            return endsWith(transaction, release);
+          };
+        }
+        return (value as (...a: unknown[]) => unknown).bind(obj);
+      },
+    });
+  };
+  return new Proxy(factory, {
+    get(obj, key, receiver) {
+      const value: unknown = Reflect.get(obj, key, receiver);
+      if (key === 'connect' && typeof value === 'function') {
+        return async (...args: unknown[]) => guard((await (value as (...a: unknown[]) => Promise<object>).apply(obj, args)) as object);
+      }
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(obj) : value;
+    },
+  });
+}
+
+/** The transaction, calling `release` once after its commit or rollback (whether that succeeded or not). */
+function endsWith(transaction: object, release: () => void): object {
+  let released = false;
+  const once = () => {
+    if (!released) {
+      released = true;
+      release();
+    }
+  };
+  return new Proxy(transaction, {
+    get(obj, key, receiver) {
+      const value: unknown = Reflect.get(obj, key, receiver);
+      if (typeof value !== 'function') return value;
+      if (key === 'commit' || key === 'rollback') {
+        return async (...args: unknown[]) => {
+          try {
+            return await (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
+          } finally {
+            once();
+          }
+        };
+      }
+      return (value as (...a: unknown[]) => unknown).bind(obj);
     },
   });
 }
