@@ -10,16 +10,16 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import Database from 'better-sqlite3';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { readMigrations, SchemaEngineSession } from './schema-engine.js';
 
 export type Db = PrismaClient;
 
-/** The repository's `prisma/` folder (schema and migrations), found from this file. */
-export const prismaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prisma');
+/** The package's `prisma/` folder (schema and migrations). */
+export const prismaDir = join(PACKAGE_ROOT, 'prisma');
 
 /** A database that cannot be used as asked; the message is one line a person can act on. */
 export class DatabaseError extends Error {}
