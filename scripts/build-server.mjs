@@ -18,12 +18,11 @@
 //
 // `node scripts/build-server.mjs [--force]` (npm run build, postinstall, prestart); the bin
 // and the test suite's global setup import serverBuildIsFresh / ensureServerBuild.
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildAndSwap, filesUnder, hashFiles, STAMP_FILE } from './stamped-build.mjs';
+import { buildAndSwap, filesUnder, hashFiles, readStamp, refreshStamp, STAMP_FILE, stampText, statFiles } from './stamped-build.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -44,53 +43,22 @@ export function serverInputsHash(root = ROOT) {
   return hashFiles(root, serverInputs(root));
 }
 
-/**
- * A cheap stand-in for the hash: sha256 over each input's path, size and mtime. The stamp keeps
- * it beside the hash, so an unchanged tree is recognised from a stat per file (the bin checks at
- * every start); any difference falls back to hashing the contents (a touched but unchanged file is fresh).
- */
+/** The inputs' stat fingerprint (stamped-build.mjs, statFiles): a stat per file, no reading. */
 export function serverInputsStat(root = ROOT) {
-  const hash = createHash('sha256');
-  for (const file of serverInputs(root)) {
-    const stat = statSync(join(root, file));
-    hash.update(`${file}\0${stat.size}\0${stat.mtimeMs}\0`);
-  }
-  return hash.digest('hex');
-}
-
-/** The stamp's lines: the inputs' hash, then their stat fingerprint (absent in a stamp written without one). */
-function readStamp(root) {
-  try {
-    const [hash, stat] = readFileSync(join(root, 'dist', STAMP_FILE), 'utf8').split('\n');
-    return { hash: hash?.trim() || undefined, stat: stat?.trim() || undefined };
-  } catch {
-    return { hash: undefined, stat: undefined };
-  }
+  return statFiles(root, serverInputs(root));
 }
 
 /** The hash dist/ was built from, or undefined when it (or its stamp) is missing. */
 export function builtServerHash(root = ROOT) {
-  return readStamp(root).hash;
+  return readStamp(join(root, 'dist')).hash;
 }
 
 /** Whether dist/ exists and was built from the current inputs (a few ms when nothing was touched). */
 export function serverBuildIsFresh(root = ROOT) {
-  const stamp = readStamp(root);
+  const stamp = readStamp(join(root, 'dist'));
   if (stamp.hash === undefined) return false;
   if (stamp.stat !== undefined && stamp.stat === serverInputsStat(root)) return true;
   return stamp.hash === serverInputsHash(root);
-}
-
-/** Rewrites the stamp of a fresh dist/ with the current stat fingerprint (renamed into place; best effort). */
-function refreshStamp(hash, stat) {
-  const file = join(ROOT, 'dist', STAMP_FILE);
-  const temporary = `${file}.${process.pid}`;
-  try {
-    writeFileSync(temporary, `${hash}\n${stat}\n`);
-    renameSync(temporary, file);
-  } catch {
-    rmSync(temporary, { force: true });
-  }
 }
 
 /**
@@ -161,18 +129,19 @@ async function runEsbuild(outDir) {
  */
 export async function ensureServerBuild({ force = false, log = console.log } = {}) {
   const stat = serverInputsStat();
+  const stamp = readStamp(join(ROOT, 'dist'));
+  if (!force && stamp.hash !== undefined && stamp.stat === stat) return { built: false, hash: stamp.hash };
   const hash = serverInputsHash();
-  const stamp = readStamp(ROOT);
   const previous = stamp.hash;
   if (!force && previous === hash) {
     // Touched but unchanged (a checkout): note the new mtimes so that the bin's check stays a stat.
-    if (stamp.stat !== stat) refreshStamp(hash, stat);
+    refreshStamp(join(ROOT, 'dist'), hash, stat);
     return { built: false, hash };
   }
 
   const started = Date.now();
   log(`entity-memory: bundling the server into dist/ (${previous === undefined ? 'no build yet' : force ? 'forced' : 'sources changed'})`);
-  await buildAndSwap({ parent: ROOT, stamp: `${hash}\n${stat}\n`, build: runEsbuild, builtAsFresh: () => builtServerHash() === hash });
+  await buildAndSwap({ parent: ROOT, stamp: stampText(hash, stat), build: runEsbuild, builtAsFresh: () => builtServerHash() === hash });
   const ms = Date.now() - started;
   log(`entity-memory: server bundled into dist/ in ${ms} ms`);
   return { built: true, hash, ms };
