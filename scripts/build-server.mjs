@@ -19,6 +19,7 @@
 // `node scripts/build-server.mjs [--force]` (npm run build, postinstall, prestart); the bin
 // and the test suite's global setup import serverBuildIsFresh / ensureServerBuild.
 import { existsSync, realpathSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -82,6 +83,40 @@ const EXTERNAL = ['better-sqlite3', '@prisma/schema-engine-wasm', '@graphql-yoga
  */
 const REQUIRE_BANNER = "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
 
+/** Where the generated Prisma client loads its query compiler: the base64 module it imports, decoded and compiled. */
+const QUERY_COMPILER_LOADER =
+  /getQueryCompilerWasmModule: async \(\) => \{\s*const \{ wasm \} = await import\(("[^"]+\.wasm-base64\.mjs")\)\s*return await decodeBase64AsWasm\(wasm\)\s*\},/;
+
+/**
+ * The generated client's query compiler as a file (dist/query-compiler.wasm), loaded by
+ * src/db/query-compiler.ts: read and compiled off the main thread, begun as the client's module
+ * loads, instead of a 4.4 MB base64 module parsed, decoded and compiled on the main thread at
+ * the first query (see that file). The client is the one Prisma generated, with its loader
+ * swapped; a generated client whose loader reads otherwise fails the build, saying so.
+ */
+function queryCompilerFile(outDir) {
+  return {
+    name: 'query-compiler-file',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]src[\\/]generated[\\/]prisma[\\/]internal[\\/]class\.ts$/ }, async (args) => {
+        const source = await readFile(args.path, 'utf8');
+        const loader = source.match(QUERY_COMPILER_LOADER);
+        if (!loader) {
+          throw new Error(`${args.path}: the generated Prisma client no longer loads its query compiler as scripts/build-server.mjs expects (QUERY_COMPILER_LOADER); update it`);
+        }
+        const base64Module = createRequire(join(ROOT, 'package.json')).resolve(JSON.parse(loader[1]));
+        const { wasm } = await import(pathToFileURL(base64Module).href);
+        await writeFile(join(outDir, 'query-compiler.wasm'), Buffer.from(wasm, 'base64'));
+        const contents =
+          source.replace(loader[0], 'getQueryCompilerWasmModule: () => queryCompilerModule(),') +
+          "\nimport { queryCompilerModule } from '../../../db/query-compiler.js';\n" +
+          '// Begun now, awaited at the first query; a failure is reported there.\nqueryCompilerModule().catch(() => {});\n';
+        return { contents, loader: 'ts', resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}
+
 /** Bundles src/ into `outDir` with esbuild; rejects with its errors when it fails. */
 async function runEsbuild(outDir) {
   let esbuild;
@@ -113,6 +148,7 @@ async function runEsbuild(outDir) {
       // The maps point at src/ and node_modules; copying their text in would triple dist/.
       sourcesContent: false,
       logLevel: 'silent',
+      plugins: [queryCompilerFile(outDir)],
     });
   } catch (error) {
     const messages = (error.errors ?? []).map((e) => `${e.location ? `${e.location.file}:${e.location.line}: ` : ''}${e.text}`);
