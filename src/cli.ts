@@ -276,16 +276,17 @@ async function verifyCommand(argv: string[]): Promise<number> {
  * Builds the web UI first when its sources are here (a checkout, not only web/dist) and changed
  * since the last build. A failed build is logged and the server starts anyway: the API does not
  * depend on the UI, and `/` then says how to build it.
+ * @param logger resolves once the logger's module has loaded (the check starts before that).
  */
-async function buildWebUi(logger: Logger): Promise<void> {
+async function buildWebUi(logger: Promise<Logger>): Promise<void> {
   if (!existsSync(join(PACKAGE_ROOT, 'web', 'src'))) return;
   try {
     // By its path, not a specifier: the bundler leaves it out of dist/ (it is a build script, run as it is).
     const script = pathToFileURL(join(PACKAGE_ROOT, 'scripts', 'build-web.mjs')).href;
     const { ensureWebBuild } = (await import(script)) as typeof import('../scripts/build-web.mjs');
-    await ensureWebBuild({ log: (message) => logger.info(message.replace(/^entity-memory: /, '')) });
+    await ensureWebBuild({ log: (message) => void logger.then((l) => l.info(message.replace(/^entity-memory: /, ''))) });
   } catch (error) {
-    logger.error({ err: error }, 'the web UI could not be built; serving the API, and / answers 503 until `npm run build:web` succeeds');
+    (await logger).error({ err: error }, 'the web UI could not be built; serving the API, and / answers 503 until `npm run build:web` succeeds');
   }
 }
 
@@ -298,9 +299,12 @@ async function serve(argv: string[]): Promise<number | undefined> {
     command: 'serve',
     onCompromised: (error) => console.error(`entity-memory: lost the lock of data dir ${config.dataDir} (${error.message}); another process may take it`),
   });
-  const [{ createLogger }, { startServer }] = await Promise.all([import('./logger.js'), import('./server.js')]);
-  const logger = createLogger(config.logLevel);
-  await buildWebUi(logger);
+  // The web UI's check (a stat per input, or a build when they changed) runs while the server's modules load.
+  const loggerReady = import('./logger.js').then(({ createLogger }) => createLogger(config.logLevel));
+  const webUi = buildWebUi(loggerReady);
+  const { startServer } = await import('./server.js');
+  const logger = await loggerReady;
+  await webUi;
   const server = await startServer(config, logger, {}, lock);
   console.log(`entity-memory: web UI at ${server.browseUrl}/, GraphiQL at ${server.url}/graphql (data in ${config.dataDir})`);
   const { auth } = server;
