@@ -11,10 +11,10 @@
 //
 // A bundle, not one file per module: start-up to the first /health 200 was mostly Node
 // resolving, reading and compiling about 1,000 files (150 of them ours, the rest node_modules');
-// bundled, `serve` loads about 50. Code loaded only by
-// some commands (the server for serve, the importers for import) stays in chunks of its own,
-// so `--help` still loads the command line only. The build only emits (about 1 s); types are
-// checked by `npm run typecheck` and before the tests, not at install or start.
+// bundled, `serve` loads about 50. Code only some commands load (the server for serve, the
+// importers for import) stays in chunks of its own, so `--help` still loads the command line
+// only. The build only emits (1-3 s here); types are checked by `npm run typecheck` and before
+// the tests, not at install or start.
 //
 // `node scripts/build-server.mjs [--force]` (npm run build, postinstall, prestart); the bin
 // and the test suite's global setup import serverBuildIsFresh / ensureServerBuild.
