@@ -4,7 +4,10 @@
  * turnCommitted: session, turn with its messages, commit sha/shortSha/headline, plus the
  * commit's message and author), while turns are recorded back to back over HTTP.
  * Prints per N: event delay after the commit (publish -> received by the client) p50/p99,
- * events lost, and recordTurn p50 against its 1-subscriber value in the same run.
+ * events lost, and recordTurn p50 against its 1-subscriber value in the same run; then each
+ * event in order (when it was published, its delay over the subscribers: the mirror announces a
+ * backlog of turns together, and the last of a burst shows what the percentiles hide) and the
+ * CPU the clients' process spent (it shares the machine's cores with the server).
  * The clients run in a child process, as browsers would be: not in the server's process, whose
  * resident memory sets what each git spawn costs (fork copies its page tables).
  * Usage: npm run bench -- fanout [largest N, default 1000] [turns per N, default 20]
@@ -25,13 +28,14 @@ const now = () => performance.timeOrigin + performance.now();
 const SELECTION = print(TurnCommittedSubscription).replace(/headline\n/, 'headline\n        message\n        author { name email date }\n');
 
 type ToClients = { kind: 'subscribe'; url: string; sessionId: string; count: number } | { kind: 'collect'; expected: number; waitMs: number } | { kind: 'close' };
-type FromClients = { kind: 'ready' } | { kind: 'collected'; received: { turn: number; at: number }[]; errors: string[] } | { kind: 'closed' };
+type FromClients = { kind: 'ready' } | { kind: 'collected'; received: { turn: number; at: number }[]; errors: string[]; cpuMs: number } | { kind: 'closed' };
 
 if (process.argv[2] === '--clients') {
   const port = { postMessage: (message: FromClients) => process.send!(message) };
   let clients: Client[] = [];
   let received: { turn: number; at: number }[] = [];
   let errors: string[] = [];
+  let cpuAtReady = process.cpuUsage();
   process.on('message', (message: ToClients) => void handle(message));
   async function handle(message: ToClients): Promise<void> {
     if (message.kind === 'subscribe') {
@@ -58,11 +62,13 @@ if (process.argv[2] === '--clients') {
           await new Promise<void>((resolve, reject) => client.subscribe({ query: '{ __typename }' }, { next: () => {}, error: reject, complete: resolve }));
         }),
       );
+      cpuAtReady = process.cpuUsage();
       port.postMessage({ kind: 'ready' } satisfies FromClients);
     } else if (message.kind === 'collect') {
       const deadline = Date.now() + message.waitMs;
       while (received.length + errors.length < message.expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      port.postMessage({ kind: 'collected', received, errors } satisfies FromClients);
+      const cpu = process.cpuUsage(cpuAtReady);
+      port.postMessage({ kind: 'collected', received, errors, cpuMs: (cpu.user + cpu.system) / 1000 } satisfies FromClients);
     } else {
       await Promise.all(clients.map((client) => client.dispose()));
       clients = [];
@@ -119,7 +125,18 @@ if (process.argv[2] === '--clients') {
     return now() - start;
   }
 
-  console.log(`turnCommitted fan-out: ${turns} turns per stage, one socket per subscriber, full selection; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  // recordTurn's baseline is its 1-subscriber stage, the first one: measured cold (JIT, first statements,
+  // first repo), it was up to 3x the later stages' and flattered every ratio; after 20 warm-up turns still
+  // 2x (24 against 11-13 ms, load 7), after 60 the same as the later stages. Turns on a session nobody
+  // watches warm the request path and the mirror first; they are not counted.
+  const WARM_UP_TURNS = 60;
+  await app.deps.db.session.create({ data: { sessionId: 'fan-warm-up', createdAt: new Date(), branches: { create: { name: 'main', kind: 'MAIN' } } } });
+  for (let i = 0; i < WARM_UP_TURNS; i++) await recordTurn('fan-warm-up', i);
+  await app.mirror.idle();
+
+  console.log(
+    `turnCommitted fan-out: ${turns} turns per stage, one socket per subscriber, full selection, after ${WARM_UP_TURNS} warm-up turns nobody watches; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+  );
   const rows: { n: number; p50: number; p99: number; lost: number; errors: string[]; record: number; seconds: number }[] = [];
   for (const n of counts) {
     const started = now();
@@ -138,12 +155,17 @@ if (process.argv[2] === '--clients') {
     const rowsOfTurns = await app.deps.db.turn.findMany({ where: { sessionId }, select: { id: true, number: true } });
     const publishedByNumber = new Map(rowsOfTurns.map((t) => [t.number, publishedAt.get(t.id)]));
     const delays: number[] = [];
+    const delaysByTurn = new Map<number, number[]>();
     let counted = 0;
     for (const { turn, at } of collected.received) {
       if (turn < 2) continue; // the warm-up turn (number 1)
       counted += 1;
       const published = publishedByNumber.get(turn);
-      if (published !== undefined) delays.push(at - published);
+      if (published === undefined) continue;
+      delays.push(at - published);
+      let list = delaysByTurn.get(turn);
+      if (!list) delaysByTurn.set(turn, (list = []));
+      list.push(at - published);
     }
     const lost = n * turns - counted;
     rows.push({ n, p50: percentile(delays, 50), p99: percentile(delays, 99), lost, errors: collected.errors, record: percentile(recordTimes, 50), seconds: (now() - started) / 1000 });
@@ -153,6 +175,16 @@ if (process.argv[2] === '--clients') {
         `${last.errors.length ? ` (errors: ${last.errors.length}, first: ${last.errors[0]})` : ''}  recordTurn p50 ${fmt(last.record, 1)} ms` +
         `  (×${(last.record / rows[0]!.record).toFixed(2)} of 1 subscriber)  stage ${fmt(last.seconds, 1)} s`,
     );
+    // Each event in order: when it was published (after the first counted one), and its delay over the subscribers.
+    const firstPublished = publishedByNumber.get(2) ?? 0;
+    const perEvent = [...delaysByTurn.keys()]
+      .sort((a, b) => a - b)
+      .map((turn) => {
+        const list = delaysByTurn.get(turn)!;
+        return `#${turn} +${fmt(publishedByNumber.get(turn)! - firstPublished)} ${fmt(percentile(list, 50))}/${fmt(Math.max(...list))}`;
+      });
+    console.log(`        per event (published +ms, delay p50/max ms): ${perEvent.join('  ')}`);
+    console.log(`        recordTurn each (ms): ${recordTimes.map((t) => fmt(t, 1)).join(' ')}; clients' process: ${fmt(collected.cpuMs)} ms of CPU from subscribed to collected`);
   }
   const top = rows.at(-1)!;
   console.log(

@@ -10,5 +10,5 @@ export declare function serverInputsHash(root?: string): string;
 export declare function builtServerHash(root?: string): string | undefined;
 /** Whether dist/ exists and was built from the current inputs. */
 export declare function serverBuildIsFresh(root?: string): boolean;
-/** Compiles src/ into dist/ when stale or missing (or forced); throws tsc's error when the build fails. */
+/** Bundles src/ into dist/ when stale or missing (or forced); throws esbuild's errors when the build fails. */
 export declare function ensureServerBuild(options?: { force?: boolean; log?: (message: string) => void }): Promise<{ built: boolean; hash: string; ms?: number }>;

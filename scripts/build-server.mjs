@@ -4,28 +4,35 @@
 //
 // The inputs (src/, the Prisma client generated into src/generated included, tsconfig.json,
 // tsconfig.build.json, package-lock.json) are hashed; dist/.build-stamp holds the hash they
-// were built from (and their sizes and mtimes, a quicker check for an untouched tree). When the two differ, tsc emits into a fresh folder beside dist/, the stamp
-// is written into it last, and the folder is swapped into place, so a build that fails or is
-// interrupted never leaves a half-built dist/ that looks fresh.
+// were built from (and their sizes and mtimes, a quicker check for an untouched tree). When the
+// two differ, esbuild bundles into a fresh folder beside dist/, the stamp is written into it
+// last, and the folder is swapped into place, so a build that fails or is interrupted never
+// leaves a half-built dist/ that looks fresh.
 //
-// tsc runs with --noCheck: the build only emits (6 s here instead of 14 s); types are checked
-// by `npm run typecheck` and before the tests, not at install or start.
+// A bundle, not one file per module: start-up to the first /health 200 was mostly Node
+// resolving, reading and compiling about 1,000 files (150 of them ours, the rest node_modules');
+// bundled, `serve` loads about 50. Code only some commands load (the server for serve, the
+// importers for import) stays in chunks of its own, so `--help` still loads the command line
+// only. The build only emits (1-3 s here); types are checked by `npm run typecheck` and before
+// the tests, not at install or start.
 //
 // `node scripts/build-server.mjs [--force]` (npm run build, postinstall, prestart); the bin
 // and the test suite's global setup import serverBuildIsFresh / ensureServerBuild.
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildAndSwap, filesUnder, hashFiles, STAMP_FILE } from './stamped-build.mjs';
+import { buildAndSwap, filesUnder, hashFiles, readStamp, refreshStamp, STAMP_FILE, stampText, statFiles } from './stamped-build.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export { STAMP_FILE };
 
-/** The server's inputs, relative to the package root, sorted: what tsc reads and what changes its output. */
+/**
+ * The server's inputs, relative to the package root, sorted: what the bundle is built from.
+ * node_modules is in it through package-lock.json (the versions installed).
+ */
 export function serverInputs(root = ROOT) {
   const fixed = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].filter((file) => existsSync(join(root, file)));
   const sources = existsSync(join(root, 'src')) ? filesUnder(join(root, 'src'), root).filter((file) => /\.(ts|mts|cts|json)$/.test(file)) : [];
@@ -37,77 +44,116 @@ export function serverInputsHash(root = ROOT) {
   return hashFiles(root, serverInputs(root));
 }
 
-/**
- * A cheap stand-in for the hash: sha256 over each input's path, size and mtime. The stamp keeps
- * it beside the hash, so an unchanged tree is recognised from a stat per file (the bin checks at
- * every start); any difference falls back to hashing the contents (a touched but unchanged file is fresh).
- */
+/** The inputs' stat fingerprint (stamped-build.mjs, statFiles): a stat per file, no reading. */
 export function serverInputsStat(root = ROOT) {
-  const hash = createHash('sha256');
-  for (const file of serverInputs(root)) {
-    const stat = statSync(join(root, file));
-    hash.update(`${file}\0${stat.size}\0${stat.mtimeMs}\0`);
-  }
-  return hash.digest('hex');
-}
-
-/** The stamp's lines: the inputs' hash, then their stat fingerprint (absent in a stamp written without one). */
-function readStamp(root) {
-  try {
-    const [hash, stat] = readFileSync(join(root, 'dist', STAMP_FILE), 'utf8').split('\n');
-    return { hash: hash?.trim() || undefined, stat: stat?.trim() || undefined };
-  } catch {
-    return { hash: undefined, stat: undefined };
-  }
+  return statFiles(root, serverInputs(root));
 }
 
 /** The hash dist/ was built from, or undefined when it (or its stamp) is missing. */
 export function builtServerHash(root = ROOT) {
-  return readStamp(root).hash;
+  return readStamp(join(root, 'dist')).hash;
 }
 
 /** Whether dist/ exists and was built from the current inputs (a few ms when nothing was touched). */
 export function serverBuildIsFresh(root = ROOT) {
-  const stamp = readStamp(root);
+  const stamp = readStamp(join(root, 'dist'));
   if (stamp.hash === undefined) return false;
   if (stamp.stat !== undefined && stamp.stat === serverInputsStat(root)) return true;
   return stamp.hash === serverInputsHash(root);
 }
 
-/** Rewrites the stamp of a fresh dist/ with the current stat fingerprint (renamed into place; best effort). */
-function refreshStamp(hash, stat) {
-  const file = join(ROOT, 'dist', STAMP_FILE);
-  const temporary = `${file}.${process.pid}`;
-  try {
-    writeFileSync(temporary, `${hash}\n${stat}\n`);
-    renameSync(temporary, file);
-  } catch {
-    rmSync(temporary, { force: true });
-  }
+/**
+ * The modules built as named files in dist/: cli.js, which the bin runs, and the modules it loads
+ * for `serve` (what bench/startup.ts loads one by one to see what holds the memory). Everything
+ * else lands in dist/chunks/, loaded by these.
+ */
+const ENTRY_POINTS = ['cli', 'config', 'data-dir-lock', 'logger', 'server'];
+
+/**
+ * Packages left out of the bundle and loaded from node_modules at run time: better-sqlite3 is a
+ * native addon; Prisma's WebAssembly schema engine is loaded by its path (src/db/schema-engine.ts);
+ * GraphiQL's page (9 MB of inlined script, imported by nothing else) is loaded at the first
+ * GraphiQL request, as it is.
+ */
+const EXTERNAL = ['better-sqlite3', '@prisma/schema-engine-wasm', '@graphql-yoga/render-graphiql'];
+
+/**
+ * CommonJS packages in an ES module bundle still call require() for Node's built-in modules
+ * (fs, events, …); each chunk gets one made for its own URL.
+ */
+const REQUIRE_BANNER = "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
+
+/** Where the generated Prisma client loads its query compiler: the base64 module it imports, decoded and compiled. */
+const QUERY_COMPILER_LOADER =
+  /getQueryCompilerWasmModule: async \(\) => \{\s*const \{ wasm \} = await import\(("[^"]+\.wasm-base64\.mjs")\)\s*return await decodeBase64AsWasm\(wasm\)\s*\},/;
+
+/**
+ * The generated client's query compiler as a file (dist/query-compiler.wasm), loaded by
+ * src/db/query-compiler.ts: read and compiled off the main thread, begun as the client's module
+ * loads, instead of a 4.4 MB base64 module parsed, decoded and compiled on the main thread at
+ * the first query (see that file). The client is the one Prisma generated, with its loader
+ * swapped; a generated client whose loader reads otherwise fails the build, saying so.
+ */
+function queryCompilerFile(outDir) {
+  return {
+    name: 'query-compiler-file',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]src[\\/]generated[\\/]prisma[\\/]internal[\\/]class\.ts$/ }, async (args) => {
+        const source = await readFile(args.path, 'utf8');
+        const loader = source.match(QUERY_COMPILER_LOADER);
+        if (!loader) {
+          throw new Error(`${args.path}: the generated Prisma client no longer loads its query compiler as scripts/build-server.mjs expects (QUERY_COMPILER_LOADER); update it`);
+        }
+        const base64Module = createRequire(join(ROOT, 'package.json')).resolve(JSON.parse(loader[1]));
+        const { wasm } = await import(pathToFileURL(base64Module).href);
+        await writeFile(join(outDir, 'query-compiler.wasm'), Buffer.from(wasm, 'base64'));
+        const contents =
+          source.replace(loader[0], 'getQueryCompilerWasmModule: () => queryCompilerModule(),') +
+          "\nimport { queryCompilerModule } from '../../../db/query-compiler.js';\n" +
+          '// Begun now, awaited at the first query; a failure is reported there.\nqueryCompilerModule().catch(() => {});\n';
+        return { contents, loader: 'ts', resolveDir: dirname(args.path) };
+      });
+    },
+  };
 }
 
-/** Runs tsc (emit only) into `outDir`; rejects with its output when it fails. */
-function runTsc(outDir) {
-  let tsc;
+/** Bundles src/ into `outDir` with esbuild; rejects with its errors when it fails. */
+async function runEsbuild(outDir) {
+  let esbuild;
   try {
-    tsc = createRequire(join(ROOT, 'package.json')).resolve('typescript/bin/tsc');
+    esbuild = await import(pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('esbuild')).href);
   } catch {
-    return Promise.reject(new Error('typescript is not installed (npm install)'));
+    throw new Error('esbuild is not installed (npm install)');
   }
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--noCheck', '--outDir', outDir], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const entryPoints = ENTRY_POINTS.map((name) => join(ROOT, 'src', `${name}.ts`)).filter((file) => existsSync(file));
+  try {
+    await esbuild.build({
+      absWorkingDir: ROOT,
+      entryPoints,
+      outdir: outDir,
+      outbase: join(ROOT, 'src'),
+      chunkNames: 'chunks/[name]-[hash]',
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      tsconfig: join(ROOT, 'tsconfig.build.json'),
+      external: EXTERNAL,
+      banner: { js: REQUIRE_BANNER },
+      // Errors keep their class names (src/git/errors.ts names each error after its class), even
+      // where two modules' classes share a name and the bundle renames one.
+      keepNames: true,
+      sourcemap: 'linked',
+      // The maps point at src/ and node_modules; copying their text in would triple dist/.
+      sourcesContent: false,
+      logLevel: 'silent',
+      plugins: [queryCompilerFile(outDir)],
     });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (code === 0) resolve();
-      else reject(new Error(`tsc ${signal ? `killed by ${signal}` : `exited ${code}`}${output.trim() ? `:\n${output.trim()}` : ''}`));
-    });
-  });
+  } catch (error) {
+    const messages = (error.errors ?? []).map((e) => `${e.location ? `${e.location.file}:${e.location.line}: ` : ''}${e.text}`);
+    throw new Error(messages.length > 0 ? messages.join('\n') : error.message);
+  }
 }
 
 /**
@@ -115,24 +161,25 @@ function runTsc(outDir) {
  * @param {{ force?: boolean, log?: (message: string) => void }} [options] `log` hears about a
  *   build (nothing is said when up to date); default console.log.
  * @returns {Promise<{ built: boolean, hash: string, ms?: number }>}
- * @throws tsc's error when the build fails; dist/ is then left as it was.
+ * @throws esbuild's errors when the build fails; dist/ is then left as it was.
  */
 export async function ensureServerBuild({ force = false, log = console.log } = {}) {
   const stat = serverInputsStat();
+  const stamp = readStamp(join(ROOT, 'dist'));
+  if (!force && stamp.hash !== undefined && stamp.stat === stat) return { built: false, hash: stamp.hash };
   const hash = serverInputsHash();
-  const stamp = readStamp(ROOT);
   const previous = stamp.hash;
   if (!force && previous === hash) {
     // Touched but unchanged (a checkout): note the new mtimes so that the bin's check stays a stat.
-    if (stamp.stat !== stat) refreshStamp(hash, stat);
+    refreshStamp(join(ROOT, 'dist'), hash, stat);
     return { built: false, hash };
   }
 
   const started = Date.now();
-  log(`entity-memory: compiling the server into dist/ (${previous === undefined ? 'no build yet' : force ? 'forced' : 'sources changed'})`);
-  await buildAndSwap({ parent: ROOT, stamp: `${hash}\n${stat}\n`, build: runTsc, builtAsFresh: () => builtServerHash() === hash });
+  log(`entity-memory: bundling the server into dist/ (${previous === undefined ? 'no build yet' : force ? 'forced' : 'sources changed'})`);
+  await buildAndSwap({ parent: ROOT, stamp: stampText(hash, stat), build: runEsbuild, builtAsFresh: () => builtServerHash() === hash });
   const ms = Date.now() - started;
-  log(`entity-memory: server compiled into dist/ in ${ms} ms`);
+  log(`entity-memory: server bundled into dist/ in ${ms} ms`);
   return { built: true, hash, ms };
 }
 

@@ -6,6 +6,8 @@ export declare const STAMP_FILE: string;
 export declare function webInputs(root?: string): string[];
 /** sha256 over each input's path and content. */
 export declare function webInputsHash(root?: string): string;
+/** sha256 over each input's path, size and mtime: the stamp's quick check. */
+export declare function webInputsStat(root?: string): string;
 /** The hash web/dist was built from, or undefined when it or its stamp is missing. */
 export declare function builtHash(root?: string): string | undefined;
 /** Whether web/dist exists and was built from the current inputs. */

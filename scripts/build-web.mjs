@@ -3,16 +3,17 @@
 //
 // The UI's inputs (web/index.html, web/vite.config.ts, web/tsconfig.json, web/src minus
 // tests, package-lock.json) are hashed; web/dist/.build-stamp holds the hash they were built
-// from. When the two differ, Vite builds into a fresh folder beside web/dist, the stamp is
+// from (and their sizes and mtimes, so that serve's check at every start is a stat per file).
+// When the two differ, Vite builds into a fresh folder beside web/dist, the stamp is
 // written into it last, and the folder is swapped into place, so a build that fails or is
 // interrupted never leaves a half-built web/dist that looks fresh.
 //
 // `node scripts/build-web.mjs [--force]` (npm run build:web, postinstall, prestart); the
 // server's command line and the test suite's global setup import ensureWebBuild.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildAndSwap, filesUnder, hashFiles, STAMP_FILE } from './stamped-build.mjs';
+import { buildAndSwap, filesUnder, hashFiles, readStamp, refreshStamp, STAMP_FILE, stampText, statFiles } from './stamped-build.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -30,18 +31,22 @@ export function webInputsHash(root = ROOT) {
   return hashFiles(root, webInputs(root));
 }
 
+/** The inputs' stat fingerprint (stamped-build.mjs, statFiles): a stat per file, no reading. */
+export function webInputsStat(root = ROOT) {
+  return statFiles(root, webInputs(root));
+}
+
 /** The hash web/dist was built from, or undefined when it (or its stamp) is missing. */
 export function builtHash(root = ROOT) {
-  try {
-    return readFileSync(join(root, 'web/dist', STAMP_FILE), 'utf8').trim();
-  } catch {
-    return undefined;
-  }
+  return readStamp(join(root, 'web/dist')).hash;
 }
 
 /** Whether web/dist exists and was built from the current inputs. */
 export function webBuildIsFresh(root = ROOT) {
-  return builtHash(root) === webInputsHash(root);
+  const stamp = readStamp(join(root, 'web/dist'));
+  if (stamp.hash === undefined) return false;
+  if (stamp.stat !== undefined && stamp.stat === webInputsStat(root)) return true;
+  return stamp.hash === webInputsHash(root);
 }
 
 /**
@@ -52,16 +57,23 @@ export function webBuildIsFresh(root = ROOT) {
  * @throws Vite's error when the build fails; web/dist is then left as it was.
  */
 export async function ensureWebBuild({ force = false, log = console.log } = {}) {
+  const stat = webInputsStat();
+  const stamp = readStamp(join(ROOT, 'web/dist'));
+  if (!force && stamp.hash !== undefined && stamp.stat === stat) return { built: false, hash: stamp.hash };
   const hash = webInputsHash();
-  const previous = builtHash();
-  if (!force && previous === hash) return { built: false, hash };
+  const previous = stamp.hash;
+  if (!force && previous === hash) {
+    // Touched but unchanged (a checkout), or stamped before stamps held the fingerprint: note it.
+    refreshStamp(join(ROOT, 'web/dist'), hash, stat);
+    return { built: false, hash };
+  }
 
   const started = Date.now();
   const webDir = join(ROOT, 'web');
   log(`entity-memory: building the web UI (${previous === undefined ? 'no build yet' : force ? 'forced' : 'sources changed'})`);
   await buildAndSwap({
     parent: webDir,
-    stamp: `${hash}\n`,
+    stamp: stampText(hash, stat),
     // Vite is loaded here so that the up-to-date check stays a few milliseconds.
     build: async (outDir) => {
       const { build } = await import('vite');

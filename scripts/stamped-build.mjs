@@ -23,6 +23,48 @@ export function filesUnder(dir, base) {
   return out;
 }
 
+/**
+ * A cheap stand-in for the hash: sha256 over each file's path, size and mtime. A stamp keeps it
+ * beside the hash, so an untouched tree is recognised from a stat per file (the bin checks dist/
+ * at every start, serve checks web/dist); any difference falls back to hashing the contents (a
+ * touched but unchanged file is fresh).
+ */
+export function statFiles(root, files) {
+  const hash = createHash('sha256');
+  for (const file of files) {
+    const stat = statSync(join(root, file));
+    hash.update(`${file}\0${stat.size}\0${stat.mtimeMs}\0`);
+  }
+  return hash.digest('hex');
+}
+
+/** A stamp's lines: the inputs' hash, then their stat fingerprint (absent in a stamp written without one). */
+export function readStamp(dir) {
+  try {
+    const [hash, stat] = readFileSync(join(dir, STAMP_FILE), 'utf8').split('\n');
+    return { hash: hash?.trim() || undefined, stat: stat?.trim() || undefined };
+  } catch {
+    return { hash: undefined, stat: undefined };
+  }
+}
+
+/** The text of a stamp. */
+export function stampText(hash, stat) {
+  return `${hash}\n${stat}\n`;
+}
+
+/** Rewrites the stamp in `dir`, a build found fresh by its hash, with the current stat fingerprint (renamed into place; best effort). */
+export function refreshStamp(dir, hash, stat) {
+  const file = join(dir, STAMP_FILE);
+  const temporary = `${file}.${process.pid}`;
+  try {
+    writeFileSync(temporary, stampText(hash, stat));
+    renameSync(temporary, file);
+  } catch {
+    rmSync(temporary, { force: true });
+  }
+}
+
 /** sha256 over each file's path (relative to `root`) and content: what a fresh stamp holds. */
 export function hashFiles(root, files) {
   const hash = createHash('sha256');

@@ -52,18 +52,22 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     repoLocks,
     projectLocks,
     pubsub,
-    onTurnClosed: (sessionId) => {
+    onTurnClosed: (sessionId, queued) => {
       mirror.notify(sessionId);
-      projects.notify(sessionId);
+      if (queued.project) projects.notify(sessionId);
     },
     onViewChanged: (sessionId) => mirror.notify(sessionId),
   };
   const yoga = createYogaHandler(deps);
-  await projects.start();
-  // Catch up in the background, so a large data dir does not hold back /health: repos missing or
-  // disagreeing are rebuilt, unmirrored turns queued; the mirror starts committing once that is done
-  // (turns closed meanwhile wait in the outbox).
+  // Catch up in the background, so a large data dir does not hold back /health: project commits
+  // left pending are resumed; repos missing or disagreeing are rebuilt, unmirrored turns queued;
+  // the mirror starts committing once that is done (turns closed meanwhile wait in the outbox).
   const catchUp = (async () => {
+    try {
+      await projects.start();
+    } catch (error) {
+      logger.error({ err: error }, 'looking for pending project commits failed; each waits for its session’s next turn');
+    }
     try {
       const report = await reconcile({ db, config, logger, pubsub, sessionLocks, repoLocks });
       const changed = report.sessions.filter((r) => r.outcome !== 'in-sync');

@@ -10,6 +10,8 @@
  * errors, 1 to 125, after its summary; 1 for anything unexpected (a bug: the stack is printed).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, databaseFile, loadConfig, serveFlagHelp, type Config } from './config.js';
@@ -19,6 +21,7 @@ import type { Logger } from './logger.js';
 import type { VerifyRow } from './mirror/reconcile.js';
 import type { ImportFileError, ImportSummary } from './importers/claude-code/files.js';
 import type { ImportTarget, SessionImportOutcome } from './importers/target.js';
+import { PACKAGE_ROOT } from './package-root.js';
 
 // Only the modules above load before a command has checked its flags and its data dir: the
 // server's (GraphQL, Prisma, git) take a second or more, and a refusal should not wait for them.
@@ -120,7 +123,7 @@ Exit status: 0 every file imported without error; 1 to 125 the number of files w
 than serve, server not reachable), with one line on stderr.`;
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 
@@ -273,14 +276,17 @@ async function verifyCommand(argv: string[]): Promise<number> {
  * Builds the web UI first when its sources are here (a checkout, not only web/dist) and changed
  * since the last build. A failed build is logged and the server starts anyway: the API does not
  * depend on the UI, and `/` then says how to build it.
+ * @param logger resolves once the logger's module has loaded (the check starts before that).
  */
-async function buildWebUi(logger: Logger): Promise<void> {
-  if (!existsSync(new URL('../web/src', import.meta.url))) return;
+async function buildWebUi(logger: Promise<Logger>): Promise<void> {
+  if (!existsSync(join(PACKAGE_ROOT, 'web', 'src'))) return;
   try {
-    const { ensureWebBuild } = await import('../scripts/build-web.mjs');
-    await ensureWebBuild({ log: (message) => logger.info(message.replace(/^entity-memory: /, '')) });
+    // By its path, not a specifier: the bundler leaves it out of dist/ (it is a build script, run as it is).
+    const script = pathToFileURL(join(PACKAGE_ROOT, 'scripts', 'build-web.mjs')).href;
+    const { ensureWebBuild } = (await import(script)) as typeof import('../scripts/build-web.mjs');
+    await ensureWebBuild({ log: (message) => void logger.then((l) => l.info(message.replace(/^entity-memory: /, ''))) });
   } catch (error) {
-    logger.error({ err: error }, 'the web UI could not be built; serving the API, and / answers 503 until `npm run build:web` succeeds');
+    (await logger).error({ err: error }, 'the web UI could not be built; serving the API, and / answers 503 until `npm run build:web` succeeds');
   }
 }
 
@@ -293,9 +299,12 @@ async function serve(argv: string[]): Promise<number | undefined> {
     command: 'serve',
     onCompromised: (error) => console.error(`entity-memory: lost the lock of data dir ${config.dataDir} (${error.message}); another process may take it`),
   });
-  const [{ createLogger }, { startServer }] = await Promise.all([import('./logger.js'), import('./server.js')]);
-  const logger = createLogger(config.logLevel);
-  await buildWebUi(logger);
+  // The web UI's check (a stat per input, or a build when they changed) runs while the server's modules load.
+  const loggerReady = import('./logger.js').then(({ createLogger }) => createLogger(config.logLevel));
+  const webUi = buildWebUi(loggerReady);
+  const { startServer } = await import('./server.js');
+  const logger = await loggerReady;
+  await webUi;
   const server = await startServer(config, logger, {}, lock);
   console.log(`entity-memory: web UI at ${server.browseUrl}/, GraphiQL at ${server.url}/graphql (data in ${config.dataDir})`);
   const { auth } = server;
@@ -485,7 +494,6 @@ async function importCommand(argv: string[]): Promise<number | undefined> {
   const config = loadConfig(typeof values['data-dir'] === 'string' ? ['--data-dir', values['data-dir']] : [], process.env);
   if (existsSync(config.dataDir) && !statSync(config.dataDir).isDirectory()) throw new CannotRun(`the data dir ${config.dataDir} is not a folder`);
   const { homedir } = await import('node:os');
-  const { join } = await import('node:path');
   const targets = paths.length > 0 ? paths : [join(homedir(), '.claude', 'projects')];
   if (paths.length === 0 && !existsSync(targets[0]!)) throw new CannotRun(`no Claude Code transcripts at ${targets[0]}; name the files or folders to import`);
   const sink = await openImportSink(config);

@@ -7,11 +7,12 @@
  * the WebSocket upgrade passes Host and Origin before the handshake, then the connection caps
  * (src/http/limits.ts), then the token in graphql-ws's `connection_init`. What a socket has
  * not sent yet is bounded (src/http/send-buffer.ts): one that falls behind is closed, 1013.
- * An event's payload is serialised once for all its subscribers (src/http/shared-payloads.ts).
+ * The subscribers of one operation share one stream of results, serialised once and written to
+ * their sockets by one loop (src/http/fan-out.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GraphQLError, type ExecutionArgs } from 'graphql';
+import { getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { createApp, type App, type AppOptions } from './app.js';
@@ -23,8 +24,8 @@ import { connectionParamsToken, exposedBeyondLoopback, resolveAuth, tokenMatches
 import { localUrl, removeServerFile, writeServerFile } from './http/server-file.js';
 import { createWebUi, DEFAULT_WEB_DIR, isWebUiPath } from './http/web-ui.js';
 import { boundSendBuffer } from './http/send-buffer.js';
-import { sendSharedPayloads, sharedPayload } from './http/shared-payloads.js';
-import { inTurn } from './http/delivery-pace.js';
+import { FanOut } from './http/fan-out.js';
+import { operationKey } from './schema/shared-events.js';
 import type { Logger } from './logger.js';
 import { withRequest } from './request-context.js';
 
@@ -181,12 +182,12 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
       }
       ws.once('close', () => limits.release(address));
       boundSendBuffer(ws, maxBufferedBytes, logger, address);
-      sendSharedPayloads(ws);
       wss.emit('connection', ws, req);
       ws.removeAllListeners('error');
       ws.on('error', onError);
     });
   });
+  const fanOut = new FanOut();
   const wsServer = useServer(
     {
       connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
@@ -196,9 +197,13 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
         ctx.extra.socket.close(WS_CLOSE_FORBIDDEN, 'Forbidden: send the server token as connectionParams { token }');
         return false;
       },
-      // An event's result is serialised once for all the subscribers that share it, and handed to
-      // the sockets a batch per event-loop turn so requests are served during a large fan-out.
-      onNext: (_ctx, _id, _payload, _args, result) => inTurn(sharedPayload(result)) as never,
+      // A subscription joins the others of the same operation: one stream, serialised once, written
+      // to the sockets a batch per event-loop turn so requests are served during a large fan-out.
+      onOperation: (ctx, id, _payload, args, result) => {
+        if (getOperationAST(args.document, args.operationName)?.operation !== 'subscription') return undefined;
+        if (typeof (result as Partial<AsyncIterator<unknown>>).next !== 'function') return undefined;
+        return fanOut.join(operationKey(args), ctx.extra.socket, id, result as AsyncIterator<ExecutionResult>);
+      },
       execute: (args) => withRequest(null, () => (args as EnvelopedArgs).rootValue.execute(args)) as never,
       subscribe: (args) => withRequest(null, () => (args as EnvelopedArgs).rootValue.subscribe(args)) as never,
       onSubscribe: async (ctx, _id, params) => {

@@ -8,6 +8,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Context } from './context.js';
 import { AppError, ForbiddenError } from './errors.js';
+import { useBodyLimit } from './http/body-limit.js';
 import { GRAPHIQL_OPTIONS, renderGraphiQLWithToken } from './http/graphiql.js';
 import { originAllowed, type BoundaryConfig } from './http/origin.js';
 import type { Logger } from './logger.js';
@@ -100,8 +101,10 @@ export function createYogaHandler(deps: Deps): Yoga {
     },
     maskedErrors: { maskError: maskError(deps.logger) },
     context: () => ({ deps, requestId: currentRequestId() ?? 'none' }),
+    // The same limit, counted only for bodies without a Content-Length (src/http/body-limit.ts).
+    maxRequestBodySize: false,
     // Each subscription event is executed once for all the subscriptions that asked the same.
-    plugins: [armor, useUserInputCodes(), useCsrfRefusal(), useSharedEvents()],
+    plugins: [armor, useUserInputCodes(), useCsrfRefusal(), useSharedEvents(), useBodyLimit()],
   });
 }
 

@@ -8,18 +8,20 @@
  * other process has the database open. So the applied migrations are read
  * first, read-only, and the engine runs only when one is missing.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { Mutex } from 'async-mutex';
 import Database from 'better-sqlite3';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { readMigrations, SchemaEngineSession } from './schema-engine.js';
 
 export type Db = PrismaClient;
 
-/** The repository's `prisma/` folder (schema and migrations), found from this file. */
-export const prismaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prisma');
+/** The package's `prisma/` folder (schema and migrations). */
+export const prismaDir = join(PACKAGE_ROOT, 'prisma');
 
 /** A database that cannot be used as asked; the message is one line a person can act on. */
 export class DatabaseError extends Error {}
@@ -40,11 +42,11 @@ const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
 function sqliteFactory(options: OpenDbOptions): PrismaBetterSqlite3 {
   const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  return counted(
+  return isolated(counted(
     new PrismaBetterSqlite3(
       options.readOnly ? { url: options.file, timeout, readonly: true, fileMustExist: true } : { url: options.file, timeout },
     ),
-  );
+  ));
 }
 
 /** What a statement observer is told: the SQL text sent to SQLite. */
@@ -106,6 +108,84 @@ function counted<T extends object>(factory: T): T {
   });
 }
 
+/**
+ * The adapter factory, its connections serialising their statements outside a
+ * transaction with their transactions. better-sqlite3 is one connection, and
+ * the adapter locks only transactions against each other: a statement sent
+ * while an interactive transaction is open (between two of its awaits) runs
+ * inside it, so a write that was answered as done vanished when that
+ * transaction rolled back, and a read saw rows that were never committed.
+ * Here such a statement waits until the transaction has committed or rolled
+ * back. A transaction's own statements go through its own object and never
+ * wait; code inside `$transaction(async (tx) => ...)` must use `tx`, never
+ * the client (it would wait for its own transaction).
+ */
+function isolated<T extends object>(factory: T): T {
+  const guard = (connection: object): object => {
+    const lock = new Mutex();
+    return new Proxy(connection, {
+      get(obj, key, receiver) {
+        const value: unknown = Reflect.get(obj, key, receiver);
+        if (typeof value !== 'function') return value;
+        const call = (...args: unknown[]) => (value as (...a: unknown[]) => unknown).apply(obj, args);
+        if (key === 'queryRaw' || key === 'executeRaw' || key === 'executeScript') {
+          return (...args: unknown[]) => lock.runExclusive(() => call(...args));
+        }
+        if (key === 'startTransaction') {
+          return async (...args: unknown[]) => {
+            const release = await lock.acquire();
+            let transaction: object;
+            try {
+              transaction = (await call(...args)) as object;
+            } catch (error) {
+              release();
+              throw error;
+            }
+            return endsWith(transaction, release);
+          };
+        }
+        return (value as (...a: unknown[]) => unknown).bind(obj);
+      },
+    });
+  };
+  return new Proxy(factory, {
+    get(obj, key, receiver) {
+      const value: unknown = Reflect.get(obj, key, receiver);
+      if (key === 'connect' && typeof value === 'function') {
+        return async (...args: unknown[]) => guard((await (value as (...a: unknown[]) => Promise<object>).apply(obj, args)) as object);
+      }
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(obj) : value;
+    },
+  });
+}
+
+/** The transaction, calling `release` once after its commit or rollback (whether that succeeded or not). */
+function endsWith(transaction: object, release: () => void): object {
+  let released = false;
+  const once = () => {
+    if (!released) {
+      released = true;
+      release();
+    }
+  };
+  return new Proxy(transaction, {
+    get(obj, key, receiver) {
+      const value: unknown = Reflect.get(obj, key, receiver);
+      if (typeof value !== 'function') return value;
+      if (key === 'commit' || key === 'rollback') {
+        return async (...args: unknown[]) => {
+          try {
+            return await (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
+          } finally {
+            once();
+          }
+        };
+      }
+      return (value as (...a: unknown[]) => unknown).bind(obj);
+    },
+  });
+}
+
 export interface MigrationStatus {
   /** Migrations of `prisma/migrations` the database lacks (or whose run failed), oldest first. */
   pending: string[];
@@ -149,25 +229,82 @@ function readAppliedMigrations(options: Pick<OpenDbOptions, 'file' | 'busyTimeou
  * Applies every migration in `prisma/migrations` that the database lacks, the
  * way `prisma migrate deploy` does (same `_prisma_migrations` table). Starts the
  * schema engine only when one is missing. The caller holds the data dir's lock.
+ *
+ * A database that does not exist yet is built beside its place (`<file>.migrating`) without
+ * waiting for the disk at each of the engine's commits, then synced once and renamed into place:
+ * a crash leaves no database or a fully migrated one, never a half-migrated one, and a new data
+ * dir answers sooner (8 migrations into a new file: 84-89 ms, against 242-418 ms with a sync at
+ * each of the engine's commits, in one run at load 5-6).
  * @returns the names of the migrations applied now.
  * @throws DatabaseError when the database is newer than this code, is locked by another
- *   process for longer than the busy timeout, or a migration fails (the database is left as
- *   the engine left it).
+ *   process for longer than the busy timeout, or a migration fails (an existing database is
+ *   left as the engine left it; a new one is not created).
  */
 export async function migrate(options: OpenDbOptions): Promise<string[]> {
   const status = await migrationStatus(options);
   if (status.unknown.length > 0) throw newerDatabase(options.file, status.unknown);
   if (status.pending.length === 0) return [];
   mkdirSync(dirname(options.file), { recursive: true });
+  const building = existsSync(options.file) ? undefined : `${options.file}.migrating`;
+  // Left by a start that was killed while building (the data dir's lock holder is the only one building).
+  if (building) removeDatabaseFiles(building);
   try {
-    const engine = await SchemaEngineSession.open(sqliteFactory({ ...options, readOnly: false }));
+    const factory = sqliteFactory({ ...options, file: building ?? options.file, readOnly: false });
+    const engine = await SchemaEngineSession.open(building ? withoutSync(factory) : factory);
+    let applied: string[];
     try {
-      return await engine.applyMigrations(await readMigrations(join(prismaDir, 'migrations')));
+      applied = await engine.applyMigrations(await readMigrations(join(prismaDir, 'migrations')));
     } finally {
       await engine.close();
     }
+    if (building) {
+      syncPath(building);
+      renameSync(building, options.file);
+      syncFolder(dirname(options.file));
+    }
+    return applied;
   } catch (error) {
+    if (building) removeDatabaseFiles(building);
     throw databaseError(error, options.file, 'migrating');
+  }
+}
+
+/** The factory, its connections committing without syncing: for a database that is not in its place yet. */
+function withoutSync(factory: SqlMigrationAwareDriverAdapterFactory): SqlMigrationAwareDriverAdapterFactory {
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => {
+      const connection = await factory.connect();
+      await connection.executeScript('PRAGMA synchronous = OFF');
+      return connection;
+    },
+    connectToShadowDb: () => factory.connectToShadowDb(),
+  };
+}
+
+/** A SQLite file and the journal, WAL and shared-memory files beside it. */
+function removeDatabaseFiles(file: string): void {
+  for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+}
+
+/** Waits until what was written to `path` is on the disk. */
+function syncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Makes a rename in `folder` durable; skipped where a folder cannot be opened to sync (Windows). */
+function syncFolder(folder: string): void {
+  try {
+    syncPath(folder);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EACCES') throw error;
   }
 }
 

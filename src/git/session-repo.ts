@@ -73,7 +73,9 @@ import { DEFAULT_GIT_TIMEOUT_MS, gitEnv, runGit } from './run.js';
  *   one pack (.pack and .idx fsynced, no extra process): about half the
  *   commit's time here. The packs are rolled up geometrically by
  *   `packLooseObjects`. The index is not fsynced: after a crash the mirror
- *   resets index and working tree to HEAD when it first opens the repo;
+ *   resets index and working tree to HEAD when it first opens the repo, and
+ *   the start-up reconcile does for a repo left with its checkout-behind mark
+ *   (a crash between a commit and the checkout following it);
  * - `core.logAllRefUpdates`: reflogs, so a bad ref move can be undone by hand;
  * - `core.autocrlf=false`: blobs are the exact bytes written, for every user's git.
  */
@@ -367,10 +369,33 @@ export class SessionRepo extends GitRepo {
     await this.git(readTreeResetArgv(head.sha ?? EMPTY_TREE_SHA1), this.worktreeRun());
   }
 
+  /**
+   * Marks the working tree as possibly behind the branches (a file in .git,
+   * not fsynced: it matters after a process crash, and a lost mark after a
+   * power cut costs only a stale checkout of derived data). Written before a
+   * commit whose checkout follows later; `clearCheckoutBehind` once it has.
+   */
+  async markCheckoutBehind(): Promise<void> {
+    await writeFile(this.checkoutBehindFile(), '');
+  }
+
+  /** Whether a `markCheckoutBehind` was never cleared (a crash between a commit and its checkout). */
+  checkoutBehind(): boolean {
+    return existsSync(this.checkoutBehindFile());
+  }
+
+  async clearCheckoutBehind(): Promise<void> {
+    await rm(this.checkoutBehindFile(), { force: true });
+  }
+
   // --- internals -----------------------------------------------------------
 
   protected override missingHeadMessage(): string {
     return `${this.dir} is not a session repo (no .git/HEAD); call init() first`;
+  }
+
+  private checkoutBehindFile(): string {
+    return join(this.dir, '.git', 'entity-memory-checkout-behind');
   }
 
   /** Writes files into the working tree and stages them (`update-index --add`, paths on stdin): the checkout follows a commit made without the index. */

@@ -10,11 +10,11 @@
 import { createReadStream, statSync, type Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
 /** web/dist of this package: where scripts/build-web.mjs builds to. */
-export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
+export const DEFAULT_WEB_DIR = join(PACKAGE_ROOT, 'web', 'dist');
 
 /** Written last by scripts/build-web.mjs: a folder without it is not a (complete) build. */
 const STAMP_FILE = '.build-stamp';

@@ -132,6 +132,11 @@ async function reconcileSession(deps: Deps, sessionId: string, rebuildAll: boole
   if (rebuildAll && turns.length > 0) return rebuild();
   if (!hasRepo && committed.length > 0) return rebuild();
   if (hasRepo && committed.length > 0 && !(await agrees(db, repo, sessionId, committed))) return rebuild();
+  if (hasRepo && repo.checkoutBehind()) {
+    // A crash between a commit and its checkout (src/mirror/worker.ts settleAndPublish): the working tree catches up.
+    await repo.resetWorkingTree();
+    await repo.clearCheckoutBehind();
+  }
   // Closed turns that have neither a commit nor a job: queue them (backfill).
   const jobs = new Set(
     (await db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true } })).map((j) => j.turnId),

@@ -2,6 +2,8 @@
  * The mutations' resolver: run the service, then read the row it wrote with
  * the caller's selection, so everything the mutation's result asks for (its
  * relations too) loads in one query after the write instead of one per field.
+ * A service that hands back the whole row it wrote needs no read when the
+ * selection asks for that row's own columns only (`serviceRow`).
  */
 import type { Context } from '../context.js';
 import type { Db } from '../db/index.js';
@@ -42,4 +44,26 @@ export function serviceThenRow<Name extends Refetchable, Input>(
 ): (query: PrismaQuery<Name>, root: unknown, args: { input: Input }, ctx: Context) => Promise<PrismaTypes[Name]['Shape']> {
   const read = readers[type];
   return async (query, _root, { input }, ctx) => read(ctx.deps.db, await service(input, ctx.deps), query);
+}
+
+/**
+ * As `serviceThenRow`, for a service that returns the whole row it wrote (as
+ * it stood at its commit): when the caller's selection asks for no relation,
+ * that row is the answer and nothing is read after the write (recordTurn's
+ * usual `number mirrorState`); otherwise it is read again with the selection.
+ */
+export function serviceRow<Name extends Refetchable, Input>(
+  type: Name,
+  service: (input: Input, deps: Deps) => Promise<PrismaTypes[Name]['Shape'] & RowKey[Name]>,
+): (query: PrismaQuery<Name>, root: unknown, args: { input: Input }, ctx: Context) => Promise<PrismaTypes[Name]['Shape']> {
+  const read = readers[type];
+  return async (query, _root, { input }, ctx) => {
+    const row = await service(input, ctx.deps);
+    return ownColumnsOnly(query) ? row : read(ctx.deps.db, row, query);
+  };
+}
+
+/** Pothos plans `{}` for a selection of scalar fields only, and an include or a select naming each relation otherwise. */
+function ownColumnsOnly(query: { include?: object; select?: object }): boolean {
+  return query.select === undefined && (query.include === undefined || Object.keys(query.include).length === 0);
 }

@@ -17,7 +17,8 @@
  * last subscriber is done with the event.
  */
 import { createSourceEventStream, execute, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { executeAhead } from './execute-ahead.js';
 
 /** payload -> operation key -> its execution. */
 const results = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
@@ -35,13 +36,14 @@ export function operationKey(args: Pick<ExecutionArgs, 'document' | 'operationNa
 
 /**
  * `graphql`'s `subscribe`, but each event is executed once per distinct operation and the
- * result handed to every subscription that asked the same.
+ * result handed to every subscription that asked the same, and executed when it arrives rather
+ * than after the previous event was sent (src/schema/execute-ahead.ts).
  */
 export async function sharedSubscribe(args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source as ExecutionResult;
   const key = operationKey(args);
-  return mapAsyncIterator(source as AsyncIterable<unknown>, (payload) => executeOnce(payload, key, args));
+  return executeAhead((source as AsyncIterable<unknown>)[Symbol.asyncIterator](), (payload) => executeOnce(payload, key, args));
 }
 
 function executeOnce(payload: unknown, key: string, args: ExecutionArgs): Promise<ExecutionResult> {

@@ -6,7 +6,8 @@
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { assertValidId } from '../ids.js';
-import { sessionCommit } from '../services/replay/read-commits.js';
+import { isFullSha } from '../git/index.js';
+import { gitCanRead, sessionCommit, shaCommitRef, type CommitRef } from '../services/replay/read-commits.js';
 import { requireSession } from '../services/sessions/read-session.js';
 import type { DirtyTreeWarningPayload, MirrorFailedPayload, ProjectCommittedPayload, TimelinePayload, TurnCommittedPayload } from '../pubsub.js';
 import { requireProject } from '../services/projects/manage-projects.js';
@@ -34,9 +35,17 @@ function eventProject(ctx: Context, payload: { projectId: string }) {
   return eventField(payload, 'project', () => requireProject(ctx.deps, payload.projectId));
 }
 
-/** An event's commit, read from the session repo once for all its subscribers (one git process). */
+/**
+ * An event's commit, read from the session repo once for all its subscribers. A full sha (what
+ * the mirror announces) is read without waiting for the session row, with the other commits asked
+ * for in the same tick: the events of a burst, executed together, share one git process.
+ */
 function eventCommit(ctx: Context, payload: { sessionId: string }, sha: string) {
-  return eventField(payload, 'commit', async () => sessionCommit(ctx.deps, await eventSession(ctx, payload), sha));
+  return eventField(payload, 'commit', async (): Promise<CommitRef | null> => {
+    if (!isFullSha(sha)) return sessionCommit(ctx.deps, await eventSession(ctx, payload), sha);
+    const ref = shaCommitRef(ctx.deps, payload.sessionId, sha);
+    return (await gitCanRead([ref])) ? ref : null;
+  });
 }
 
 const TurnCommittedEventRef = builder.objectRef<TurnCommittedEvent>('TurnCommittedEvent').implement({

@@ -2,7 +2,7 @@ import { endTurn } from '../services/sessions/end-turn.js';
 import { recordTurn } from '../services/sessions/record-turn.js';
 import { retryTurn } from '../services/sessions/retry-turn.js';
 import { builder } from './builder.js';
-import { serviceThenRow } from './refetch.js';
+import { serviceRow } from './refetch.js';
 import { pageTotalCount } from './connection.js';
 import { MirrorStateEnum } from './enums.js';
 import { Message } from './message.js';
@@ -113,18 +113,18 @@ builder.mutationFields((t) => ({
     type: 'Turn',
     description: 'Records a new reply to an earlier user message on a new branch retry-<assistant messageId>, which becomes current.',
     args: { input: t.arg({ type: RetryTurnInput, required: true }) },
-    resolve: serviceThenRow('Turn', retryTurn),
+    resolve: serviceRow('Turn', retryTurn),
   }),
   endTurn: t.prismaField({
     type: 'Turn',
     description: 'Closes the open turn: the session-git commit and the project commit follow in the background.',
     args: { input: t.arg({ type: EndTurnInput, required: true }) },
-    resolve: serviceThenRow('Turn', endTurn),
+    resolve: serviceRow('Turn', endTurn),
   }),
   recordTurn: t.prismaField({
     type: 'Turn',
     description: 'appendMessage for user, assistant and tool results, then endTurn, in one atomic call.',
     args: { input: t.arg({ type: RecordTurnInput, required: true }) },
-    resolve: serviceThenRow('Turn', recordTurn),
+    resolve: serviceRow('Turn', recordTurn),
   }),
 }));

@@ -16,8 +16,11 @@ export interface Deps {
   /** Per working directory lock, shared with the project committer. */
   projectLocks?: KeyedLocks;
   pubsub: PubSub;
-  /** Called after a transaction that closed a turn has committed. */
-  onTurnClosed?: (sessionId: string) => void;
+  /**
+   * Called after a transaction that closed a turn has committed; `project` says whether it
+   * queued a project commit too (a session outside any project never wakes the project committer).
+   */
+  onTurnClosed?: (sessionId: string, queued: { project: boolean }) => void;
   /** Called when the session repo could not follow a change of branch or view at once. */
   onViewChanged?: (sessionId: string) => void;
   now?: () => Date;

@@ -7,10 +7,13 @@ import { wsClient, wsSubscribe } from '../helpers/ws.js';
 import { BranchView, Checkout, RetryTurn, SwitchBranch, TimelineEvents } from './operations.js';
 
 async function settled(api: TestServer, sessionId: string, branch?: string) {
-  return eventually(async () => {
+  const found = await eventually(async () => {
     const view = await api.ok(BranchView, { sessionId, branch });
     return view.session?.mirror.inSync ? view.session : undefined;
   });
+  // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
+  await api.repoSettled(sessionId);
+  return found;
 }
 
 const ids = (edges: { node: { messageId: string } }[]) => edges.map((e) => e.node.messageId);

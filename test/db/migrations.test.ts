@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
@@ -33,6 +33,24 @@ describe('migrations', () => {
       expect(mode?.journal_mode).toBe('wal');
     } finally {
       await db.$disconnect();
+    }
+  });
+
+  it('builds a new database beside its place and renames it in; a leftover from a killed start is replaced, and nothing else is left', async () => {
+    const dir = join(tempDir(), 'db');
+    const file = join(dir, 'entity-memory.db');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${file}.migrating`, 'half a database from a killed start');
+    writeFileSync(`${file}.migrating-journal`, 'its journal');
+    const applied = await migrate({ file });
+    expect(applied.length).toBeGreaterThan(0);
+    expect(readdirSync(dir)).toEqual(['entity-memory.db']);
+    const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      expect(sqlite.prepare('SELECT count(*) AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL').get()).toEqual({ n: applied.length });
+      expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      sqlite.close();
     }
   });
 

@@ -34,6 +34,12 @@ export interface TestServer {
   ok<T, V>(document: TypedDocumentNode<T, V>, variables?: V): Promise<T>;
   /** Sends raw query text (for inputs the typed documents cannot express). */
   raw(query: string, variables?: Record<string, unknown>): Promise<Result<Record<string, unknown>>>;
+  /**
+   * Resolves once the session's repo lock is free: a mirror pass in progress has ended, and with
+   * it the checkout, which follows a commit after its event (Session.mirror says in sync as soon
+   * as the commit is recorded; `git status` is clean once this resolves).
+   */
+  repoSettled(sessionId: string): Promise<void>;
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -99,6 +105,7 @@ export async function startTestServer(
       return result.data!;
     },
     raw: (query, variables) => post(query, variables),
+    repoSettled: (sessionId) => server.app.deps.repoLocks.run(sessionId, async () => {}),
   };
   return client;
 }

@@ -83,10 +83,13 @@ async function session(server: TestServer, sessionId: string, branch?: string): 
 
 /** The session once its repo has every closed turn. */
 async function synced(server: TestServer, sessionId: string): Promise<SessionView> {
-  return eventually(async () => {
+  const found = await eventually(async () => {
     const s = await session(server, sessionId);
     return s?.mirror.inSync && s.mirror.gitCommits === s.mirror.dagTurns ? s : undefined;
   });
+  // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
+  await server.repoSettled(sessionId);
+  return found;
 }
 
 /** The content of every message file in the session repo, on every branch. */

@@ -22,10 +22,13 @@ const MIRROR_DEADLINE_MS = 120_000;
 const TEST_TIMEOUT_MS = 300_000;
 
 async function inSync(api: TestServer, sessionId: string, ms = MIRROR_DEADLINE_MS) {
-  return eventually(async () => {
+  const found = await eventually(async () => {
     const view = await api.ok(MirrorView, { sessionId });
     return view.session?.mirror.inSync ? view.session : undefined;
   }, ms);
+  // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
+  await api.repoSettled(sessionId);
+  return found;
 }
 
 /**

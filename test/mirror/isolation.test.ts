@@ -26,10 +26,13 @@ async function mirror(api: TestServer, sessionId: string) {
 }
 
 async function inSync(api: TestServer, sessionId: string, dagTurns: number) {
-  return eventually(async () => {
+  const found = await eventually(async () => {
     const status = await mirror(api, sessionId);
     return status.inSync && status.dagTurns === dagTurns ? status : undefined;
   }, 30_000);
+  // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
+  await api.repoSettled(sessionId);
+  return found;
 }
 
 describe('one bad session never blocks another', () => {

@@ -8,10 +8,13 @@ import { wsClient, wsSubscribe } from '../helpers/ws.js';
 import { CommitDetail, MirrorView, Timeline, TurnCommitted } from './operations.js';
 
 async function inSync(api: TestServer, sessionId: string) {
-  return eventually(async () => {
+  const found = await eventually(async () => {
     const view = await api.ok(MirrorView, { sessionId });
     return view.session?.mirror.inSync ? view.session : undefined;
   });
+  // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
+  await api.repoSettled(sessionId);
+  return found;
 }
 
 describe('session-git mirror', () => {

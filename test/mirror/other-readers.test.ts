@@ -58,10 +58,13 @@ const COMMIT = `query ($sessionId: String!, $sha: String!) { session(sessionId: 
 const FILE = `query ($sessionId: String!, $sha: String!, $path: String!) { session(sessionId: $sessionId) { commit(sha: $sha) { file(path: $path) { text } } } }`;
 
 async function inSync(api: TestServer, sessionId: string): Promise<SessionView> {
-  return eventually(async () => {
+  const found = await eventually(async () => {
     const view = (await ok<{ session: SessionView }>(api, SESSION_VIEW, { sessionId })).session;
     return view.mirror.inSync ? view : undefined;
   });
+  // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
+  await api.repoSettled(sessionId);
+  return found;
 }
 
 /** Paths isomorphic-git's status shows as anything but unmodified in HEAD, working tree and index. */

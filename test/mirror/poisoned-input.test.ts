@@ -52,10 +52,13 @@ async function state(api: TestServer, sessionId: string): Promise<SessionState> 
 async function synced(api: TestServer, sessionId: string): Promise<SessionState> {
   let last: SessionState | undefined;
   try {
-    return await eventually(async () => {
+    const found = await eventually(async () => {
       last = await state(api, sessionId);
       return last.mirror.inSync && last.mirror.pending === 0 ? last : undefined;
     });
+    // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
+    await api.repoSettled(sessionId);
+    return found;
   } catch (error) {
     throw new Error(`session ${sessionId} did not sync: ${JSON.stringify(last?.mirror)}`, { cause: error });
   }

@@ -53,10 +53,13 @@ async function turns(api: TestServer, sessionId: string, count: number, from = 1
 
 /** Polls the whole read (each poll must answer without errors) until the mirror is in sync at `dagTurns`. */
 async function healed(api: TestServer, sessionId: string, dagTurns: number, ms = 45_000): Promise<ReadResult> {
-  return eventually(async () => {
+  const found = await eventually(async () => {
     const view = await read(api, sessionId);
     return view.mirror.inSync && view.mirror.dagTurns === dagTurns ? view : undefined;
   }, ms);
+  // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
+  await api.repoSettled(sessionId);
+  return found;
 }
 
 async function userMessageOfTurn(api: TestServer, sessionId: string, number: number): Promise<string> {

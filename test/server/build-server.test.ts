@@ -1,12 +1,13 @@
 /**
  * scripts/build-server.mjs and bin/entity-memory.js: the stamp follows the sources, the bin runs
  * dist/ when it matches src/ and the TypeScript through tsx (saying so) when it does not, and
- * `--help` loads none of the server's modules.
+ * `--help` loads none of the server's modules (read from the bundle's source maps), and the query
+ * compiler ships as a file.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { builtServerHash, serverBuildIsFresh, serverInputs, serverInputsHash } from '../../scripts/build-server.mjs';
 import { tempDir } from '../helpers/temp.js';
@@ -77,6 +78,12 @@ describe('the server build', () => {
     expect(serverBuildIsFresh()).toBe(true);
   });
 
+  it('ships the query compiler as a WebAssembly file, not the base64 module the generated client imports', () => {
+    const wasm = readFileSync(join(root, 'dist', 'query-compiler.wasm'));
+    expect(wasm.subarray(0, 4).toString('latin1')).toBe('\0asm');
+    expect(readdirSync(join(root, 'dist'), { recursive: true }).filter((file) => String(file).includes('wasm-base64'))).toEqual([]);
+  });
+
   it('the bin runs dist/ when it matches src/, else src/ through tsx and says so; a touched but unchanged file is still fresh', async () => {
     const base = fakePackage();
     const bin = join(base, 'bin', 'entity-memory.js');
@@ -114,6 +121,12 @@ describe('the server build', () => {
     const ours = loaded.filter((url) => url.startsWith(pathToFileURL(root).href) && !url.includes('/node_modules/'));
     expect(ours.some((url) => url.endsWith('/dist/cli.js'))).toBe(true);
     expect(ours.filter((url) => url.includes('/src/'))).toEqual([]);
-    expect(loaded.filter((url) => /graphql|prisma|simple-git|pino|dist\/(server|app|db|schema|mirror)/.test(url))).toEqual([]);
+    expect(loaded.filter((url) => /graphql|prisma|simple-git|pino|dist\/(server|logger)\.js/.test(url))).toEqual([]);
+    // dist/ is a bundle: what went into each file it loaded is in that file's source map.
+    const bundled = ours
+      .filter((url) => url.includes('/dist/'))
+      .flatMap((url) => (JSON.parse(readFileSync(`${fileURLToPath(url)}.map`, 'utf8')) as { sources: string[] }).sources);
+    expect(bundled.some((source) => source.endsWith('src/cli.ts'))).toBe(true);
+    expect(bundled.filter((source) => /node_modules\/(graphql|@prisma|@pothos|simple-git|pino)\/|src\/(server|app|db|schema|mirror)[/.]/.test(source))).toEqual([]);
   });
 });

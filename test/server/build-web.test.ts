@@ -1,11 +1,12 @@
 /**
  * scripts/build-web.mjs: the hash of the UI's inputs follows the sources but not their tests,
- * and on the real tree (built by the global setup) ensureWebBuild is a quick no-op.
+ * the stamp's stat fingerprint stands in for it on an untouched tree, and on the real tree
+ * (built by the global setup) ensureWebBuild is a quick no-op.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { builtHash, ensureWebBuild, webInputs, webInputsHash } from '../../scripts/build-web.mjs';
+import { builtHash, ensureWebBuild, webBuildIsFresh, webInputs, webInputsHash, webInputsStat } from '../../scripts/build-web.mjs';
 import { tempDir } from '../helpers/temp.js';
 
 function write(root: string, file: string, content: string): void {
@@ -55,6 +56,23 @@ describe('the web build stamp', () => {
     // A file moved to another name is another input, even with the same content.
     write(root, 'web/src/features/Renamed.tsx', 'export const c = 1;');
     expect(seen.has(webInputsHash(root))).toBe(false);
+  });
+
+  it('is fresh by the stamp’s stat fingerprint, and by the hash when a file was touched but not changed', () => {
+    const root = fakeRoot();
+    const stamp = (text: string) => write(root, 'web/dist/.build-stamp', text);
+    stamp(`${webInputsHash(root)}\n`);
+    expect(webBuildIsFresh(root)).toBe(true);
+    stamp(`${webInputsHash(root)}\n${webInputsStat(root)}\n`);
+    expect(webBuildIsFresh(root)).toBe(true);
+
+    const later = new Date(Date.now() + 5000);
+    utimesSync(join(root, 'web/src/main.tsx'), later, later);
+    expect(webInputsStat(root)).not.toBe(readFileSync(join(root, 'web/dist/.build-stamp'), 'utf8').split('\n')[1]);
+    expect(webBuildIsFresh(root)).toBe(true);
+
+    write(root, 'web/src/main.tsx', 'export const a = 2;');
+    expect(webBuildIsFresh(root)).toBe(false);
   });
 
   it('lists the real tree’s sources without their tests', () => {

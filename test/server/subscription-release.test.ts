@@ -52,17 +52,20 @@ describe('closed subscriptions', () => {
     raw.socket.send(JSON.stringify({ id: 'a', type: 'subscribe', payload: { query: 'subscription { turnCommitted(sessionId: "rel") { turn { number } } }' } }));
     raw.socket.send(JSON.stringify({ id: 'ping', type: 'subscribe', payload: { query: '{ __typename }' } }));
     await rawReady;
-    // Every subscription listens: a filtered one starts listening when graphql-ws first asks it for an event.
-    // Sockets 0-5 take mirrorFailed, projectCommitted, dirtyTreeWarning, turnCommitted, mirrorFailed, projectCommitted.
-    expect(listeners()).toEqual({ turnCommitted: 6 + 1 + 1, timeline: 6, mirrorFailed: 2, projectCommitted: 2, dirtyTreeWarning: 1 });
+    // One listener per distinct operation, which its subscribers share (src/http/fan-out.ts): turnCommitted is
+    // the client's operation on 6 sockets, the raw socket's and OTHERS[3]'s; sockets 0-5 take mirrorFailed,
+    // projectCommitted, dirtyTreeWarning, turnCommitted, mirrorFailed, projectCommitted.
+    expect(listeners()).toEqual({ turnCommitted: 3, timeline: 1, mirrorFailed: 1, projectCommitted: 1, dirtyTreeWarning: 1 });
 
     // Events flow, so the shared executions of an event have run.
     await api.ok(RecordTurn, { input: { sessionId: 'rel', user: { content: 'one' }, assistant: { content: 'answer' } } });
     await Promise.all(sockets.map((s) => s.subscriptions[0]!.next(1)));
 
-    // Completed by the client while the socket stays open.
+    // Completed by the client while the socket stays open: the operations it shared still listen for the others,
+    // and the one only it had (dirtyTreeWarning, socket 2) stops listening.
     for (const subscription of sockets[0]!.subscriptions) subscription.unsubscribe();
-    await expect.poll(listeners).toEqual({ turnCommitted: 5 + 1 + 1, timeline: 5, mirrorFailed: 1, projectCommitted: 2, dirtyTreeWarning: 1 });
+    for (const subscription of sockets[2]!.subscriptions) subscription.unsubscribe();
+    await expect.poll(listeners).toEqual({ turnCommitted: 3, timeline: 1, mirrorFailed: 1, projectCommitted: 1, dirtyTreeWarning: 0 });
 
     // Closed with an event on its way: a turn is recorded and the sockets go before it is delivered.
     const recording = api.ok(RecordTurn, { input: { sessionId: 'rel', user: { content: 'two' }, assistant: { content: 'answer' } } });

@@ -244,7 +244,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
           if (input.closeLastTurn) await closeOpen();
         }
         await writer.flush();
-        return { closed, added, updated, branches: [...writer.createdBranches] };
+        return { closed, added, updated, branches: [...writer.createdBranches], project: writer.projectJobsQueued };
       }, { timeout: 60_000 });
 
       turnsAdded += step.closed;
@@ -252,7 +252,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
       messagesUpdated += step.updated;
       branchesCreated.push(...step.branches);
       await publishNewBranches(deps, sessionId, step.branches);
-      if (step.closed > 0) deps.onTurnClosed?.(sessionId);
+      if (step.closed > 0) deps.onTurnClosed?.(sessionId, { project: step.project });
     }
 
     // The branch the source ended on becomes current (switchBranch semantics), unless a turn stays open.

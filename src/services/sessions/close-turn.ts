@@ -1,5 +1,5 @@
 import type { Turn } from '../../generated/prisma/client.js';
-import { CAPTURE_BASIS, captureBasis, closeProjectTurn } from '../../projects/turn-close.js';
+import { CAPTURE_BASIS, captureBasis, closeProjectTurn, type ProjectClose } from '../../projects/turn-close.js';
 import { now, type Deps } from '../deps.js';
 import { SessionWriter, type TurnClose } from './session-writer.js';
 import { publishNewBranches } from './session-view.js';
@@ -13,6 +13,12 @@ import { publishNewBranches } from './session-view.js';
  * project, and the background work. No git process runs under the lock, except
  * when another close of the same session landed between the capture and the
  * lock: then the capture is taken again, under it, from the new state.
+ *
+ * Most sessions have no project: their close does not look for one first. The
+ * transaction finds out (it reads the session anyway); when the session turns
+ * out to capture, it is undone, the capture is taken outside the lock, and the
+ * close runs again. Sessions seen capturing are remembered (a hint only), so
+ * their next closes capture first, as before.
  */
 export async function closeTurnWith(
   deps: Deps,
@@ -22,27 +28,66 @@ export async function closeTurnWith(
 ): Promise<Turn> {
   // The agent's files are written by now: capture its paths; what else is dirty is where the next turn begins.
   const capture = () => closeProjectTurn(deps, sessionId, { touched: close.touchedPaths ?? null, startedAt: close.startedAt ?? null });
-  const early = await capture();
-  const turn = await deps.sessionLocks.run(sessionId, async () => {
-    let project = early;
+  const capturing = capturingSessions(deps);
+  let turn: { closed: Turn; project: boolean };
+  try {
+    turn = await closeUnderLock(deps, sessionId, close, fill, capturing.has(sessionId) ? await capture() : undefined, capture);
+  } catch (error) {
+    if (!(error instanceof CaptureFirst)) throw error;
+    capturing.add(sessionId);
+    turn = await closeUnderLock(deps, sessionId, close, fill, await capture(), capture);
+  }
+  deps.onTurnClosed?.(sessionId, { project: turn.project });
+  return turn.closed;
+}
+
+/** The close's transaction found a session that captures, and no capture was taken: undone, to take it outside the lock. */
+class CaptureFirst extends Error {}
+
+/** Per database: sessions whose closes captured in this process. */
+const capturingByDb = new WeakMap<Deps['db'], Set<string>>();
+
+function capturingSessions(deps: Pick<Deps, 'db'>): Set<string> {
+  let sessions = capturingByDb.get(deps.db);
+  if (!sessions) {
+    sessions = new Set();
+    capturingByDb.set(deps.db, sessions);
+  }
+  return sessions;
+}
+
+/**
+ * The close under the session's write lock.
+ * @param early the capture taken before the lock; null when it found nothing to capture,
+ *   undefined when none was tried (then a session that captures throws CaptureFirst).
+ */
+async function closeUnderLock(
+  deps: Deps,
+  sessionId: string,
+  close: TurnClose,
+  fill: (writer: SessionWriter) => Promise<void>,
+  early: ProjectClose | null | undefined,
+  capture: () => Promise<ProjectClose | null>,
+): Promise<{ closed: Turn; project: boolean }> {
+  return deps.sessionLocks.run(sessionId, async () => {
+    let project = early ?? null;
     if (project) {
       const current = await deps.db.session.findUnique({ where: { sessionId }, select: CAPTURE_BASIS });
       // Rare: a close of this session landed meanwhile (the next turn starts where it ended).
       if (!current || captureBasis(current) !== project.basis) project = await capture();
     }
-    const { closed, branches } = await deps.db.$transaction(async (tx) => {
+    const written = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, sessionId, now(deps));
+      if (early === undefined && writer.capturesProject) throw new CaptureFirst();
       writer.projectDirtyAtClose = project?.baseline ?? null;
       writer.projectCapture = project;
       await fill(writer);
       const turnClosed = await writer.closeTurn(close);
       await writer.flush();
-      return { closed: turnClosed, branches: writer.createdBranches };
+      return { closed: turnClosed, branches: writer.createdBranches, project: writer.projectJobsQueued };
     });
-    await publishNewBranches(deps, sessionId, branches);
-    await project?.claim(closed.id);
-    return closed;
+    await publishNewBranches(deps, sessionId, written.branches);
+    await project?.claim(written.closed.id);
+    return written;
   });
-  deps.onTurnClosed?.(sessionId);
-  return turn;
 }

@@ -26,8 +26,9 @@ export async function recordTurn(input: RecordTurnInput, deps: Deps): Promise<Tu
   const tools = (input.toolResults ?? []).map((tool, i) => messageDraft('TOOL', tool, deps, `toolResults[${i}]`));
   const close = validateTurnClose(input);
   return closeTurnWith(deps, input.sessionId, close, async (writer) => {
-    await writer.append(user);
-    // The reply and its tool results in one statement (the tools' caller is the reply, added first).
+    // Held: the turn is written once, already closed, with its five messages in one statement.
+    await writer.openHeld(user);
+    // The tools' caller is the reply, added first.
     await writer.appendJoining([assistant, ...tools]);
   });
 }
