@@ -6,7 +6,8 @@
  *     throughput, mirror lag (recordTurn acknowledged -> its turnCommitted event) p50/p99, and the
  *     time until every turn is mirrored; the mirror's own rate is what it committed per second;
  *  2. the same clients paced at fractions of that mirror rate on fresh sessions (25 % to 90 %, then
- *     halfway between the best rate within the goal and the next one tried): lag p99 per rate, and
+ *     halfway between the best rate within the goal and the next one tried, or halving below 25 %
+ *     down to 3 % while none is within it): lag p99 per rate, and
  *     the highest rate whose p99 stays within 1 s (the sustainable ingest rate);
  *  3. one session written by 20 concurrent writers: turns ingested and mirrored per second.
  * Then `verify` (the command's function) must find every session's repo in line with the database.
@@ -259,6 +260,8 @@ if (process.argv[2] === '--clients') {
       console.log(`  ${(fraction * 100).toFixed(0).padStart(3)} % (${fmt(rate, 1)} turns/s asked, ${fmt(r.achieved, 1)} achieved): lag p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms ${verdict(ok)} (load ${load()})`);
     };
     for (const fraction of PACED_FRACTIONS) await tryFraction(fraction);
+    // None within the goal: halve below the lowest until one is (or the rate is a few turns a second).
+    for (let fraction = PACED_FRACTIONS[0]! / 2; !tried.some((t) => t.ok) && fraction >= PACED_FRACTIONS[0]! / 8; fraction /= 2) await tryFraction(fraction);
     const bestOk = Math.max(0, ...tried.filter((t) => t.ok).map((t) => t.fraction));
     const firstMissAbove = Math.min(1, ...tried.filter((t) => !t.ok && t.fraction > bestOk).map((t) => t.fraction));
     if (bestOk > 0 && firstMissAbove - bestOk > 0.05) await tryFraction((bestOk + firstMissAbove) / 2);
