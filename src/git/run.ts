@@ -5,14 +5,16 @@
  * simple-git instead (src/git/project-porcelain.ts), with the same settings,
  * environment hardening, listeners and request budget; see src/git/README.md.
  *
- * Plain `node:child_process.spawn` here: no queue, no plugin chain, stdout as
- * raw bytes (blobs, fast-import) and a streaming stdin for fast-import.
+ * Plain `node:child_process.spawn` semantics here (through the launcher,
+ * src/git/launcher.ts, which spawns for us): no queue, no plugin chain,
+ * stdout as raw bytes (blobs, fast-import) and a streaming stdin for
+ * fast-import.
  */
-import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { meterGitProcess } from '../request-context.js';
 import { classifyGitFailure, commandOf, GitError, GitNotFoundError, GitTimeoutError } from './errors.js';
+import { launchGit } from './launcher.js';
 
 /** Default time a git run may take before it is killed: 30 000 ms. */
 export const DEFAULT_GIT_TIMEOUT_MS = 30_000;
@@ -291,12 +293,8 @@ function startProcess(args: readonly string[], opts: RunGitOptions, pipeStdin: b
   const okExitCodes = opts.okExitCodes ?? [0];
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
 
-  const child = spawn(binary, rest, {
-    cwd: opts.cwd,
-    env,
-    stdio: [pipeStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-    windowsHide: true,
-  });
+  // Through the launcher: a fork of the server itself would hold its event loop (src/git/launcher.ts).
+  const child = launchGit(binary, rest, { cwd: opts.cwd, env, pipeStdin });
   // EPIPE when git exits before reading all input: the exit code tells what happened.
   child.stdin?.on('error', () => undefined);
 

@@ -34,8 +34,8 @@ const messageSelect = {
   toolCallId: true,
   createdAt: true,
   metadata: true,
-  predecessor: { select: { messageId: true } },
-  caller: { select: { messageId: true } },
+  predecessorId: true,
+  callerId: true,
 } as const;
 
 type LoadedMessage = {
@@ -47,18 +47,19 @@ type LoadedMessage = {
   toolCallId: string | null;
   createdAt: Date;
   metadata: string | null;
-  predecessor: { messageId: string } | null;
-  caller: { messageId: string } | null;
+  predecessorId: string | null;
+  callerId: string | null;
 };
 
-function record(m: LoadedMessage): MessageRecord {
+/** `messageIdOf` maps the internal ids of predecessors and callers to their public ids. */
+function record(m: LoadedMessage, messageIdOf: ReadonlyMap<string, string>): MessageRecord {
   return {
     messageId: m.messageId,
     seq: m.seq,
     role: m.role,
     content: m.content,
-    predecessorMessageId: m.predecessor?.messageId ?? null,
-    callerMessageId: m.caller?.messageId ?? null,
+    predecessorMessageId: m.predecessorId === null ? null : (messageIdOf.get(m.predecessorId) ?? null),
+    callerMessageId: m.callerId === null ? null : (messageIdOf.get(m.callerId) ?? null),
     toolName: m.toolName,
     toolCallId: m.toolCallId,
     createdAt: m.createdAt,
@@ -87,6 +88,14 @@ export async function loadTurnPlans(db: Db, sessionId: string, turnIds: string[]
       },
     });
     const byId = new Map(turns.map((t) => [t.id, t]));
+    // Predecessors' and callers' public ids in one statement, where a relation each on the user
+    // message and on the others took four (a one-turn mirror pass ran 15 statements, now 12).
+    const linked = [...new Set(turns.flatMap((t) => [t.userMessage, ...t.messages].flatMap((m) => [m.predecessorId, m.callerId]).filter((id): id is string => id !== null)))];
+    const messageIdOf = new Map<string, string>();
+    for (let at = 0; at < linked.length; at += 500) {
+      const rows = await db.message.findMany({ where: { id: { in: linked.slice(at, at + 500) } }, select: { id: true, messageId: true } });
+      for (const row of rows) messageIdOf.set(row.id, row.messageId);
+    }
     for (const id of ids) {
       const turn = byId.get(id);
       if (!turn) throw new Error(`turn ${id} of session ${sessionId} is not in the database`);
@@ -101,7 +110,7 @@ export async function loadTurnPlans(db: Db, sessionId: string, turnIds: string[]
         branch: turn.branch,
         parentTurnId: turn.parentTurnId,
         parentSha: turn.parentTurnId === null ? null : (turn.parentTurn?.commitSha ?? undefined),
-        files: [meta, ...messages.map((m) => messageFile(record(m)))],
+        files: [meta, ...messages.map((m) => messageFile(record(m, messageIdOf)))],
         messageIds: messages.map((m) => m.messageId),
         message: turnCommitMessage({
           sessionId,

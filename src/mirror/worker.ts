@@ -54,6 +54,9 @@ export interface MirrorWorkerOptions {
   packEvery?: number;
 }
 
+/** How many times `packEvery` a repack may be put off while other sessions wait for a slot. */
+const PACK_DEFERRAL = 4;
+
 /** About how many loose objects one turn commit leaves (blobs, three trees, the commit), when git unpacked them. */
 const OBJECTS_PER_TURN = 9;
 
@@ -69,6 +72,8 @@ class RepoDivergedError extends Error {}
 
 export class MirrorWorker implements RepoHealer {
   private readonly semaphore: Semaphore;
+  /** Drains waiting for a slot of the semaphore (a due repack waits while any do). */
+  private waitingForSlot = 0;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly drains: KeyedDrains;
   private readonly initialised = new Set<string>();
@@ -98,7 +103,13 @@ export class MirrorWorker implements RepoHealer {
     this.passLimit = Math.max(1, options.passLimit ?? 100);
     this.packEvery = options.packEvery ?? 100;
     this.drains = new KeyedDrains(
-      (sessionId) => this.semaphore.runExclusive(() => this.drain(sessionId)),
+      (sessionId) => {
+        this.waitingForSlot += 1;
+        return this.semaphore.runExclusive(() => {
+          this.waitingForSlot -= 1;
+          return this.drain(sessionId);
+        });
+      },
       (error, sessionId) => this.deps.logger.error({ err: error, sessionId }, 'mirror worker failed'),
     );
   }
@@ -181,14 +192,22 @@ export class MirrorWorker implements RepoHealer {
     const repo = openSessionRepo(this.deps.config, sessionId);
     // A repo deleted since (before its first commit, so no rebuild was due) is created again: one stat.
     if (!this.initialised.has(sessionId) || !repo.exists()) {
+      const existed = repo.exists();
       await repo.init();
-      // A git killed with us may have left its locks; no git of ours runs on this repo now.
-      await repo.recoverStaleLocks(0);
-      await repo.resetWorkingTree();
+      if (existed) {
+        // A git killed with us may have left its locks; no git of ours runs on this repo now.
+        await repo.recoverStaleLocks(0);
+        await repo.resetWorkingTree();
+        const loose = await repo.looseObjects();
+        // A turn leaves one small pack (or ~9 loose objects where an older git config unpacked them).
+        this.unpacked.set(sessionId, Math.floor(loose.count / OBJECTS_PER_TURN) + Math.max(0, loose.packs - 1));
+      } else {
+        // Made just now: no lock, index or object to look at. Two git processes fewer on a new
+        // session's first turn, which took 0.4-0.6 s while other passes ran (bench/sustained.ts).
+        this.unpacked.set(sessionId, 0);
+      }
+      // The checkout is at HEAD now (reset, or a new repo's empty tree).
       await repo.clearCheckoutBehind();
-      const loose = await repo.looseObjects();
-      // A turn leaves one small pack (or ~9 loose objects where an older git config unpacked them).
-      this.unpacked.set(sessionId, Math.floor(loose.count / OBJECTS_PER_TURN) + Math.max(0, loose.packs - 1));
       this.initialised.add(sessionId);
     }
     return repo;
@@ -329,13 +348,17 @@ export class MirrorWorker implements RepoHealer {
   /**
    * Once a session has made `packEvery` commits, packs its loose objects (they
    * are ~9 files and ~25 KB of disk per turn, never packed otherwise since
-   * automatic gc is off). Runs when the session's queue is empty; a failure
-   * is logged and tried again after the next commits.
+   * automatic gc is off). Runs when the session's queue is empty and no
+   * other session waits for a slot (a repack holds one for 0.1-0.3 s under
+   * load, which every turn queued behind it waited for), or once the
+   * session has made `PACK_DEFERRAL` times `packEvery` commits whatever the
+   * queue; a failure is logged and tried again after the next commits.
    */
   private async packIfDue(sessionId: string, committed: number): Promise<void> {
     const count = (this.unpacked.get(sessionId) ?? 0) + committed;
     this.unpacked.set(sessionId, count);
     if (count < this.packEvery) return;
+    if (this.waitingForSlot > 0 && count < PACK_DEFERRAL * this.packEvery) return;
     try {
       const started = Date.now();
       await (await this.repoFor(sessionId)).packLooseObjects();
