@@ -17,12 +17,11 @@
  */
 import { Semaphore } from 'async-mutex';
 import { availableParallelism } from 'node:os';
-import { Prisma } from '../generated/prisma/client.js';
 import { fastImport, GitRefConflictError, type RepoFile, type SessionRepo } from '../git/index.js';
 import { KeyedDrains } from '../drains.js';
 import { turnTrailers } from './commit-message.js';
 import { clearRepoProblem, describeFault, diagnoseSessionRepo, looksLikeDamagedRepo, noteRepoProblem, type RepoFault, type RepoHealer } from './health.js';
-import { rebuildSession, streamCommits, syncHead } from './rebuild.js';
+import { rebuildSession, recordCommits, streamCommits, syncHead } from './rebuild.js';
 import { openSessionRepo } from './session-repos.js';
 import { loadTurnPlans, type TurnPlan } from './turn-plan.js';
 import type { MirrorWorkerDeps } from './worker-deps.js';
@@ -459,18 +458,7 @@ export class MirrorWorker implements RepoHealer {
     const { db } = this.deps;
     const at = new Date();
     await db.$transaction(async (tx) => {
-      if (commits.length === 1) {
-        const { turnId, sha } = commits[0]!;
-        await tx.turn.update({ where: { id: turnId }, data: { mirrorState: 'COMMITTED', commitSha: sha, mirroredAt: at } });
-      } else {
-        for (let start = 0; start < commits.length; start += 500) {
-          const chunk = commits.slice(start, start + 500);
-          const ids = chunk.map((c) => c.turnId);
-          await tx.turn.updateMany({ where: { id: { in: ids } }, data: { mirrorState: 'COMMITTED', mirroredAt: at } });
-          const shas = Prisma.join(chunk.map((c) => Prisma.sql`WHEN ${c.turnId} THEN ${c.sha}`), ' ');
-          await tx.$executeRaw`UPDATE "Turn" SET "commitSha" = CASE "id" ${shas} END WHERE "id" IN (${Prisma.join(ids)})`;
-        }
-      }
+      await recordCommits(tx, commits, at);
       await tx.outboxJob.deleteMany({ where: { id: { in: [...jobIds] } } });
     });
     clearRepoProblem(this.deps.config, sessionId);
