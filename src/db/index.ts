@@ -78,34 +78,44 @@ function announce(query: { sql: string }): void {
   }
 }
 
-/** The adapter factory, its connections and their transactions reporting each statement to `onSqlStatement`. */
-function counted<T extends object>(factory: T): T {
-  const wrapQueryable = <Q extends object>(target: Q): Q =>
-    new Proxy(target, {
-      get(obj, key, receiver) {
-        const value: unknown = Reflect.get(obj, key, receiver);
-        if (typeof value !== 'function') return value;
-        if (key === 'queryRaw' || key === 'executeRaw') {
-          return (query: { sql: string }, ...rest: unknown[]) => {
-            announce(query);
-            return (value as (...a: unknown[]) => unknown).call(obj, query, ...rest);
-          };
-        }
-        if (key === 'startTransaction') {
-          return async (...args: unknown[]) => wrapQueryable((await (value as (...a: unknown[]) => Promise<object>).apply(obj, args)) as object);
-        }
-        return (value as (...a: unknown[]) => unknown).bind(obj);
-      },
-    });
-  return new Proxy(factory, {
+/** A method as taken off an adapter object, bound to it; and what may stand in for one. */
+type Original = (...args: unknown[]) => unknown;
+type Replacement = (...args: never[]) => unknown;
+
+/**
+ * `target` with the named methods replaced: each replacement is made from the
+ * original, bound to `target`. Every other member passes through (methods
+ * bound), so the wrapped adapter objects behave as the originals.
+ */
+function overriding<T extends object>(target: T, methods: Record<string, (original: Original) => Replacement>): T {
+  return new Proxy(target, {
     get(obj, key, receiver) {
       const value: unknown = Reflect.get(obj, key, receiver);
-      if (key === 'connect' && typeof value === 'function') {
-        return async (...args: unknown[]) => wrapQueryable((await (value as (...a: unknown[]) => Promise<object>).apply(obj, args)) as object);
-      }
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(obj) : value;
+      if (typeof value !== 'function') return value;
+      const bound = (value as Original).bind(obj);
+      return typeof key === 'string' && Object.hasOwn(methods, key) ? methods[key]!(bound) : bound;
     },
   });
+}
+
+/** The adapter factory with `wrap` applied to every connection it opens. */
+function wrappingConnections<T extends object>(factory: T, wrap: (connection: object) => object): T {
+  return overriding(factory, { connect: (connect) => async (...args: unknown[]) => wrap((await connect(...args)) as object) });
+}
+
+/** The adapter factory, its connections and their transactions reporting each statement to `onSqlStatement`. */
+function counted<T extends object>(factory: T): T {
+  const announcing = (original: Original) => (query: { sql: string }, ...rest: unknown[]) => {
+    announce(query);
+    return original(query, ...rest);
+  };
+  const reporting = (queryable: object): object =>
+    overriding(queryable, {
+      queryRaw: announcing,
+      executeRaw: announcing,
+      startTransaction: (start) => async (...args: unknown[]) => reporting((await start(...args)) as object),
+    });
+  return wrappingConnections(factory, reporting);
 }
 
 /**
@@ -121,69 +131,40 @@ function counted<T extends object>(factory: T): T {
  * the client (it would wait for its own transaction).
  */
 function isolated<T extends object>(factory: T): T {
-  const guard = (connection: object): object => {
+  return wrappingConnections(factory, (connection) => {
     const lock = new Mutex();
-    return new Proxy(connection, {
-      get(obj, key, receiver) {
-        const value: unknown = Reflect.get(obj, key, receiver);
-        if (typeof value !== 'function') return value;
-        const call = (...args: unknown[]) => (value as (...a: unknown[]) => unknown).apply(obj, args);
-        if (key === 'queryRaw' || key === 'executeRaw' || key === 'executeScript') {
-          return (...args: unknown[]) => lock.runExclusive(() => call(...args));
+    const exclusive = (original: Original) => (...args: unknown[]) => lock.runExclusive(() => original(...args));
+    return overriding(connection, {
+      queryRaw: exclusive,
+      executeRaw: exclusive,
+      executeScript: exclusive,
+      startTransaction: (start) => async (...args: unknown[]) => {
+        const release = await lock.acquire();
+        try {
+          return endsWith((await start(...args)) as object, release);
+        } catch (error) {
+          release();
+          throw error;
         }
-        if (key === 'startTransaction') {
-          return async (...args: unknown[]) => {
-            const release = await lock.acquire();
-            let transaction: object;
-            try {
-              transaction = (await call(...args)) as object;
-            } catch (error) {
-              release();
-              throw error;
-            }
-            return endsWith(transaction, release);
-          };
-        }
-        return (value as (...a: unknown[]) => unknown).bind(obj);
       },
     });
-  };
-  return new Proxy(factory, {
-    get(obj, key, receiver) {
-      const value: unknown = Reflect.get(obj, key, receiver);
-      if (key === 'connect' && typeof value === 'function') {
-        return async (...args: unknown[]) => guard((await (value as (...a: unknown[]) => Promise<object>).apply(obj, args)) as object);
-      }
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(obj) : value;
-    },
   });
 }
 
 /** The transaction, calling `release` once after its commit or rollback (whether that succeeded or not). */
 function endsWith(transaction: object, release: () => void): object {
   let released = false;
-  const once = () => {
-    if (!released) {
-      released = true;
-      release();
+  const releasing = (end: Original) => async (...args: unknown[]) => {
+    try {
+      return await end(...args);
+    } finally {
+      if (!released) {
+        released = true;
+        release();
+      }
     }
   };
-  return new Proxy(transaction, {
-    get(obj, key, receiver) {
-      const value: unknown = Reflect.get(obj, key, receiver);
-      if (typeof value !== 'function') return value;
-      if (key === 'commit' || key === 'rollback') {
-        return async (...args: unknown[]) => {
-          try {
-            return await (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
-          } finally {
-            once();
-          }
-        };
-      }
-      return (value as (...a: unknown[]) => unknown).bind(obj);
-    },
-  });
+  return overriding(transaction, { commit: releasing, rollback: releasing });
 }
 
 export interface MigrationStatus {
