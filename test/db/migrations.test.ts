@@ -7,6 +7,23 @@ import { migrate, openDb, prismaDir, readSchemaFile } from '../../src/db/index.j
 import { readMigrations, SchemaEngineSession } from '../../src/db/schema-engine.js';
 import { tempDir } from '../helpers/temp.js';
 
+/**
+ * An in-memory database with every migration before the one whose folder ends
+ * in `suffix` (which must not be the first), foreign keys off for rows written
+ * as older code left them; `next` is that migration's SQL.
+ */
+function migratedUpTo(suffix: string): { db: Database.Database; next: string } {
+  const dir = join(prismaDir, 'migrations');
+  const folders = readdirSync(dir).filter((name) => /^\d{14}_/.test(name)).sort();
+  const at = folders.findIndex((name) => name.endsWith(suffix));
+  expect(at).toBeGreaterThan(0);
+  const sql = (name: string) => readFileSync(join(dir, name, 'migration.sql'), 'utf8');
+  const db = new Database(':memory:');
+  for (const name of folders.slice(0, at)) db.exec(sql(name));
+  db.pragma('foreign_keys = OFF');
+  return { db, next: sql(folders[at]!) };
+}
+
 describe('migrations', () => {
   it('prisma/migrations produce exactly prisma/schema.prisma (run `npm run db:migration -- <name>` when this fails)', async () => {
     const engine = await SchemaEngineSession.open(new PrismaBetterSqlite3({ url: ':memory:' }));
@@ -55,16 +72,10 @@ describe('migrations', () => {
   });
 
   it('keeps pending outbox work across the MirrorJob -> OutboxJob rename', () => {
-    const dir = join(prismaDir, 'migrations');
-    const folders = readdirSync(dir).filter((name) => /^\d{14}_/.test(name)).sort();
-    const rename = folders.findIndex((name) => name.endsWith('_outbox_job'));
-    expect(rename).toBeGreaterThan(0);
-    const db = new Database(':memory:');
+    const { db, next } = migratedUpTo('_outbox_job');
     try {
-      for (const name of folders.slice(0, rename)) db.exec(readFileSync(join(dir, name, 'migration.sql'), 'utf8'));
-      db.pragma('foreign_keys = OFF');
       db.prepare(`INSERT INTO "MirrorJob" ("id", "sessionId", "turnId", "kind", "attempts", "lastError") VALUES (7, 's', 't', 'PROJECT', 2, 'index.lock')`).run();
-      db.exec(readFileSync(join(dir, folders[rename]!, 'migration.sql'), 'utf8'));
+      db.exec(next);
       expect(db.prepare('SELECT "id", "sessionId", "turnId", "kind", "attempts", "lastError" FROM "OutboxJob"').all()).toEqual([
         { id: 7, sessionId: 's', turnId: 't', kind: 'PROJECT', attempts: 2, lastError: 'index.lock' },
       ]);
@@ -77,14 +88,8 @@ describe('migrations', () => {
   });
 
   it('fills Turn.messagesThrough for turns written before it was kept, retries and forks included', () => {
-    const dir = join(prismaDir, 'migrations');
-    const folders = readdirSync(dir).filter((name) => /^\d{14}_/.test(name)).sort();
-    const kept = folders.findIndex((name) => name.endsWith('_turn_messages_through'));
-    expect(kept).toBeGreaterThan(0);
-    const db = new Database(':memory:');
+    const { db, next } = migratedUpTo('_turn_messages_through');
     try {
-      for (const name of folders.slice(0, kept)) db.exec(readFileSync(join(dir, name, 'migration.sql'), 'utf8'));
-      db.pragma('foreign_keys = OFF');
       db.prepare(`INSERT INTO "Session" ("sessionId") VALUES ('s')`).run();
       const message = db.prepare(
         `INSERT INTO "Message" ("id", "sessionId", "messageId", "seq", "role", "content", "createdAt", "turnId") VALUES (?, 's', ?, ?, 'USER', '', 0, ?)`,
@@ -98,7 +103,7 @@ describe('migrations', () => {
       turn.run('t2r', 2, 'retry-r', 't1', 'u2');
       turn.run('t3r', 3, 'retry-r', 't2r', 'u3');
       turn.run('tf', 2, 'fork-f', 't1', 'uf');
-      db.exec(readFileSync(join(dir, folders[kept]!, 'migration.sql'), 'utf8'));
+      db.exec(next);
       expect(db.prepare(`SELECT "id", "messagesThrough" FROM "Turn" ORDER BY "id"`).all()).toEqual([
         { id: 't1', messagesThrough: 2 },
         { id: 't2', messagesThrough: 5 },
