@@ -299,8 +299,9 @@ export class SessionWriter {
       // The turn and its user message name each other, and the branch row names the turn.
       await this.tx.$executeRawUnsafe('PRAGMA defer_foreign_keys = ON');
       message = this.messageRow({ ...draft, messageId }, fromTip?.id ?? null, null, turnId);
-      turn = turnRow(message.id);
-      this.open = { turn, messages: [pick(message)], unwritten: 0, held: { turn: turnRow(message.id), messages: [message] } };
+      const row = turnRow(message.id);
+      turn = row;
+      this.open = { turn, messages: [pick(message)], unwritten: 0, held: { turn: row, messages: [message] } };
     } else {
       const inserted = await this.insertMessage({ ...draft, messageId }, fromTip?.id ?? null, null, null);
       turn = await this.tx.turn.create({ data: turnRow(inserted.id) });
@@ -493,12 +494,8 @@ export class SessionWriter {
       rows.push(row);
       open.messages.push(pick(row));
     }
-    if (open.held) {
-      open.held.messages.push(...rows);
-      open.unwritten += rows.length;
-      return;
-    }
-    await this.insertMessages(rows);
+    if (open.held) open.held.messages.push(...rows);
+    else await this.insertMessages(rows);
     open.unwritten += rows.length;
   }
 
