@@ -88,17 +88,19 @@ const QUERY_COMPILER_LOADER =
   /getQueryCompilerWasmModule: async \(\) => \{\s*const \{ wasm \} = await import\(("[^"]+\.wasm-base64\.mjs")\)\s*return await decodeBase64AsWasm\(wasm\)\s*\},/;
 
 /**
- * The generated client's query compiler as a file (dist/query-compiler.wasm), loaded by
- * src/db/query-compiler.ts: read and compiled off the main thread, begun as the client's module
- * loads, instead of a 4.4 MB base64 module parsed, decoded and compiled on the main thread at
- * the first query (see that file). The client is the one Prisma generated, with its loader
- * swapped; a generated client whose loader reads otherwise fails the build, saying so.
+ * Each generated client's query compiler as a file (dist/query-compiler.wasm for SQLite's,
+ * dist/query-compiler-postgresql.wasm for PostgreSQL's), loaded by src/db/query-compiler.ts: read
+ * and compiled off the main thread, begun as the client's module loads, instead of a 4.4 MB
+ * base64 module parsed, decoded and compiled on the main thread at the first query (see that
+ * file). The clients are the ones Prisma generated, with their loader swapped; a generated client
+ * whose loader reads otherwise fails the build, saying so.
  */
 function queryCompilerFile(outDir) {
   return {
     name: 'query-compiler-file',
     setup(build) {
-      build.onLoad({ filter: /[\\/]src[\\/]generated[\\/]prisma[\\/]internal[\\/]class\.ts$/ }, async (args) => {
+      build.onLoad({ filter: /[\\/]src[\\/]generated[\\/]prisma(-postgresql)?[\\/]internal[\\/]class\.ts$/ }, async (args) => {
+        const provider = /prisma-postgresql[\\/]internal/.test(args.path) ? 'postgresql' : 'sqlite';
         const source = await readFile(args.path, 'utf8');
         const loader = source.match(QUERY_COMPILER_LOADER);
         if (!loader) {
@@ -106,11 +108,13 @@ function queryCompilerFile(outDir) {
         }
         const base64Module = createRequire(join(ROOT, 'package.json')).resolve(JSON.parse(loader[1]));
         const { wasm } = await import(pathToFileURL(base64Module).href);
-        await writeFile(join(outDir, 'query-compiler.wasm'), Buffer.from(wasm, 'base64'));
+        await writeFile(join(outDir, provider === 'sqlite' ? 'query-compiler.wasm' : `query-compiler-${provider}.wasm`), Buffer.from(wasm, 'base64'));
         const contents =
-          source.replace(loader[0], 'getQueryCompilerWasmModule: () => queryCompilerModule(),') +
+          source.replace(loader[0], `getQueryCompilerWasmModule: () => queryCompilerModule('${provider}'),`) +
           "\nimport { queryCompilerModule } from '../../../db/query-compiler.js';\n" +
-          '// Begun now, awaited at the first query; a failure is reported there.\nqueryCompilerModule().catch(() => {});\n';
+          (provider === 'sqlite'
+            ? '// Begun now, awaited at the first query; a failure is reported there.\nqueryCompilerModule(\'sqlite\').catch(() => {});\n'
+            : '');
         return { contents, loader: 'ts', resolveDir: dirname(args.path) };
       });
     },

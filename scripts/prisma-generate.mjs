@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { POSTGRES_SCHEMA, postgresSchema } from './prisma-schemas.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = {
@@ -33,6 +34,12 @@ if (!env.PRISMA_SCHEMA_ENGINE_BINARY) {
   env.PRISMA_SCHEMA_ENGINE_BINARY = placeholder;
 }
 
+// Both clients: SQLite's (with the Pothos types) and PostgreSQL's, from the schema derived from
+// SQLite's (scripts/prisma-schemas.mjs).
+mkdirSync(dirname(POSTGRES_SCHEMA), { recursive: true });
+writeFileSync(POSTGRES_SCHEMA, postgresSchema());
 const prismaCli = join(root, 'node_modules', 'prisma', 'build', 'index.js');
-const result = spawnSync(process.execPath, [prismaCli, 'generate'], { cwd: root, env, stdio: 'inherit' });
-process.exit(result.status ?? 1);
+for (const schema of ['prisma/schema.prisma', 'prisma/postgresql/schema.prisma']) {
+  const result = spawnSync(process.execPath, [prismaCli, 'generate', '--schema', schema], { cwd: root, env, stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}

@@ -2,7 +2,7 @@
  * Wires the parts together: database, locks, services' dependencies and the
  * GraphQL handler. Both the HTTP server and the tests start from here.
  */
-import { databaseFile, type Config } from './config.js';
+import { databaseTarget, type Config } from './config.js';
 import { openDb, type Db } from './db/index.js';
 import { KeyedLocks } from './locks.js';
 import type { Logger } from './logger.js';
@@ -36,7 +36,7 @@ export interface AppOptions {
 }
 
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
-  const db = await openDb({ file: databaseFile(config) });
+  const db = await openDb(databaseTarget(config));
   const sessionLocks = new KeyedLocks();
   const repoLocks = new KeyedLocks();
   const pubsub = createEventPubSub();

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { ConfigError, databaseFile, loadConfig, serveFlagHelp, type Config } from './config.js';
-import { DataDirBusyError, lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { ConfigError, databaseFile, databaseTarget, loadConfig, serveFlagHelp, type Config } from './config.js';
+import { DataDirBusyError, lockDataDir, sharedDataDir, type DataDirLock } from './data-dir-lock.js';
 import type { Db } from './db/index.js';
 import type { Logger } from './logger.js';
 import type { VerifyRow } from './mirror/reconcile.js';
@@ -47,7 +47,8 @@ const USAGE = `usage: entity-memory [serve] [flags]        serve the API and mir
        entity-memory <command> --help       a command's flags and defaults
        entity-memory --version`;
 
-const DATA_DIR_LINE = `  --data-dir DIR       data dir (must exist); default $OPENPROGRAM_HOME, else ~/.openprogram`;
+const DATA_DIR_LINE = `  --data-dir DIR       data dir (must exist); default $OPENPROGRAM_HOME, else ~/.openprogram
+  --database-url URL   the PostgreSQL database the servers use; default $DATABASE_URL, else the data dir's SQLite`;
 const COMMON_LINES = `  -h, --help           print this help and exit
   --version            print the version and exit`;
 
@@ -61,8 +62,9 @@ function serveHelp(): string {
 
 Serves GraphQL at http://HOST:PORT/graphql (GraphiQL in a browser, graphql-ws on the same path)
 and /health, and mirrors every session into a git repo under <data-dir>/sessions/. Holds the
-data dir's lock while running: a second serve on the same data dir exits 2. A flag wins over
-its environment variable.
+data dir's lock while running: a second serve on the same data dir exits 2. With
+--database-url, several servers share the database and the data dir instead (README, "Running
+several instances"). A flag wins over its environment variable.
 
 ${lines.join('\n')}
 ${COMMON_LINES}
@@ -158,12 +160,16 @@ function progress(label: string): (done: number, total: number) => void {
 function maintenanceArgs(argv: string[], extra: Record<string, { type: 'string' | 'boolean' }>) {
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, ...extra }, strict: true, allowPositionals: false }).values;
+    values = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, 'database-url': { type: 'string' }, ...extra }, strict: true, allowPositionals: false }).values;
   } catch (error) {
     throw new ConfigError((error as Error).message.split('\n')[0] ?? 'bad arguments');
   }
   const dataDir = values['data-dir'];
-  const config = loadConfig(typeof dataDir === 'string' ? ['--data-dir', dataDir] : [], process.env);
+  const databaseUrl = values['database-url'];
+  const config = loadConfig(
+    [...(typeof dataDir === 'string' ? ['--data-dir', dataDir] : []), ...(typeof databaseUrl === 'string' ? ['--database-url', databaseUrl] : [])],
+    process.env,
+  );
   if (!existsSync(config.dataDir) || !statSync(config.dataDir).isDirectory()) throw new CannotRun(`no data dir at ${config.dataDir}`);
   return { values, config };
 }
@@ -200,7 +206,7 @@ async function backfill(argv: string[]): Promise<number> {
   const sessionId = typeof values.session === 'string' ? values.session : undefined;
   const { isValidId } = await import('./ids.js');
   if (sessionId !== undefined && !isValidId(sessionId)) throw new ConfigError(`--session ${JSON.stringify(sessionId)} is not a session id`);
-  if (!existsSync(databaseFile(config))) throw new CannotRun(`no entity-memory database at ${databaseFile(config)}`);
+  if (!config.databaseUrl && !existsSync(databaseFile(config))) throw new CannotRun(`no entity-memory database at ${databaseFile(config)}`);
   let lock: DataDirLock;
   try {
     lock = await lockDataDir(config.dataDir, { command: 'backfill' });
@@ -213,7 +219,7 @@ async function backfill(argv: string[]): Promise<number> {
   try {
     const [{ openDb }, { reconcile, verify }] = await Promise.all([import('./db/index.js'), import('./mirror/reconcile.js')]);
     // The lock holder is the one process allowed to migrate.
-    const db = await openDb({ file: databaseFile(config) });
+    const db = await openDb(databaseTarget(config));
     try {
       if (sessionId !== undefined && !(await db.session.findUnique({ where: { sessionId } }))) throw new CannotRun(`no session ${sessionId}`);
       const deps = await maintenanceDeps(db, config);
@@ -255,7 +261,7 @@ async function verifyCommand(argv: string[]): Promise<number> {
   if (answeredInfo(argv, () => VERIFY_HELP)) return 0;
   const { config } = maintenanceArgs(argv, {});
   const [{ openDb }, { verify }] = await Promise.all([import('./db/index.js'), import('./mirror/reconcile.js')]);
-  const db = await openDb({ file: databaseFile(config), readOnly: true });
+  const db = await openDb({ ...databaseTarget(config), readOnly: true });
   try {
     // Only the database and the repos: the logger and pubsub (graphql-yoga, most of a second to load) are not needed.
     const rows = await verify({ db, config }, progress('verify'));
@@ -294,8 +300,9 @@ async function buildWebUi(logger: Promise<Logger>): Promise<void> {
 async function serve(argv: string[]): Promise<number | undefined> {
   if (answeredInfo(argv, serveHelp)) return 0;
   const config = loadConfig(argv);
-  // Taken before the server's modules load, so a second serve on this data dir is refused at once.
-  const lock = await lockDataDir(config.dataDir, {
+  // Taken before the server's modules load, so a second serve on this data dir is refused at once
+  // (with PostgreSQL, servers share the data dir: src/data-dir-lock.ts, sharedDataDir).
+  const lock = config.databaseUrl ? sharedDataDir(config.dataDir) : await lockDataDir(config.dataDir, {
     command: 'serve',
     onCompromised: (error) => console.error(`entity-memory: lost the lock of data dir ${config.dataDir} (${error.message}); another process may take it`),
   });

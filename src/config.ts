@@ -8,8 +8,14 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 export interface Config {
-  /** Root of everything on disk: the database and sessions/. */
+  /** Root of everything on disk: the database (unless `databaseUrl`) and sessions/. */
   dataDir: string;
+  /**
+   * A PostgreSQL database (`postgresql://…`) instead of the SQLite file in `dataDir`. Several
+   * servers may then share it and one `dataDir` (a shared volume): the data dir is not locked
+   * for one server, and the mirror takes a lease per session (src/mirror/leases.ts). Default: unset.
+   */
+  databaseUrl?: string;
   port: number;
   host: string;
   /** Folders a project's working directory must lie inside. */
@@ -64,6 +70,7 @@ export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 
 export const serveOptions = {
   'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   'allowed-root': { type: 'string', multiple: true },
@@ -91,7 +98,13 @@ export interface FlagHelp {
 
 /** One entry per serve flag (the type makes a new flag without help a compile error). */
 export const serveFlagHelp: Record<keyof typeof serveOptions, FlagHelp> = {
-  'data-dir': { value: 'DIR', variable: 'OPENPROGRAM_HOME', default: '~/.openprogram', meaning: 'database (entity-memory.db) and sessions/; one server per data dir' },
+  'data-dir': { value: 'DIR', variable: 'OPENPROGRAM_HOME', default: '~/.openprogram', meaning: 'database (entity-memory.db) and sessions/; one server per data dir (several with --database-url)' },
+  'database-url': {
+    value: 'URL',
+    variable: 'DATABASE_URL',
+    default: 'SQLite in <data-dir>',
+    meaning: 'a PostgreSQL database (postgresql://user@host:5432/db) instead; several servers may share it and one data dir',
+  },
   port: { value: 'N', variable: 'PORT', default: '4000', meaning: 'HTTP and WebSocket port, 0 to 65535 (0 picks a free one, printed at start)' },
   host: { value: 'HOST', variable: 'HOST', default: '127.0.0.1', meaning: 'address to listen on' },
   'allowed-root': {
@@ -204,6 +217,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     throw new ConfigError((error as Error).message.split('\n')[0] ?? 'bad arguments');
   }
   const dataDir = absolute(values['data-dir'] ?? env.OPENPROGRAM_HOME ?? join(homedir(), '.openprogram'), '--data-dir');
+  const databaseUrlRaw = values['database-url'] ?? (env.DATABASE_URL || undefined);
+  const databaseUrl = databaseUrlRaw === undefined ? undefined : postgresUrl(databaseUrlRaw);
   const portRaw = values.port ?? env.PORT ?? '4000';
   if (!/^\d+$/.test(portRaw) || Number(portRaw) > 65535) {
     throw new ConfigError(`--port must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(portRaw)}`);
@@ -235,6 +250,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   };
   return {
     dataDir,
+    ...(databaseUrl ? { databaseUrl } : {}),
     port,
     host,
     allowedRoots,
@@ -251,6 +267,29 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     ),
   };
+}
+
+/** A PostgreSQL URL as pg reads it; the message never repeats the password. */
+function postgresUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('--database-url (or DATABASE_URL) must be a PostgreSQL URL such as postgresql://user@127.0.0.1:5432/entity_memory');
+  }
+  if (url.protocol !== 'postgresql:' && url.protocol !== 'postgres:') {
+    throw new ConfigError(
+      `--database-url (or DATABASE_URL) must be a postgresql:// URL, got a ${url.protocol}// one; without it the data dir's SQLite file is used (unset DATABASE_URL if it is meant for another program)`,
+    );
+  }
+  if (url.hostname === '' && !url.searchParams.has('host')) throw new ConfigError('--database-url must name a host, e.g. postgresql://user@127.0.0.1:5432/entity_memory');
+  if (url.pathname.replace(/^\//, '') === '') throw new ConfigError('--database-url must name a database, e.g. postgresql://user@127.0.0.1:5432/entity_memory');
+  return raw;
+}
+
+/** Where the database is: the PostgreSQL URL when configured, else the data dir's SQLite file. */
+export function databaseTarget(config: Pick<Config, 'dataDir' | 'databaseUrl'>): { url: string } | { file: string } {
+  return config.databaseUrl ? { url: config.databaseUrl } : { file: databaseFile(config) };
 }
 
 function parse(argv: string[]) {

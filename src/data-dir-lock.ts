@@ -60,6 +60,20 @@ export interface LockDataDirOptions {
   onCompromised?: (error: Error) => void;
 }
 
+/**
+ * The data dir as several servers share it (with a PostgreSQL database, src/config.ts
+ * `databaseUrl`): nothing is locked. What one lock kept apart is kept apart otherwise there: the
+ * database serialises the writes, a lease per session lets one server at a time write its repo,
+ * and project commits take a lock in the database.
+ */
+export function sharedDataDir(dataDir: string, command = 'serve'): DataDirLock {
+  return {
+    dataDir: resolve(dataDir),
+    holder: { pid: process.pid, since: new Date().toISOString(), command, host: hostname() },
+    release: async () => {},
+  };
+}
+
 /** proper-lockfile's smallest staleness; also how long a dead holder's lock must be untouched. */
 const DEAD_HOLDER_STALE_MS = 2_000;
 /**

@@ -17,7 +17,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { createApp, type App, type AppOptions } from './app.js';
 import { DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION, type Config } from './config.js';
-import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { lockDataDir, sharedDataDir, type DataDirLock } from './data-dir-lock.js';
 import { checkBoundary, checkHttp, refuseUpgrade, sendRefusal } from './http/gate.js';
 import { ConnectionLimits, normaliseAddress, WS_CLOSE_FORBIDDEN, WS_CLOSE_TOO_MANY } from './http/limits.js';
 import { connectionParamsToken, exposedBeyondLoopback, resolveAuth, tokenMatches, type Auth } from './http/token.js';
@@ -102,6 +102,7 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger, options: AppOptions = {}, held?: DataDirLock): Promise<RunningServer> {
   const lock =
     held ??
+    (config.databaseUrl ? sharedDataDir(config.dataDir) : undefined) ??
     (await lockDataDir(config.dataDir, {
       command: 'serve',
       onCompromised: (error) => logger.error({ err: error, dataDir: config.dataDir }, 'lost the data dir lock; another process may now take it'),

@@ -1,7 +1,8 @@
 /**
  * Opening the database: a PrismaClient over a driver adapter, migrated by
  * Prisma's schema engine before first use, or read-only for tools that run
- * beside a server (`entity-memory verify`).
+ * beside a server (`entity-memory verify`). SQLite (a file) is the embedded
+ * default; PostgreSQL (a `postgresql://` URL) is src/db/postgresql.ts.
  *
  * Only the data dir's lock holder (src/data-dir-lock.ts) may migrate: the schema
  * engine sets `locking_mode=EXCLUSIVE`, which fails with SQLITE_BUSY while any
@@ -17,14 +18,27 @@ import Database from 'better-sqlite3';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { readMigrations, SchemaEngineSession } from './schema-engine.js';
+import { appliedPostgresMigrations, migratePostgres, newPostgresClient, postgresFactory, redactedUrl, type PostgresOptions } from './postgresql.js';
 
+export { isPostgresUrl, redactedUrl } from './postgresql.js';
+
+/**
+ * The client the code is written against. On PostgreSQL it is Prisma's PostgreSQL client, made
+ * from the same models (prisma/postgresql/schema.prisma is derived from prisma/schema.prisma):
+ * the same methods and rows; the few statements written by hand ask src/db/dialect.ts.
+ */
 export type Db = PrismaClient;
 
-/** The package's `prisma/` folder (schema and migrations). */
+/** The package's `prisma/` folder (SQLite's schema and migrations; PostgreSQL's in `postgresql/`). */
 export const prismaDir = join(PACKAGE_ROOT, 'prisma');
+/** PostgreSQL's migrations, in Prisma's standard layout. */
+export const postgresMigrationsDir = join(prismaDir, 'postgresql', 'migrations');
 
 /** A database that cannot be used as asked; the message is one line a person can act on. */
 export class DatabaseError extends Error {}
+
+/** Where the database is: a SQLite file (`file`) or a PostgreSQL URL (`url`). */
+export type DatabaseTarget = { file: string } | { url: string };
 
 export interface OpenDbOptions {
   /** Path of the SQLite file; its folder is created if missing (not when `readOnly`). */
@@ -295,7 +309,8 @@ function syncFolder(folder: string): void {
  * @throws DatabaseError as `migrate` does; read-only, also when the file is missing or lacks a
  *   migration of this code.
  */
-export async function openDb(options: OpenDbOptions): Promise<Db> {
+export async function openDb(options: OpenDbOptions | PostgresOptions): Promise<Db> {
+  if ('url' in options) return openPostgres(options);
   if (options.readOnly) {
     if (!existsSync(options.file)) throw new DatabaseError(`no entity-memory database at ${options.file}`);
     const status = await migrationStatus(options);
@@ -314,6 +329,44 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
   await db.$executeRawUnsafe('PRAGMA synchronous = FULL');
   await db.$executeRawUnsafe('PRAGMA foreign_keys = ON');
   return db;
+}
+
+/** The same as `openDb` on SQLite: migrated under the advisory lock unless `readOnly`, which only checks. */
+async function openPostgres(options: PostgresOptions): Promise<Db> {
+  const where = redactedUrl(options.url);
+  const expected = (await readMigrations(postgresMigrationsDir)).folders.map((folder) => folder.name);
+  let applied: Set<string>;
+  try {
+    applied = await appliedPostgresMigrations(options.url);
+  } catch (error) {
+    throw new DatabaseError(`cannot reach the PostgreSQL database at ${where}: ${firstLine(error)}`);
+  }
+  const unknown = [...applied].filter((name) => !expected.includes(name)).sort();
+  if (unknown.length > 0) throw newerDatabase(where, unknown);
+  const pending = expected.filter((name) => !applied.has(name));
+  if (pending.length > 0) {
+    if (options.readOnly) {
+      throw new DatabaseError(
+        `the database at ${where} lacks ${pending.length} migration(s) of this entity-memory (from ${pending[0]}); start \`entity-memory serve\` on it once to apply them`,
+      );
+    }
+    try {
+      await migratePostgres(options.url, postgresMigrationsDir);
+    } catch (error) {
+      throw new DatabaseError(`migrating the database at ${where} failed: ${firstLine(error)}`);
+    }
+  }
+  return newPostgresClient(counted(postgresFactory(options))) as unknown as Db;
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]?.trim() ?? '';
+}
+
+/** prisma/postgresql/schema.prisma (derived from prisma/schema.prisma by scripts/prisma-schemas.mjs). */
+export function readPostgresSchemaFile(): { path: string; content: string } {
+  const path = join(prismaDir, 'postgresql', 'schema.prisma');
+  return { path, content: readFileSync(path, 'utf8') };
 }
 
 export function readSchemaFile(): { path: string; content: string } {

@@ -8,19 +8,23 @@
  * the main thread, from the moment the client's module is loaded, so the work overlaps the rest
  * of start-up (loading the server's modules, building the GraphQL schema) instead of following
  * it. Under tsx and in the tests the generated client loads it its own way, and this module is
- * not used.
+ * not used. PostgreSQL's client (src/db/postgresql.ts) loads its own the same way, when it is
+ * the one configured: its compilation begins at its first query.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../package-root.js';
 
-/** Where scripts/build-server.mjs writes the query compiler. */
-export const QUERY_COMPILER_WASM = join(PACKAGE_ROOT, 'dist', 'query-compiler.wasm');
+/** Where scripts/build-server.mjs writes each client's query compiler. */
+export const QUERY_COMPILER_WASM = {
+  sqlite: join(PACKAGE_ROOT, 'dist', 'query-compiler.wasm'),
+  postgresql: join(PACKAGE_ROOT, 'dist', 'query-compiler-postgresql.wasm'),
+};
 
 /** The slice of the WebAssembly global we use (Node has it; @types/node does not declare it). */
 const wasmRuntime = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<object> } }).WebAssembly;
 
-let compiled: Promise<object> | undefined;
+const compiled = new Map<keyof typeof QUERY_COMPILER_WASM, Promise<object>>();
 
 /**
  * The compiled query compiler (a WebAssembly.Module); the first call starts reading and
@@ -28,7 +32,8 @@ let compiled: Promise<object> | undefined;
  * @throws (rejects) when the file cannot be read or is not WebAssembly; Prisma's first query
  *   then fails with that error.
  */
-export function queryCompilerModule(): Promise<object> {
-  compiled ??= readFile(QUERY_COMPILER_WASM).then((bytes) => wasmRuntime.compile(bytes));
-  return compiled;
+export function queryCompilerModule(provider: keyof typeof QUERY_COMPILER_WASM): Promise<object> {
+  let module = compiled.get(provider);
+  if (!module) compiled.set(provider, (module = readFile(QUERY_COMPILER_WASM[provider]).then((bytes) => wasmRuntime.compile(bytes))));
+  return module;
 }

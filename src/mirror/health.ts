@@ -13,6 +13,7 @@ import type { Db } from '../db/index.js';
 import { GitArgumentError, GitError, GitNotFoundError, GitTimeoutError, isFullSha, isValidBranchName } from '../git/index.js';
 import type { Logger } from '../logger.js';
 import { sessionRepoPath } from './session-repos.js';
+import { placeholders } from '../db/dialect.js';
 
 export type RepoFaultKind = 'missing' | 'corrupt' | 'diverged';
 
@@ -144,12 +145,13 @@ async function readText(path: string): Promise<string | null | Error> {
 export async function expectedBranchTips(db: Db, sessionId?: string | readonly string[]): Promise<Map<string, Map<string, string>>> {
   const ids = sessionId === undefined ? [] : typeof sessionId === 'string' ? [sessionId] : [...sessionId];
   if (sessionId !== undefined && ids.length === 0) return new Map();
+  const p = placeholders(db);
   const rows = await db.$queryRawUnsafe<{ sessionId: string; branch: string; sha: string | null }[]>(
     `SELECT b."sessionId" AS "sessionId", b."name" AS "branch",
        (SELECT t."commitSha" FROM "Turn" t
          WHERE t."sessionId" = b."sessionId" AND t."branch" = b."name" AND t."commitSha" IS NOT NULL
          ORDER BY t."number" DESC LIMIT 1) AS "sha"
-     FROM "Branch" b${sessionId === undefined ? '' : ` WHERE b."sessionId" IN (${ids.map(() => '?').join(', ')})`}`,
+     FROM "Branch" b${sessionId === undefined ? '' : ` WHERE b."sessionId" IN (${ids.map(() => p()).join(', ')})`}`,
     ...ids,
   );
   const tips = new Map<string, Map<string, string>>();

@@ -10,6 +10,7 @@ import { messageFilter } from '../replay/branch-path.js';
 import { SessionReads } from './session-reads.js';
 import { Batcher, chunks } from '../batcher.js';
 import { ascendingPage, countOnlyPage, newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
+import { placeholders } from '../../db/dialect.js';
 
 export async function getSession(
   db: Db,
@@ -153,8 +154,9 @@ export class MessageContentLoader {
 async function loadContents(db: Db, ids: string[]): Promise<(string | Error)[]> {
   const sizes = new Map<string, number>();
   for (const chunk of chunks(ids, CONTENT_BATCH)) {
+    const p = placeholders(db);
     const rows = await db.$queryRawUnsafe<{ id: string; bytes: number | bigint }[]>(
-      `SELECT "id", octet_length("content") AS "bytes" FROM "Message" WHERE "id" IN (${chunk.map(() => '?').join(', ')})`,
+      `SELECT "id", octet_length("content") AS "bytes" FROM "Message" WHERE "id" IN (${chunk.map(() => p()).join(', ')})`,
       ...chunk,
     );
     for (const row of rows) sizes.set(row.id, Number(row.bytes));

@@ -15,6 +15,7 @@ import type { Prisma, Turn } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/index.js';
 import { Batcher, chunks } from '../batcher.js';
 import { loadBranchRows, segmentsOf, type BranchRows, type ForkTurn, type Segment } from '../replay/branch-path.js';
+import { placeholders } from '../../db/dialect.js';
 
 /** Bound values per statement: well under SQLite's limit (32,766), for pages of up to 500 sessions in one. */
 const ROWS_PER_STATEMENT = 3000;
@@ -158,8 +159,9 @@ export class SessionReads {
     const out: { id: string; number: number; commitSha: string | null }[][] = ranges.map(() => []);
     const parts = ranges.flatMap((range, k) => rangeTerms(range).map((term) => ({ k, ...term })));
     for (const slice of chunks(parts, ROWS_PER_STATEMENT / 5)) {
+      const p = placeholders(this.db);
       const rows = await this.db.$queryRawUnsafe<SqlRow[]>(
-        `WITH "r"("k", "s", "b", "gt", "lte") AS (VALUES ${slice.map(() => '(?, ?, ?, ?, ?)').join(', ')})
+        `WITH "r"("k", "s", "b", "gt", "lte") AS (VALUES ${slice.map(() => `(${p('int')}, ${p('text')}, ${p('text')}, ${p('int')}, ${p('int')})`).join(', ')})
          SELECT "r"."k" AS "k", t."id" AS "id", t."number" AS "number", t."commitSha" AS "commitSha"
          FROM "r" JOIN "Turn" t ON t."sessionId" = "r"."s" AND t."branch" = "r"."b" AND t."number" > "r"."gt" AND t."number" <= "r"."lte"`,
         ...slice.flatMap((p) => [p.k, p.sessionId, p.branch, p.number.gt, p.number.lte]),
@@ -179,8 +181,9 @@ export class SessionReads {
       // the statement's text grows by a row per key only (a union of sub-selects took longer to prepare than to run).
       const newest = (committedOnly: boolean) =>
         `(SELECT t."id" FROM "Turn" t WHERE t."sessionId" = k."s" AND t."branch" = k."b"${committedOnly ? ' AND t."commitSha" IS NOT NULL' : ''} ORDER BY t."number" DESC LIMIT 1)`;
+      const p = placeholders(this.db);
       const rows = await this.db.$queryRawUnsafe<SqlRow[]>(
-        `WITH k("k", "s", "b") AS (VALUES ${slice.map(() => '(?, ?, ?)').join(', ')})
+        `WITH k("k", "s", "b") AS (VALUES ${slice.map(() => `(${p('int')}, ${p('text')}, ${p('text')})`).join(', ')})
          SELECT k."k" AS "k", tip."number" AS "tipNumber", tip."messagesThrough" AS "tipMessages",
            c."number" AS "committedNumber", c."commitSha" AS "committedSha", c."mirroredAt" AS "committedAt"
          FROM k LEFT JOIN "Turn" tip ON tip."id" = ${newest(false)} LEFT JOIN "Turn" c ON c."id" = ${newest(true)}`,
@@ -202,6 +205,8 @@ export class SessionReads {
 function sqlDate(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value;
+  // SQLite gives what Prisma wrote (milliseconds or ISO text); PostgreSQL a Date, or text without a zone (UTC).
+  if (typeof value === 'string' && /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?$/.test(value)) return sqlDate(`${value.replace(' ', 'T')}Z`);
   const date = new Date(typeof value === 'number' || typeof value === 'bigint' ? Number(value) : /^\d+$/.test(String(value)) ? Number(value) : String(value));
   return Number.isNaN(date.getTime()) ? null : date;
 }

@@ -11,6 +11,7 @@ import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js
 import { assertValidId, newId } from '../../ids.js';
 import type { TurnCapture } from '../../projects/capture.js';
 import { assertBranchRefName } from './validate.js';
+import { deferForeignKeysSql, placeholders } from '../../db/dialect.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -297,7 +298,7 @@ export class SessionWriter {
     let turn: OpenTurn['turn'];
     if (held) {
       // The turn and its user message name each other, and the branch row names the turn.
-      await this.tx.$executeRawUnsafe('PRAGMA defer_foreign_keys = ON');
+      await this.tx.$executeRawUnsafe(deferForeignKeysSql(this.tx));
       message = this.messageRow({ ...draft, messageId }, fromTip?.id ?? null, null, turnId);
       const row = turnRow(message.id);
       turn = row;
@@ -550,12 +551,13 @@ export class SessionWriter {
    * number) and that turn's last message, in one statement; null for a branch without turns.
    */
   private async branchHead(branch: string): Promise<{ turn: TurnPoint; tip: TurnMessage } | null> {
+    const p = placeholders(this.tx);
     const rows = await this.tx.$queryRawUnsafe<Record<string, unknown>[]>(
       `SELECT t."id" AS "id", t."number" AS "number", t."messagesThrough" AS "messagesThrough",
          m."id" AS "tipId", m."messageId" AS "tipMessageId", m."role" AS "tipRole", m."seq" AS "tipSeq"
        FROM "Turn" t JOIN "Message" m ON m."id" = COALESCE(
          (SELECT l."id" FROM "Message" l WHERE l."turnId" = t."id" ORDER BY l."seq" DESC LIMIT 1), t."userMessageId")
-       WHERE t."sessionId" = ? AND t."branch" = ? ORDER BY t."number" DESC LIMIT 1`,
+       WHERE t."sessionId" = ${p()} AND t."branch" = ${p()} ORDER BY t."number" DESC LIMIT 1`,
       this.sessionId,
       branch,
     );
@@ -587,7 +589,8 @@ export class SessionWriter {
   private async insertMessages(rows: readonly Message[]): Promise<void> {
     for (let start = 0; start < rows.length; start += MESSAGE_ROWS_PER_STATEMENT) {
       const chunk = rows.slice(start, start + MESSAGE_ROWS_PER_STATEMENT);
-      const values = chunk.map(() => `(${MESSAGE_COLUMNS.map(() => '?').join(', ')})`).join(', ');
+      const p = placeholders(this.tx);
+      const values = chunk.map(() => `(${MESSAGE_COLUMNS.map(() => p()).join(', ')})`).join(', ');
       try {
         await this.tx.$executeRawUnsafe(
           `INSERT INTO "Message" (${MESSAGE_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES ${values}`,

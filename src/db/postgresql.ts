@@ -1,0 +1,94 @@
+/**
+ * PostgreSQL, when a `postgresql://` URL is configured: the same models through Prisma's
+ * PostgreSQL client (generated beside SQLite's, src/generated/prisma-postgresql) over
+ * `@prisma/adapter-pg`, migrated at start-up from prisma/postgresql/migrations by the same
+ * WebAssembly schema engine as SQLite.
+ *
+ * Several instances may start at once on one database: migrations are applied by one at a time,
+ * under a session-level advisory lock (the others wait for it, then find nothing to apply).
+ * Checking what is applied reads `_prisma_migrations` only, so an instance starting on a
+ * migrated database takes no lock and starts no engine.
+ */
+import pg from 'pg';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient as PostgresClient } from '../generated/prisma-postgresql/client.js';
+import { readMigrations, SchemaEngineSession } from './schema-engine.js';
+
+/** The advisory lock key migrations are applied under (any constant of ours; "entity-m" in ASCII). */
+const MIGRATION_LOCK_KEY = 0x656e746974792dn;
+
+export interface PostgresOptions {
+  /** `postgresql://user@host:port/database?…` (or `postgres://`). */
+  url: string;
+  /** Check only: never migrate, and every transaction read-only. Default false. */
+  readOnly?: boolean;
+  /** Connections in the pool. Default 10 (pg's). */
+  poolSize?: number;
+}
+
+/** Whether `url` names a PostgreSQL database (what --database-url accepts besides a SQLite file). */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** The URL with its password replaced, for messages and logs. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgresql://…';
+  }
+}
+
+export function postgresFactory(options: PostgresOptions): PrismaPg {
+  return new PrismaPg({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
+  });
+}
+
+export function newPostgresClient(adapter: PrismaPg): PostgresClient {
+  return new PostgresClient({ adapter });
+}
+
+/** The names of the migrations the database has applied (none when it has no `_prisma_migrations`). */
+export async function appliedPostgresMigrations(url: string): Promise<Set<string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const table = await client.query<{ exists: boolean }>("SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists");
+    if (!table.rows[0]?.exists) return new Set();
+    const rows = await client.query<{ name: string }>(
+      'SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
+    return new Set(rows.rows.map((row) => row.name));
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Applies the migrations of `migrationsDir` the database lacks, holding the advisory lock so one
+ * instance at a time does; `pending` is re-read under the lock (another instance may have applied
+ * them meanwhile). Returns the names applied by this call.
+ */
+export async function migratePostgres(url: string, migrationsDir: string): Promise<string[]> {
+  const lock = new pg.Client({ connectionString: url });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
+    const engine = await SchemaEngineSession.open(postgresFactory({ url, poolSize: 2 }));
+    try {
+      return await engine.applyMigrations(await readMigrations(migrationsDir));
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    // Ending the session releases the lock too; unlocking first lets a waiter go at once.
+    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]).catch(() => undefined);
+    await lock.end().catch(() => undefined);
+  }
+}
