@@ -2,7 +2,9 @@
  * Wires the parts together: database, locks, services' dependencies and the
  * GraphQL handler. Both the HTTP server and the tests start from here.
  */
-import { databaseTarget, type Config } from './config.js';
+import { mkdirSync } from 'node:fs';
+import { databaseTarget, sessionsDir, type Config } from './config.js';
+import { HealthProbe } from './http/health.js';
 import { openDb, type Db } from './db/index.js';
 import { KeyedLocks } from './locks.js';
 import type { Logger } from './logger.js';
@@ -20,6 +22,8 @@ export interface App {
   deps: Deps;
   yoga: Yoga;
   mirror: MirrorWorker;
+  /** What /health says (src/http/health.ts). */
+  health: HealthProbe;
   /** Stops background work and closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -59,6 +63,14 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     onViewChanged: (sessionId) => mirror.notify(sessionId),
   };
   const yoga = createYogaHandler(deps);
+  mkdirSync(sessionsDir(config), { recursive: true });
+  const probe = new HealthProbe({
+    database: () => db.$queryRawUnsafe('SELECT 1'),
+    sessionsFolder: sessionsDir(config),
+    leases: () => mirror.leaseCount(),
+    onChange: (part, state, error) =>
+      state === 'ok' ? logger.info({ part }, `${part} is reachable again`) : logger.error({ part, err: error }, `${part} is unreachable; /health says degraded`),
+  });
   // Catch up in the background, so a large data dir does not hold back /health: project commits
   // left pending are resumed; repos missing or disagreeing are rebuilt, unmirrored turns queued;
   // the mirror starts committing once that is done (turns closed meanwhile wait in the outbox).
@@ -87,6 +99,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     deps,
     yoga,
     mirror,
+    health: probe,
     close: () => {
       closed ??= (async () => {
         await catchUp;

@@ -18,6 +18,11 @@ export class KeyedDrains {
     private readonly onError: (error: unknown, key: string) => void,
   ) {}
 
+  /** Keys with a drain running or queued now. */
+  get active(): number {
+    return this.running.size;
+  }
+
   get isStopped(): boolean {
     return this.stopped;
   }

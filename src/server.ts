@@ -127,9 +127,12 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path === '/health') {
-      const ready = app !== undefined;
-      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify(ready ? { status: 'ok' } : { status: 'starting' }));
+      const answer = (status: number, body: object) => {
+        res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify(body));
+      };
+      if (!app) answer(503, { status: 'starting' });
+      else void app.health.report().then((report) => answer(report.status === 'ok' ? 200 : 503, report));
       return;
     }
     const refusal = checkHttp(config, auth.token, req, path);

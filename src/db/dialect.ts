@@ -40,3 +40,12 @@ export function placeholders(db: object): (pgType?: 'int' | 'text' | 'bigint' | 
 export function deferForeignKeysSql(db: object): string {
   return dialectOf(db) === 'sqlite' ? 'PRAGMA defer_foreign_keys = ON' : 'SET CONSTRAINTS ALL DEFERRED';
 }
+
+/**
+ * The statement that locks a session's row until the transaction ends (its one parameter is the
+ * session id), or null where the database serialises writers already: SQLite has one writer at a
+ * time, and one server per file.
+ */
+export function lockSessionRowSql(db: object): string | null {
+  return dialectOf(db) === 'sqlite' ? null : 'SELECT 1 FROM "Session" WHERE "sessionId" = $1 FOR UPDATE';
+}

@@ -175,6 +175,14 @@ export class MirrorWorker implements RepoHealer {
     for (const { sessionId } of due) if (!this.timers.has(sessionId)) this.notify(sessionId);
   }
 
+  /**
+   * Sessions this instance mirrors now: with one server, the sessions with a pass in progress or
+   * queued (src/mirror/leases.ts makes them leases held when servers share a database).
+   */
+  leaseCount(): number {
+    return this.drains.active;
+  }
+
   /** Resolves when nothing is running (scheduled retries may remain). */
   idle(): Promise<void> {
     return this.drains.idle();

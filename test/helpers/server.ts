@@ -11,6 +11,7 @@ import type { AppOptions } from '../../src/app.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { onCleanup } from './leftovers.js';
 import { tempDir } from './temp.js';
+import { freshDatabase, onPostgres } from './database.js';
 
 export interface GraphQLErrorShape {
   message: string;
@@ -71,6 +72,8 @@ export async function startTestServer(
   clientOptions: TestClientOptions = {},
 ): Promise<TestServer> {
   const config = testConfig(overrides);
+  // The PostgreSQL pass (test/helpers/database.ts): a database of its own, unless the test shares one.
+  if (onPostgres && config.databaseUrl === undefined) config.databaseUrl = (await freshDatabase()).url;
   const server = await startServer(config, clientOptions.logger ?? createLogger(config.logLevel), {
     ...options,
     mirror: { retryBaseMs: 50, retryMaxMs: 400, ...options.mirror },

@@ -180,7 +180,7 @@ describe('Host (DNS rebinding)', () => {
       expect(ok.status, host).toBe(200);
     }
     expect((await rawWs(api.url, { headers: { host: `localhost:${port}` } }).outcome).kind).toBe('acked');
-    // /health is for probes that use whatever name they have; it says only ok.
+    // /health is for probes that use whatever name they have; it says ok or unreachable per part, never where.
     expect((await send(`${api.url}/health`, { headers: { host: 'probe.internal' } })).status).toBe(200);
   });
 

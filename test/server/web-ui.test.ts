@@ -123,7 +123,7 @@ describe('the web UI at /', () => {
     expect(graphiql.body).toContain('renderYogaGraphiQL');
     expect(graphiql.body).not.toContain('UI-INDEX-MARKER');
     const health = await raw(api.url, '/health', { headers: HTML });
-    expect(JSON.parse(health.body)).toEqual({ status: 'ok' });
+    expect(JSON.parse(health.body)).toMatchObject({ status: 'ok', database: 'ok', sessionsFolder: 'ok' });
   });
 
   it('never serves a file outside the folder, nor its dotfiles', async () => {

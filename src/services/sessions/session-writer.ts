@@ -11,7 +11,7 @@ import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js
 import { assertValidId, newId } from '../../ids.js';
 import type { TurnCapture } from '../../projects/capture.js';
 import { assertBranchRefName } from './validate.js';
-import { deferForeignKeysSql, placeholders } from '../../db/dialect.js';
+import { deferForeignKeysSql, lockSessionRowSql, placeholders } from '../../db/dialect.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -112,8 +112,16 @@ export class SessionWriter {
     this.viewTurnId = session.viewTurnId;
   }
 
-  /** @throws NotFoundError when the session does not exist. */
+  /**
+   * The session, locked for this transaction's writes. In one process the session's write lock
+   * (deps.sessionLocks) keeps writers apart; servers sharing a PostgreSQL database lock its row
+   * (src/db/dialect.ts, lockSessionRowSql), so a turn written through one server waits for one
+   * written through another, and each numbers its turn and messages after the other's.
+   * @throws NotFoundError when the session does not exist.
+   */
   static async load(tx: Tx, sessionId: string, at: Date): Promise<SessionWriter> {
+    const lock = lockSessionRowSql(tx);
+    if (lock) await tx.$queryRawUnsafe(lock, sessionId);
     const session = await tx.session.findUnique({ where: { sessionId } });
     if (!session) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`, { sessionId });
     return new SessionWriter(tx, session, at);
