@@ -2,7 +2,7 @@
  * Wires the parts together: database, locks, services' dependencies and the
  * GraphQL handler. Both the HTTP server and the tests start from here.
  */
-import { databaseTarget, type Config } from './config.js';
+import { databaseTarget, DEFAULT_REDIS_PREFIX, type Config } from './config.js';
 import { openDb, type Db } from './db/index.js';
 import { KeyedLocks } from './locks.js';
 import type { Logger } from './logger.js';
@@ -10,7 +10,8 @@ import { RepoHealthMonitor, type RepoHealthOptions } from './mirror/health.js';
 import { reconcile } from './mirror/reconcile.js';
 import { MirrorWorker, type MirrorWorkerOptions } from './mirror/worker.js';
 import { ProjectCommitter, type ProjectCommitterOptions } from './projects/committer.js';
-import { createEventPubSub } from './pubsub.js';
+import { createEventPubSub, type PubSub } from './pubsub.js';
+import { createRedisPubSub, type RedisHealth, type RedisPubSub } from './redis-pubsub.js';
 import type { Deps } from './services/deps.js';
 import { createYogaHandler, type Yoga } from './yoga.js';
 
@@ -20,14 +21,12 @@ export interface App {
   deps: Deps;
   yoga: Yoga;
   mirror: MirrorWorker;
-  /** Stops background work and closes the database. Safe to call twice. */
+  /** Redis' state, for /health; absent when events stay in this process (no `redisUrl`). Never throws. */
+  redisHealth?: () => Promise<RedisHealth>;
+  /** Stops background work and closes the database (and Redis' connections). Safe to call twice. */
   close(): Promise<void>;
 }
 
-/**
- * Opens (and migrates) the database and builds the handler.
- * @throws when the database cannot be opened or migrated.
- */
 export interface AppOptions {
   mirror?: MirrorWorkerOptions;
   /** The periodic look at every session repo (default every 30 s; see RepoHealthOptions). */
@@ -35,11 +34,27 @@ export interface AppOptions {
   projectCommitter?: ProjectCommitterOptions;
 }
 
+/**
+ * Connects to Redis when `config.redisUrl` is set (events then go through it), opens (and
+ * migrates) the database and builds the handler.
+ * @throws RedisUnavailableError when Redis cannot be reached within 5 s; the database's error
+ *   when it cannot be opened or migrated. Nothing is left open either way.
+ */
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
-  const db = await openDb(databaseTarget(config));
+  // Redis first: it fails in seconds at most and holds nothing the database would have to undo.
+  const redis: RedisPubSub | undefined = config.redisUrl
+    ? await createRedisPubSub({ url: config.redisUrl, prefix: config.redisPrefix ?? DEFAULT_REDIS_PREFIX, logger })
+    : undefined;
+  let db: Db;
+  try {
+    db = await openDb(databaseTarget(config));
+  } catch (error) {
+    await redis?.close();
+    throw error;
+  }
   const sessionLocks = new KeyedLocks();
   const repoLocks = new KeyedLocks();
-  const pubsub = createEventPubSub();
+  const pubsub: PubSub = redis ?? createEventPubSub();
   const mirror = new MirrorWorker({ db, config, logger, sessionLocks, repoLocks, pubsub }, options.mirror);
   const health = new RepoHealthMonitor({ db, config, logger }, mirror, options.repoHealth);
   const projectLocks = new KeyedLocks();
@@ -87,11 +102,14 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     deps,
     yoga,
     mirror,
+    redisHealth: redis && (() => redis.health()),
     close: () => {
       closed ??= (async () => {
         await catchUp;
         await health.stop();
         await Promise.all([mirror.stop(), projects.stop()]);
+        // After the workers, so their last events are sent.
+        await redis?.close();
         await db.$disconnect();
       })();
       return closed;
