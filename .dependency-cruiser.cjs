@@ -5,7 +5,7 @@
  *   git/  <-  mirror/, projects/  <-  services/  <-  schema/ (+ context.ts)  <-  yoga.ts, app.ts, server.ts, cli.ts, http/, data-dir-lock.ts
  *
  * Shared leaves (errors, ids, logger, locks, config, db/, generated/, pubsub,
- * drains, request-context, text) may be imported from anywhere and import no
+ * redis-pubsub, drains, request-context, text) may be imported from anywhere and import no
  * layer but git/. mirror/ and projects/ sit side by side and never import each
  * other; services/ and schema/ see the mirror only through src/mirror/index.ts.
  * Type-only imports count (tsPreCompilationDeps): a cycle of types is a cycle
@@ -23,7 +23,7 @@ const MIRROR = '^src/mirror/';
 const PROJECTS = '^src/projects/';
 const GIT = '^src/git/';
 const LEAVES = any(
-  '^src/(errors|ids|logger|locks|config|pubsub|drains|request-context|text)\\.ts$',
+  '^src/(errors|ids|logger|locks|config|pubsub|redis-pubsub|drains|request-context|text)\\.ts$',
   '^src/db/',
   '^src/generated/',
 );

@@ -3,7 +3,7 @@
  * GraphQL handler. Both the HTTP server and the tests start from here.
  */
 import { mkdirSync } from 'node:fs';
-import { databaseTarget, sessionsDir, type Config } from './config.js';
+import { databaseTarget, DEFAULT_REDIS_PREFIX, sessionsDir, type Config } from './config.js';
 import { HealthProbe } from './http/health.js';
 import { openDb, type Db } from './db/index.js';
 import { KeyedLocks } from './locks.js';
@@ -12,7 +12,8 @@ import { RepoHealthMonitor, type RepoHealthOptions } from './mirror/health.js';
 import { reconcile } from './mirror/reconcile.js';
 import { MirrorWorker, type MirrorWorkerOptions } from './mirror/worker.js';
 import { ProjectCommitter, type ProjectCommitterOptions } from './projects/committer.js';
-import { createEventPubSub } from './pubsub.js';
+import { createEventPubSub, type PubSub } from './pubsub.js';
+import { createRedisPubSub, type RedisPubSub } from './redis-pubsub.js';
 import type { Deps } from './services/deps.js';
 import { createYogaHandler, type Yoga } from './yoga.js';
 
@@ -24,14 +25,10 @@ export interface App {
   mirror: MirrorWorker;
   /** What /health says (src/http/health.ts). */
   health: HealthProbe;
-  /** Stops background work and closes the database. Safe to call twice. */
+  /** Stops background work and closes the database (and Redis' connections). Safe to call twice. */
   close(): Promise<void>;
 }
 
-/**
- * Opens (and migrates) the database and builds the handler.
- * @throws when the database cannot be opened or migrated.
- */
 export interface AppOptions {
   mirror?: MirrorWorkerOptions;
   /** The periodic look at every session repo (default every 30 s; see RepoHealthOptions). */
@@ -39,11 +36,27 @@ export interface AppOptions {
   projectCommitter?: ProjectCommitterOptions;
 }
 
+/**
+ * Connects to Redis when `config.redisUrl` is set (events then go through it), opens (and
+ * migrates) the database and builds the handler.
+ * @throws RedisUnavailableError when Redis cannot be reached within 5 s; the database's error
+ *   when it cannot be opened or migrated. Nothing is left open either way.
+ */
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
-  const db = await openDb(databaseTarget(config));
+  // Redis first: it fails in seconds at most and holds nothing the database would have to undo.
+  const redis: RedisPubSub | undefined = config.redisUrl
+    ? await createRedisPubSub({ url: config.redisUrl, prefix: config.redisPrefix ?? DEFAULT_REDIS_PREFIX, logger })
+    : undefined;
+  let db: Db;
+  try {
+    db = await openDb(databaseTarget(config));
+  } catch (error) {
+    await redis?.close();
+    throw error;
+  }
   const sessionLocks = new KeyedLocks();
   const repoLocks = new KeyedLocks();
-  const pubsub = createEventPubSub();
+  const pubsub: PubSub = redis ?? createEventPubSub();
   const mirror = new MirrorWorker({ db, config, logger, sessionLocks, repoLocks, pubsub }, options.mirror);
   const health = new RepoHealthMonitor({ db, config, logger }, mirror, options.repoHealth);
   const projectLocks = new KeyedLocks();
@@ -67,6 +80,14 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   const probe = new HealthProbe({
     database: () => db.$queryRawUnsafe('SELECT 1'),
     sessionsFolder: sessionsDir(config),
+    ...(redis
+      ? {
+          redis: async () => {
+            const state = await redis.health();
+            if (!state.ok) throw new Error(state.error ?? 'no answer');
+          },
+        }
+      : {}),
     leases: () => mirror.leaseCount(),
     onChange: (part, state, error) =>
       state === 'ok' ? logger.info({ part }, `${part} is reachable again`) : logger.error({ part, err: error }, `${part} is unreachable; /health says degraded`),
@@ -105,6 +126,8 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
         await catchUp;
         await health.stop();
         await Promise.all([mirror.stop(), projects.stop()]);
+        // After the workers, so their last events are sent.
+        await redis?.close();
         await db.$disconnect();
       })();
       return closed;

@@ -3,8 +3,8 @@
  * `import`.
  *
  * Exit status: 0 done; 2 could not run (a bad flag or value, no data dir, the data dir in use or
- * not a folder, the port taken, the database locked or behind), with one line on stderr and
- * nothing on stdout;
+ * not a folder, the port taken, the database locked or behind, Redis out of reach), with one
+ * line on stderr and nothing on stdout;
  * `verify` and `backfill` exit with the number of sessions out of sync or failed, 1 to 125
  * (125: that many or more), after a table on stdout; `import` with the number of files that had
  * errors, 1 to 125, after its summary; 1 for anything unexpected (a bug: the stack is printed).
@@ -70,7 +70,7 @@ ${lines.join('\n')}
 ${COMMON_LINES}
 
 Exit status: 0 after SIGTERM or SIGINT; 2 when it cannot start (bad flag, data dir in use, port
-taken, database locked), with one line on stderr.`;
+taken, database locked, Redis out of reach), with one line on stderr.`;
 }
 
 const BACKFILL_HELP = `usage: entity-memory backfill [--data-dir DIR] [--session ID] [--rebuild]
@@ -564,10 +564,14 @@ async function followCommand(sink: ImportSink, paths: string[]): Promise<number>
   return exitFor(filesWithErrors(errors));
 }
 
-/** The server's and the database's refusals: already loaded when they were thrown. */
+/** The server's, the database's and Redis' refusals: already loaded when they were thrown. */
 async function isOneLineError(error: unknown): Promise<boolean> {
-  const [{ ListenError }, { DatabaseError }] = await Promise.all([import('./server.js'), import('./db/index.js')]);
-  return error instanceof ListenError || error instanceof DatabaseError;
+  const [{ ListenError }, { DatabaseError }, { RedisUnavailableError }] = await Promise.all([
+    import('./server.js'),
+    import('./db/index.js'),
+    import('./redis-pubsub.js'),
+  ]);
+  return error instanceof ListenError || error instanceof DatabaseError || error instanceof RedisUnavailableError;
 }
 
 async function isImportHttpError(error: unknown): Promise<boolean> {

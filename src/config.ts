@@ -57,6 +57,19 @@ export interface Config {
    * web/dist (src/http/web-ui.ts). Not a flag: tests point it elsewhere.
    */
   webDir?: string;
+  /**
+   * Redis (redis:// or rediss://) that carries the events between server instances, so a
+   * subscriber on any instance receives what every instance publishes (src/redis-pubsub.ts).
+   * Default: unset, and events stay in this process. It may hold a password: log it through
+   * redactRedisUrl only, and prefer REDIS_URL to `--redis-url` (other local users can read a
+   * process's arguments).
+   */
+  redisUrl?: string;
+  /**
+   * Starts the name of every Redis channel, so deployments (or test files) sharing one Redis
+   * never see each other's events. Default DEFAULT_REDIS_PREFIX.
+   */
+  redisPrefix?: string;
 }
 
 export class ConfigError extends Error {}
@@ -67,6 +80,9 @@ export const DEFAULT_MAX_WS_CONNECTIONS = 1000;
 /** One runaway client (or tab) cannot take every slot; behind a reverse proxy all clients share its address. */
 export const DEFAULT_MAX_WS_PER_ADDRESS = 200;
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+export const DEFAULT_REDIS_PREFIX = 'entity-memory:';
+/** Printable ASCII without spaces, so a channel name reads the same in every log and redis-cli. */
+export const REDIS_PREFIX_PATTERN = /^[\x21-\x7e]{1,64}$/;
 
 export const serveOptions = {
   'data-dir': { type: 'string' },
@@ -82,6 +98,8 @@ export const serveOptions = {
   'max-ws-connections': { type: 'string' },
   'max-ws-per-address': { type: 'string' },
   'max-subscriptions-per-connection': { type: 'string' },
+  'redis-url': { type: 'string' },
+  'redis-prefix': { type: 'string' },
 } as const;
 
 /** What `serve --help` and the README's Configuration table say about a flag. */
@@ -153,6 +171,18 @@ export const serveFlagHelp: Record<keyof typeof serveOptions, FlagHelp> = {
     default: String(DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION),
     meaning: 'live subscriptions on one WebSocket',
   },
+  'redis-url': {
+    value: 'URL',
+    variable: 'REDIS_URL',
+    default: 'none (events stay in this process)',
+    meaning: 'redis:// or rediss:// URL: events go through Redis to every server instance; prefer the variable when it holds a password',
+  },
+  'redis-prefix': {
+    value: 'PREFIX',
+    variable: 'ENTITY_MEMORY_REDIS_PREFIX',
+    default: DEFAULT_REDIS_PREFIX,
+    meaning: 'start of every Redis channel name (1 to 64 printable characters, no spaces); one per deployment sharing a Redis',
+  },
 };
 
 export function databaseFile(config: Pick<Config, 'dataDir'>): string {
@@ -206,6 +236,48 @@ function token(raw: string, what: string): string {
 }
 
 /**
+ * A Redis URL as it may be logged or shown: scheme, host, port and database, never the user
+ * name or password.
+ */
+export function redactRedisUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/**
+ * redis:// or rediss://, a host, an optional port and database number (ioredis' options after
+ * `?` pass through). The messages never repeat the URL whole: it may hold a password.
+ */
+function redisUrl(raw: string, what: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`${what} must be a URL such as redis://127.0.0.1:6379 (or rediss:// for TLS)`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new ConfigError(`${what} must start with redis:// or rediss://, not ${JSON.stringify(url.protocol)}`);
+  }
+  if (url.hostname === '') throw new ConfigError(`${what} must name a host, e.g. redis://127.0.0.1:6379`);
+  if (!/^\/?\d*$/.test(url.pathname) || url.hash) {
+    throw new ConfigError(`${what} may end with a database number (redis://host:6379/0) and nothing else, got ${JSON.stringify(redactRedisUrl(url.href))}`);
+  }
+  // As given: ioredis decodes the user name and password itself.
+  return raw.trim();
+}
+
+function redisPrefix(raw: string, what: string): string {
+  if (!REDIS_PREFIX_PATTERN.test(raw)) {
+    throw new ConfigError(`${what} must be 1 to 64 printable ASCII characters without spaces, got ${JSON.stringify(raw)}`);
+  }
+  return raw;
+}
+
+/**
  * @param argv the arguments after the command name (`serve`).
  * @throws ConfigError on an unknown flag, a stray argument or a bad value.
  */
@@ -248,6 +320,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const raw = (values as Record<string, string | undefined>)[flag] ?? (env[variable] || undefined);
     return raw === undefined ? fallback : positiveInt(raw, `--${flag}`, 1_000_000);
   };
+  // An empty variable is unset, as for the token; an empty flag is a mistake the checks refuse.
+  const redisUrlRaw = values['redis-url'] ?? (env.REDIS_URL || undefined);
+  const redisPrefixRaw = values['redis-prefix'] ?? (env.ENTITY_MEMORY_REDIS_PREFIX || undefined);
   return {
     dataDir,
     ...(databaseUrl ? { databaseUrl } : {}),
@@ -266,6 +341,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'ENTITY_MEMORY_MAX_SUBSCRIPTIONS_PER_CONNECTION',
       DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     ),
+    redisUrl: redisUrlRaw === undefined ? undefined : redisUrl(redisUrlRaw, '--redis-url'),
+    redisPrefix: redisPrefixRaw === undefined ? DEFAULT_REDIS_PREFIX : redisPrefix(redisPrefixRaw, '--redis-prefix'),
   };
 }
 

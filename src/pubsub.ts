@@ -1,7 +1,8 @@
 /**
  * The one pubsub of the server. Payloads carry ids and plain values only
- * (JSON-safe), so a Redis-backed pubsub can replace this one unchanged;
- * subscription resolvers load what they show from the database.
+ * (JSON-safe: times are ISO strings), so the Redis-backed pubsub
+ * (src/redis-pubsub.ts) carries them unchanged; subscription resolvers load
+ * what they show from the database.
  *
  * Events are routed by scope: a session's events (or a project's) reach the
  * subscriptions of that session and those of every session, never the
@@ -52,13 +53,24 @@ export interface DirtyTreeWarningPayload {
   at: string;
 }
 
+/** Internal, not in GraphQL: asks the instance that mirrors a session to look at its outbox now. */
+export interface MirrorWorkPayload {
+  sessionId: string;
+  /** The instance meant to do the work (each instance's own id, chosen at start). */
+  instanceId: string;
+}
+
 export interface Events {
   turnCommitted: TurnCommittedPayload;
   mirrorFailed: MirrorFailedPayload;
   timeline: TimelinePayload;
   projectCommitted: ProjectCommittedPayload;
   dirtyTreeWarning: DirtyTreeWarningPayload;
+  mirrorWork: MirrorWorkPayload;
 }
+
+/** Every topic, in one list (the Redis pubsub subscribes to each). */
+export const TOPICS = ['turnCommitted', 'mirrorFailed', 'timeline', 'projectCommitted', 'dirtyTreeWarning', 'mirrorWork'] as const satisfies readonly (keyof Events)[];
 
 /** What scopes each topic's events: a subscription may ask for one session's, or one project's. */
 const SCOPE = {
@@ -67,6 +79,7 @@ const SCOPE = {
   timeline: (event: TimelinePayload) => event.sessionId,
   projectCommitted: (event: ProjectCommittedPayload) => event.projectId,
   dirtyTreeWarning: (event: DirtyTreeWarningPayload) => event.projectId,
+  mirrorWork: (event: MirrorWorkPayload) => event.sessionId,
 } satisfies { [K in keyof Events]: (event: Events[K]) => string };
 
 export interface PubSub {
@@ -82,11 +95,29 @@ export interface PubSub {
   listenerCount(topic: keyof Events): number;
 }
 
+/** The in-process pubsub: an event published here reaches this process' subscriptions only. */
 export function createEventPubSub(): PubSub {
+  const router = createLocalRouter();
+  return { publish: router.deliver, subscribe: router.subscribe, listenerCount: router.listenerCount };
+}
+
+/**
+ * The subscriptions of this process and the scoped routing to them, whatever carries the events
+ * here: createEventPubSub hands `deliver` what is published in-process, the Redis pubsub what
+ * arrives from Redis.
+ */
+export interface LocalRouter {
+  /** Hands `payload` to the subscriptions of `topic` unscoped or scoped to its session (or project). Never throws. */
+  deliver<K extends keyof Events>(topic: K, payload: Events[K]): void;
+  subscribe: PubSub['subscribe'];
+  listenerCount: PubSub['listenerCount'];
+}
+
+export function createLocalRouter(): LocalRouter {
   /** `topic` or `topic:scope` -> the pushes of the subscriptions listening there. */
   const listeners = new Map<string, Set<(payload: never) => unknown>>();
   const counts = new Map<keyof Events, number>();
-  const deliver = (key: string, payload: unknown) => {
+  const deliverTo = (key: string, payload: unknown) => {
     const set = listeners.get(key);
     if (!set) return;
     for (const push of set) {
@@ -100,9 +131,9 @@ export function createEventPubSub(): PubSub {
     }
   };
   return {
-    publish(topic, payload) {
-      deliver(topic, payload);
-      deliver(`${topic}:${(SCOPE[topic] as (event: typeof payload) => string)(payload)}`, payload);
+    deliver(topic, payload) {
+      deliverTo(topic, payload);
+      deliverTo(`${topic}:${(SCOPE[topic] as (event: typeof payload) => string)(payload)}`, payload);
     },
     subscribe<K extends keyof Events>(topic: K, scope?: string) {
       const key = scope === undefined ? topic : `${topic}:${scope}`;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serveFlagHelp, serveOptions } from '../../src/config.js';
 import { onCleanup } from '../helpers/leftovers.js';
+import { closedPort } from '../helpers/redis.js';
 import { tempDir } from '../helpers/temp.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -170,6 +171,16 @@ describe('command line', () => {
     const out = output(run(['serve', '--data-dir', file, '--port', '0'], { LOG_LEVEL: 'silent' }));
     expect(await out.exit).toBe(2);
     expect(out.stderr()).toBe(`entity-memory: EEXIST: file already exists, mkdir '${file}'\n`);
+  });
+
+  it('exits 2 with one line when Redis does not answer within 5 s, the password left out', async () => {
+    const port = await closedPort();
+    const out = output(run(['serve', '--data-dir', tempDir(), '--port', '0'], { LOG_LEVEL: 'silent', REDIS_URL: `redis://:pw-secret@127.0.0.1:${port}` }));
+    expect(await out.exit).toBe(2);
+    expect(out.stdout()).toBe('');
+    expect(out.stderr()).toMatch(
+      new RegExp(`^entity-memory: no connection to Redis at redis://127\\.0\\.0\\.1:${port} within 5 s \\(connect ECONNREFUSED [^)]*\\); start Redis or fix --redis-url\n$`),
+    );
   });
 
   it('--port 0 picks a free port and prints it', async () => {

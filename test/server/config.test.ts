@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_REDIS_PREFIX, loadConfig, redactRedisUrl } from '../../src/config.js';
 
 const env = { OPENPROGRAM_HOME: '/tmp/em-config-test' };
 
@@ -60,5 +60,55 @@ describe('security configuration', () => {
   ])('refuses %j', (argv, message) => {
     expect(() => loadConfig(argv, env)).toThrow(ConfigError);
     expect(() => loadConfig(argv, env)).toThrow(message);
+  });
+});
+
+describe('Redis configuration', () => {
+  it('has no Redis by default (events stay in the process) and the default prefix', () => {
+    expect(loadConfig([], env)).toMatchObject({ redisUrl: undefined, redisPrefix: DEFAULT_REDIS_PREFIX });
+    expect(DEFAULT_REDIS_PREFIX).toBe('entity-memory:');
+    // An empty variable counts as unset.
+    expect(loadConfig([], { ...env, REDIS_URL: '', ENTITY_MEMORY_REDIS_PREFIX: '' })).toMatchObject({ redisUrl: undefined, redisPrefix: 'entity-memory:' });
+  });
+
+  it('takes REDIS_URL and ENTITY_MEMORY_REDIS_PREFIX, and the flags win', () => {
+    const redisEnv = { ...env, REDIS_URL: 'rediss://:secret@cache.example:6380/2', ENTITY_MEMORY_REDIS_PREFIX: 'staging:' };
+    expect(loadConfig([], redisEnv)).toMatchObject({ redisUrl: 'rediss://:secret@cache.example:6380/2', redisPrefix: 'staging:' });
+    expect(loadConfig(['--redis-url', 'redis://127.0.0.1:6379', '--redis-prefix', 'a/b{c}'], redisEnv)).toMatchObject({
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisPrefix: 'a/b{c}',
+    });
+  });
+
+  it.each([
+    [['--redis-url', 'localhost:6379'], /--redis-url must start with redis:\/\/ or rediss:\/\/, not "localhost:"/],
+    [['--redis-url', 'http://cache.example:6379'], /--redis-url must start with redis:\/\/ or rediss:\/\//],
+    [['--redis-url', 'not a url'], /--redis-url must be a URL such as redis:\/\/127\.0\.0\.1:6379/],
+    [['--redis-url', ''], /--redis-url must be a URL/],
+    [['--redis-url', 'redis:cache'], /--redis-url must name a host/],
+    [['--redis-url', 'redis://cache.example:6379/queue'], /may end with a database number .* got "redis:\/\/cache\.example:6379\/queue"/],
+    [['--redis-prefix', ''], /--redis-prefix must be 1 to 64 printable ASCII characters without spaces/],
+    [['--redis-prefix', 'two words'], /--redis-prefix must be 1 to 64/],
+    [['--redis-prefix', 'x'.repeat(65)], /--redis-prefix must be 1 to 64/],
+    [['--redis-prefix', 'tab\there'], /--redis-prefix/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => loadConfig(argv, env)).toThrow(ConfigError);
+    expect(() => loadConfig(argv, env)).toThrow(message);
+  });
+
+  it('never repeats a password in its refusals', () => {
+    for (const url of ['redis://user:pa55word@cache.example:6379/queue', 'http://user:pa55word@cache.example', 'redis://user:pa55word@']) {
+      const refusal = (() => {
+        try {
+          loadConfig(['--redis-url', url], env);
+        } catch (error) {
+          return error as Error;
+        }
+        throw new Error(`${url} was accepted`);
+      })();
+      expect(refusal).toBeInstanceOf(ConfigError);
+      expect(refusal.message).not.toContain('pa55word');
+    }
+    expect(redactRedisUrl('rediss://user:pa55word@cache.example:6380/2')).toBe('rediss://cache.example:6380/2');
   });
 });
