@@ -13,7 +13,11 @@ export default defineConfig({
   test: {
     // web/src: the UI's component tests (jsdom, chosen per file with `// @vitest-environment jsdom`).
     include: ['test/**/*.test.ts', 'web/src/**/*.test.{ts,tsx}'],
-    setupFiles: ['test/helpers/leftovers.ts'],
+    // test/scale-out: several servers on one PostgreSQL, one Redis and one sessions folder. They
+    // run in the PostgreSQL pass (npm run test:postgresql, test/helpers/database.ts), which needs
+    // both services; SQLite is one server per data dir.
+    exclude: process.env.ENTITY_MEMORY_TEST_DATABASE === 'postgresql' ? [] : ['test/scale-out/**'],
+    setupFiles: ['test/helpers/environment.ts', 'test/helpers/leftovers.ts'],
     // Builds web/dist and dist/ first when their sources changed (scripts/build-web.mjs,
     // scripts/build-server.mjs): the tests that spawn the bin run the compiled server.
     globalSetup: ['test/helpers/web-build-setup.ts', 'test/helpers/server-build-setup.ts'],

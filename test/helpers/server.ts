@@ -11,7 +11,7 @@ import type { AppOptions } from '../../src/app.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { onCleanup } from './leftovers.js';
 import { tempDir } from './temp.js';
-import { freshDatabase, onPostgres } from './database.js';
+import { freshDatabase, onPostgres, testRedisUrl } from './database.js';
 
 export interface GraphQLErrorShape {
   message: string;
@@ -73,7 +73,12 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const config = testConfig(overrides);
   // The PostgreSQL pass (test/helpers/database.ts): a database of its own, unless the test shares one.
-  if (onPostgres && config.databaseUrl === undefined) config.databaseUrl = (await freshDatabase()).url;
+  if (onPostgres && config.databaseUrl === undefined) {
+    const database = await freshDatabase();
+    config.databaseUrl = database.url;
+    // And events through Redis, on channels of its own.
+    if (config.redisUrl === undefined) Object.assign(config, { redisUrl: testRedisUrl, redisPrefix: `em-test:${database.name}:` });
+  }
   const server = await startServer(config, clientOptions.logger ?? createLogger(config.logLevel), {
     ...options,
     mirror: { retryBaseMs: 50, retryMaxMs: 400, ...options.mirror },
