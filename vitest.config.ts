@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
@@ -16,7 +16,7 @@ export default defineConfig({
     // test/scale-out: several servers on one PostgreSQL, one Redis and one sessions folder. They
     // run in the PostgreSQL pass (npm run test:postgresql, test/helpers/database.ts), which needs
     // both services; SQLite is one server per data dir.
-    exclude: process.env.ENTITY_MEMORY_TEST_DATABASE === 'postgresql' ? [] : ['test/scale-out/**'],
+    exclude: [...configDefaults.exclude, ...(process.env.ENTITY_MEMORY_TEST_DATABASE === 'postgresql' ? [] : ['test/scale-out/**'])],
     setupFiles: ['test/helpers/environment.ts', 'test/helpers/leftovers.ts'],
     // Builds web/dist and dist/ first when their sources changed (scripts/build-web.mjs,
     // scripts/build-server.mjs): the tests that spawn the bin run the compiled server.
