@@ -599,17 +599,18 @@ export class SessionWriter {
       const chunk = rows.slice(start, start + MESSAGE_ROWS_PER_STATEMENT);
       const p = placeholders(this.tx);
       const values = chunk.map(() => `(${MESSAGE_COLUMNS.map(() => p()).join(', ')})`).join(', ');
-      try {
-        await this.tx.$executeRawUnsafe(
-          `INSERT INTO "Message" (${MESSAGE_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES ${values}`,
-          ...chunk.flatMap((row) => MESSAGE_COLUMNS.map((c) => row[c])),
-        );
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        // Which one, as a message written alone would say (SQLite undid the failed statement only).
-        const ids = chunk.map((m) => m.messageId);
-        const taken = await this.tx.message.findMany({ where: { sessionId: this.sessionId, messageId: { in: ids } }, select: { messageId: true } });
-        const first = ids.find((id) => taken.some((t) => t.messageId === id));
+      // A row whose id (or seq) is taken is skipped, not an error: a failed statement aborts a
+      // PostgreSQL transaction, and the lookup below that names the taken id would fail with it.
+      const inserted = await this.tx.$executeRawUnsafe(
+        `INSERT INTO "Message" (${MESSAGE_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES ${values} ON CONFLICT DO NOTHING`,
+        ...chunk.flatMap((row) => MESSAGE_COLUMNS.map((c) => row[c])),
+      );
+      if (inserted !== chunk.length) {
+        // Which one, as a message written alone would say; the transaction is rolled back by the throw.
+        // The rows this statement did insert are found too: a taken id is one held by another row.
+        const ours = new Map(chunk.map((m) => [m.messageId, m.id]));
+        const found = await this.tx.message.findMany({ where: { sessionId: this.sessionId, messageId: { in: [...ours.keys()] } }, select: { id: true, messageId: true } });
+        const first = chunk.map((m) => m.messageId).find((id) => found.some((row) => row.messageId === id && row.id !== ours.get(id)));
         throw new ConflictError(
           first !== undefined
             ? `Session ${this.sessionId} already has a message ${first}; message ids are unique within a session.`
