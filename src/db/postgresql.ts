@@ -50,8 +50,17 @@ export function postgresFactory(options: PostgresOptions): PrismaPg {
   });
 }
 
+/**
+ * How long a transaction waits for a connection of the pool before it fails. Prisma's default, 2 s,
+ * failed recordTurn with "Unable to start a transaction in the given time" (an internal error to
+ * the client) when three instances on a loaded 2-core machine took 20 concurrent writers and their
+ * mirrors (test/scale-out/instances.test.ts); 10 s is what a SQLite writer waits for the lock
+ * (busy_timeout) before failing.
+ */
+export const TRANSACTION_MAX_WAIT_MS = 10_000;
+
 export function newPostgresClient(adapter: PrismaPg): PostgresClient {
-  return new PostgresClient({ adapter });
+  return new PostgresClient({ adapter, transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
 }
 
 /** The names of the migrations the database has applied (none when it has no `_prisma_migrations`). */
