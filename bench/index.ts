@@ -22,6 +22,7 @@ const QUICK: Record<string, string[]> = {
   startup: ['3', '--no-tsx'],
   import: ['--prompts', '100'],
   cost: ['--seconds', '5'],
+  instances: ['--quick'],
 };
 
 const [name = 'record-turn', ...args] = process.argv.slice(2);
