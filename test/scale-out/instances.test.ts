@@ -24,6 +24,7 @@
  * turn that landed is answered CONFLICT naming its own user message, and counts as written.
  */
 import { spawnSync } from 'node:child_process';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { git } from '../helpers/git.js';
 import { BIN } from '../helpers/instance-process.js';
@@ -40,6 +41,20 @@ const KILLED = 1;
  * mirror that has stopped; on a loaded 2-core machine git and fsync run ten times slower than quiet.
  */
 const STALL_MS = 120_000;
+
+/** The mirror's outbox as the database has it, for a failure message: what is left, and why. */
+async function outbox(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT j."sessionId", t.number, j.kind, j.attempts, j."lastError" FROM "OutboxJob" j JOIN "Turn" t ON t.id = j."turnId" ORDER BY j.id LIMIT 30`,
+    );
+    return `outbox jobs left (first 30):\n${rows.map((r) => JSON.stringify(r)).join('\n')}`;
+  } finally {
+    await client.end();
+  }
+}
 
 describe('three instances on one database, one Redis and one data dir', () => {
   it('lose no acknowledged turn, commit each once, and deliver every turnCommitted when one is SIGKILLed midway', async () => {
@@ -110,7 +125,9 @@ describe('three instances on one database, one Redis and one data dir', () => {
       if (now > committed) [committed, deadline] = [now, Date.now() + STALL_MS];
       if (Date.now() > deadline) {
         const behind = rows.flatMap((r, i) => r.turns.filter((t) => t.mirrorState !== 'COMMITTED').map((t) => `${sessions[i]}#${t.number} ${t.mirrorState}`));
-        throw new Error(`no turn committed for ${STALL_MS} ms; ${committed} of ${SESSIONS * TURNS} are; not: ${behind.slice(0, 20).join(', ')}`);
+        throw new Error(
+          `no turn committed for ${STALL_MS} ms; ${committed} of ${SESSIONS * TURNS} are; not: ${behind.slice(0, 20).join(', ')}\n${await outbox(databaseUrl)}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
