@@ -66,6 +66,9 @@ export interface TestClientOptions {
   logger?: Logger;
 }
 
+/** The PostgreSQL pass: each data dir's database (test/helpers/database.ts), for servers started on it again. */
+const databaseOfDataDir = new Map<string, { name: string; url: string }>();
+
 export async function startTestServer(
   overrides: Partial<Config> = {},
   options: AppOptions = {},
@@ -73,8 +76,14 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const config = testConfig(overrides);
   // The PostgreSQL pass (test/helpers/database.ts): a database of its own, unless the test shares one.
+  // A server started again on a data dir (a restart) gets the database it had.
   if (onPostgres && config.databaseUrl === undefined) {
-    const database = await freshDatabase();
+    let database = databaseOfDataDir.get(config.dataDir);
+    if (!database) {
+      const dataDir = config.dataDir;
+      databaseOfDataDir.set(dataDir, (database = await freshDatabase()));
+      onCleanup(() => databaseOfDataDir.delete(dataDir));
+    }
     config.databaseUrl = database.url;
     // And events through Redis, on channels of its own.
     if (config.redisUrl === undefined) Object.assign(config, { redisUrl: testRedisUrl, redisPrefix: `em-test:${database.name}:` });

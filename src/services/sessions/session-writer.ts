@@ -11,7 +11,8 @@ import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js
 import { assertValidId, newId } from '../../ids.js';
 import type { TurnCapture } from '../../projects/capture.js';
 import { assertBranchRefName } from './validate.js';
-import { deferForeignKeysSql, lockSessionRowSql, placeholders } from '../../db/dialect.js';
+import { deferForeignKeysSql, dialectOf, lockSessionRowSql, placeholders } from '../../db/dialect.js';
+import { escapeNul } from '../../db/nul-text.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -599,11 +600,26 @@ export class SessionWriter {
       const chunk = rows.slice(start, start + MESSAGE_ROWS_PER_STATEMENT);
       const p = placeholders(this.tx);
       const values = chunk.map(() => `(${MESSAGE_COLUMNS.map(() => p()).join(', ')})`).join(', ');
-      try {
-        await this.tx.$executeRawUnsafe(
-          `INSERT INTO "Message" (${MESSAGE_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES ${values}`,
-          ...chunk.flatMap((row) => MESSAGE_COLUMNS.map((c) => row[c])),
+      const insert = `INSERT INTO "Message" (${MESSAGE_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES ${values}`;
+      const postgres = dialectOf(this.tx) === 'postgresql';
+      // PostgreSQL's text cannot hold NUL: the content is stored escaped there (src/db/nul-text.ts).
+      const args = chunk.flatMap((row) => MESSAGE_COLUMNS.map((c) => (postgres && c === 'content' ? escapeNul(row.content) : row[c])));
+      if (postgres) {
+        // A failed statement aborts a PostgreSQL transaction, so the id taken is found without failing:
+        // the rows whose id the session has are skipped, and the first of them named.
+        const written = await this.tx.$queryRawUnsafe<{ messageId: string }[]>(
+          `${insert} ON CONFLICT ("sessionId", "messageId") DO NOTHING RETURNING "messageId"`,
+          ...args,
         );
+        if (written.length < chunk.length) {
+          const kept = new Set(written.map((row) => row.messageId));
+          const first = chunk.find((m) => !kept.has(m.messageId))!.messageId;
+          throw new ConflictError(`Session ${this.sessionId} already has a message ${first}; message ids are unique within a session.`, { messageId: first });
+        }
+        continue;
+      }
+      try {
+        await this.tx.$executeRawUnsafe(insert, ...args);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // Which one, as a message written alone would say (SQLite undid the failed statement only).
