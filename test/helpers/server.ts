@@ -76,8 +76,10 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const config = testConfig(overrides);
   // The PostgreSQL pass (test/helpers/database.ts): a database of its own, unless the test shares one.
-  // A server started again on a data dir (a restart) gets the database it had.
-  if (onPostgres && config.databaseUrl === undefined) {
+  // A server started again on a data dir (a restart) gets the database it had. A test that gives
+  // `databaseUrl: undefined` runs on the data dir's SQLite file in every pass (the embedded default's
+  // own behaviour: one server per data dir, the file beside the repos).
+  if (onPostgres && config.databaseUrl === undefined && !('databaseUrl' in overrides)) {
     let database = databaseOfDataDir.get(config.dataDir);
     if (!database) {
       const dataDir = config.dataDir;
