@@ -94,7 +94,7 @@ export class SessionLeases {
       const { count } = await this.db.sessionLease.updateMany({ where: { sessionId, owner: me }, data: { expiresAt } });
       this.releasedByUs.delete(sessionId);
       if (count === 1) {
-        this.held.set(sessionId, started + this.ttlMs);
+        this.took(sessionId, started);
         return 'kept';
       }
       this.held.delete(sessionId);
@@ -112,8 +112,18 @@ export class SessionLeases {
         throw error;
       }
     }
-    this.held.set(sessionId, started + this.ttlMs);
+    this.took(sessionId, started);
     return 'acquired';
+  }
+
+  /**
+   * Notes a lease written as this instance's, with the expiry the write set
+   * (`started`: the epoch ms just before it). What a replacement of
+   * `claimExpired` calls for each lease it takes.
+   */
+  took(sessionId: string, started: number): void {
+    this.releasedByUs.delete(sessionId);
+    this.held.set(sessionId, started + this.ttlMs);
   }
 
   /**
@@ -194,10 +204,9 @@ export class SessionLeases {
    * instance's (held, or released and not claimed since): those this
    * instance may drain. One query. Leases are taken by the drain, so another
    * instance claiming one first simply wins it.
-   * The one place that picks sessions to claim; PostgreSQL may replace it
-   * with a `FOR UPDATE SKIP LOCKED` claim.
+   * @param skip sessions not to return (this instance is draining them already), so they never use up `limit`.
    */
-  async claimable(limit: number): Promise<string[]> {
+  async claimable(limit: number, skip: readonly string[] = []): Promise<string[]> {
     const now = new Date();
     // GROUP BY in the database (findMany's `distinct` would read every job and dedupe in memory).
     const jobs = await this.db.outboxJob.groupBy({
@@ -205,6 +214,7 @@ export class SessionLeases {
       where: {
         kind: 'SESSION',
         nextAttemptAt: { lte: now },
+        ...(skip.length > 0 && { sessionId: { notIn: [...skip] } }),
         session: { OR: [{ lease: { is: null } }, { lease: { expiresAt: { lt: now } } }, { lease: { owner: this.instanceId } }] },
       },
       orderBy: { sessionId: 'asc' },
@@ -216,12 +226,15 @@ export class SessionLeases {
   /**
    * Claims up to `limit` of the sessions with a job due whose lease is
    * missing or expired (a dead instance's, the takeover), plus those already
-   * ours.
+   * ours. The one function to swap for a PostgreSQL claim (`FOR UPDATE SKIP
+   * LOCKED`); a replacement notes each lease it takes with `took`, and
+   * reports it `acquired` unless this instance held it already.
+   * @param skip as for `claimable`.
    * @returns each session now ours, with how (`acquired`: taken over, look at its repo first).
    */
-  async claimExpired(limit: number): Promise<{ sessionId: string; outcome: 'kept' | 'acquired' }[]> {
+  async claimExpired(limit: number, skip: readonly string[] = []): Promise<{ sessionId: string; outcome: 'kept' | 'acquired' }[]> {
     const claimed: { sessionId: string; outcome: 'kept' | 'acquired' }[] = [];
-    for (const sessionId of await this.claimable(limit)) {
+    for (const sessionId of await this.claimable(limit, skip)) {
       if (this.holds(sessionId)) {
         claimed.push({ sessionId, outcome: 'kept' });
         continue;

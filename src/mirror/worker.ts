@@ -341,7 +341,9 @@ export class MirrorWorker implements RepoHealer {
     if (!shared || shared.scanning || this.stopped) return;
     shared.scanning = true;
     try {
-      for (const { sessionId, outcome } of await shared.leases.claimExpired(shared.claimLimit)) {
+      // Sessions draining or waiting for a retry here: no need to find them, nor to let them use up the limit.
+      const busy = shared.leases.sessions().filter((id) => this.drains.isRunning(id) || this.timers.has(id));
+      for (const { sessionId, outcome } of await shared.leases.claimExpired(shared.claimLimit, busy)) {
         if (outcome === 'acquired') this.tookOver(sessionId);
         if (!this.drains.isRunning(sessionId) && !this.timers.has(sessionId)) this.notify(sessionId);
       }
@@ -359,8 +361,10 @@ export class MirrorWorker implements RepoHealer {
   private async holdLease(sessionId: string): Promise<boolean> {
     const shared = this.shared;
     if (!shared) return true;
-    shared.lastActive.set(sessionId, Date.now());
-    if (shared.leases.holds(sessionId)) return true;
+    if (shared.leases.holds(sessionId)) {
+      shared.lastActive.set(sessionId, Date.now());
+      return true;
+    }
     try {
       const outcome = await shared.leases.acquire(sessionId);
       if (outcome === null) {
@@ -368,6 +372,7 @@ export class MirrorWorker implements RepoHealer {
         return false;
       }
       if (outcome === 'acquired') this.tookOver(sessionId);
+      shared.lastActive.set(sessionId, Date.now());
       return true;
     } catch (error) {
       // The scan tries again while turns wait.

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
+import { onSqlStatement } from '../../src/db/index.js';
 import type { Logger } from '../../src/logger.js';
 import type { SharedMirrorOptions } from '../../src/mirror/worker.js';
 import type { TurnCommittedPayload } from '../../src/pubsub.js';
@@ -30,10 +31,12 @@ interface Instance {
   committed: TurnCommittedPayload[];
   /** Resolves once `count` of this session's turns were announced by this instance. */
   announced(sessionId: string, count: number): Promise<void>;
+  /** Resolves with the first turnCommitted of this instance that `match` accepts, past or to come. */
+  seen(match: (event: TurnCommittedPayload) => boolean): Promise<TurnCommittedPayload>;
   lines: Record<string, unknown>[];
 }
 
-async function instance(config: Config, shared: SharedMirrorOptions): Promise<Instance> {
+async function instance(config: Config, shared: SharedMirrorOptions | undefined): Promise<Instance> {
   const { logger, lines } = capturedLogger();
   const app = await createApp(config, logger as Logger, {
     mirror: { retryBaseMs: 50, retryMaxMs: 400, shared },
@@ -50,22 +53,26 @@ async function instance(config: Config, shared: SharedMirrorOptions): Promise<In
       for (const wake of waiters) wake();
     }
   })();
-  const announced = (sessionId: string, count: number) =>
-    new Promise<void>((resolve, reject) => {
+  const when = <T>(probe: () => T | undefined, what: string) =>
+    new Promise<T>((resolve, reject) => {
       const check = () => {
-        if (committed.filter((e) => e.sessionId === sessionId).length < count) return;
+        const found = probe();
+        if (found === undefined) return;
         waiters.delete(check);
         clearTimeout(timer);
-        resolve();
+        resolve(found);
       };
       const timer = setTimeout(() => {
         waiters.delete(check);
-        reject(new Error(`${sessionId}: ${count} turns were not announced in time`));
+        reject(new Error(`${what} not announced in time`));
       }, DEADLINE_MS);
       waiters.add(check);
       check();
     });
-  return { app, committed, announced, lines };
+  const announced = (sessionId: string, count: number) =>
+    when(() => (committed.filter((e) => e.sessionId === sessionId).length >= count ? true : undefined), `${count} turns of ${sessionId}`).then(() => undefined);
+  const seen = (match: (event: TurnCommittedPayload) => boolean) => when(() => committed.find(match), 'the turn');
+  return { app, committed, announced, seen, lines };
 }
 
 async function turn(app: App, sessionId: string, n: number): Promise<void> {
@@ -137,8 +144,8 @@ describe('several instances sharing one database and sessions folder', () => {
     ]);
 
     // b's scan finds the turn waiting under an expired lease, takes it and adopts the commit.
-    await eventually(async () => (await b.app.db.turn.findUniqueOrThrow({ where: { id: turn3.id } })).commitSha === third, DEADLINE_MS);
-    expect(b.committed.filter((e) => e.turnId === turn3.id)).toEqual([{ sessionId: 'k', turnId: turn3.id, sha: third }]);
+    expect(await b.seen((e) => e.turnId === turn3.id)).toEqual({ sessionId: 'k', turnId: turn3.id, sha: third });
+    expect((await b.app.db.turn.findUniqueOrThrow({ where: { id: turn3.id } })).commitSha).toBe(third);
     expect(b.lines.some((line) => line.msg === 'adopted a turn commit made before a crash')).toBe(true);
     expect((await b.app.db.sessionLease.findUniqueOrThrow({ where: { sessionId: 'k' } })).owner).toBe('b');
 
@@ -186,5 +193,45 @@ describe('several instances sharing one database and sessions folder', () => {
     await turn(a.app, 'f', 3);
     await b.announced('f', 2);
     expect(a.committed).toHaveLength(1);
+  }, 120_000);
+
+  it('gives a lease up once its session is idle, and every lease at stop', async () => {
+    const config = testConfig();
+    const a = await instance(config, { instanceId: 'a', leaseTtlMs: 300, idleReleaseMs: 100, scanEveryMs: 50 });
+    const b = await instance(config, { instanceId: 'b', leaseTtlMs: 5000, idleReleaseMs: 60_000, scanEveryMs: 50 });
+    await createSession({ sessionId: 'quick' }, a.app.deps);
+    await createSession({ sessionId: 'kept' }, b.app.deps);
+    await turn(a.app, 'quick', 1);
+    await turn(b.app, 'kept', 1);
+    await Promise.all([a.announced('quick', 1), b.announced('kept', 1)]);
+    // No event for a lease given up: polled.
+    await eventually(async () => a.app.mirror.leaseCount() === 0, DEADLINE_MS);
+    const released = await a.app.db.sessionLease.findUniqueOrThrow({ where: { sessionId: 'quick' } });
+    expect(released.expiresAt.getTime()).toBeLessThan(Date.now());
+    expect(b.app.mirror.leaseCount()).toBe(1);
+    expect((await b.app.db.sessionLease.findUniqueOrThrow({ where: { sessionId: 'kept' } })).expiresAt.getTime()).toBeGreaterThan(Date.now());
+
+    // Taken again by a later turn, by whichever instance gets there.
+    await turn(b.app, 'quick', 2);
+    await allCommitted(b.app, 'quick', 2);
+    await b.app.mirror.stop();
+    expect(b.app.mirror.leaseCount()).toBe(0);
+    const left = await b.app.db.sessionLease.findMany({ where: { owner: 'b', expiresAt: { gt: new Date() } } });
+    expect(left).toEqual([]);
+  }, 120_000);
+
+  it('reads and writes no lease without the shared option', async () => {
+    const config = testConfig();
+    const statements: string[] = [];
+    onCleanup(onSqlStatement(({ sql }) => statements.push(sql)));
+    const single = await instance(config, undefined);
+    await createSession({ sessionId: 'solo' }, single.app.deps);
+    for (let n = 1; n <= 3; n++) await turn(single.app, 'solo', n);
+    await single.announced('solo', 3);
+    await single.app.mirror.idle();
+    await single.app.close();
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.filter((sql) => sql.includes('SessionLease'))).toEqual([]);
+    expect(single.app.mirror.leaseCount()).toBe(0);
   }, 120_000);
 });
