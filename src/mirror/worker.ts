@@ -656,7 +656,6 @@ export class MirrorWorker implements RepoHealer {
    */
   private async commitBulk(sessionId: string, jobs: readonly { id: number; turnId: string; attempts: number }[]): Promise<number> {
     try {
-      if (!this.stillLeased(sessionId)) return 0;
       const repo = await this.repoFor(sessionId);
       const plans = await loadTurnPlans(this.deps.db, sessionId, jobs.map((j) => j.turnId));
       const commits = streamCommits(plans);

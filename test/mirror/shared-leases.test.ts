@@ -158,6 +158,38 @@ describe('several instances sharing one database and sessions folder', () => {
     expect((await b.app.db.turn.findUniqueOrThrow({ where: { id: turn3.id } })).commitSha).toBe(third);
   }, 120_000);
 
+  it('writes the same commit again, not a second one, when a landed turn is taken over with turns after it', async () => {
+    const config = testConfig();
+    // A long lease, expired by hand below: b must find both turns waiting at once (one fast-import pass).
+    const a = await instance(config, { instanceId: 'a', leaseTtlMs: 60_000, scanEveryMs: 50 });
+    await createSession({ sessionId: 'm' }, a.app.deps);
+    for (let n = 1; n <= 3; n++) await turn(a.app, 'm', n);
+    await a.announced('m', 3);
+    await a.app.mirror.idle();
+    const repo = join(config.dataDir, 'sessions', 'm');
+    const third = git(repo, 'rev-parse', 'main').trim();
+
+    await a.app.mirror.abandon();
+    const turn3 = await a.app.db.turn.findFirstOrThrow({ where: { sessionId: 'm', number: 3 } });
+    await a.app.db.$transaction([
+      a.app.db.turn.update({ where: { id: turn3.id }, data: { commitSha: null, mirroredAt: null, mirrorState: 'PENDING' } }),
+      a.app.db.outboxJob.create({ data: { sessionId: 'm', turnId: turn3.id, kind: 'SESSION' } }),
+    ]);
+    // Written through the dead instance's database handle: queued, mirrored by nobody yet.
+    await turn(a.app, 'm', 4);
+    await a.app.db.sessionLease.update({ where: { sessionId: 'm' }, data: { expiresAt: new Date(0) } });
+
+    const b = await instance(config, { instanceId: 'b', leaseTtlMs: 60_000, scanEveryMs: 50 });
+    await b.announced('m', 2);
+    await allCommitted(b.app, 'm', 4);
+    await b.app.mirror.idle();
+    expect(git(repo, 'rev-list', '--count', '--all').trim()).toBe('4');
+    expect(subjects(repo)).toEqual(expectedSubjects(4));
+    expect(git(repo, 'rev-parse', 'main~1').trim()).toBe(third);
+    expect((await b.app.db.turn.findUniqueOrThrow({ where: { id: turn3.id } })).commitSha).toBe(third);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  }, 120_000);
+
   it('records nothing once its lease was taken over; the new holder adopts what it committed', async () => {
     const config = testConfig();
     // A long lease: no renewal runs during the test, so only the fence can notice the takeover.
