@@ -7,6 +7,7 @@
  * expire; a commit that landed but was not recorded is adopted, never made
  * twice; an instance whose lease was taken over records nothing.
  */
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
@@ -188,6 +189,41 @@ describe('several instances sharing one database and sessions folder', () => {
     expect(git(repo, 'rev-parse', 'main~1').trim()).toBe(third);
     expect((await b.app.db.turn.findUniqueOrThrow({ where: { id: turn3.id } })).commitSha).toBe(third);
     expect(git(repo, 'status', '--porcelain')).toBe('');
+  }, 120_000);
+
+  it("opens a repo it takes back as after a restart: the dead holder's git lock removed and its checkout brought to HEAD", async () => {
+    const config = testConfig();
+    // b mirrors the session first (so it has opened the repo), then gives the lease up when idle
+    // (looked at with each renewal, every second here).
+    const b = await instance(config, { instanceId: 'b', leaseTtlMs: 3000, idleReleaseMs: 100, scanEveryMs: 50 });
+    await createSession({ sessionId: 'c' }, b.app.deps);
+    await turn(b.app, 'c', 1);
+    await b.announced('c', 1);
+    await eventually(async () => b.app.mirror.leaseCount() === 0, DEADLINE_MS);
+    // a takes it for turn 2, then dies after the commit and before its checkout followed, with git's index lock left.
+    const a = await instance(config, { instanceId: 'a', leaseTtlMs: 60_000, scanEveryMs: 50 });
+    await turn(a.app, 'c', 2);
+    await a.announced('c', 1);
+    await a.app.mirror.idle();
+    await a.app.mirror.abandon();
+    const repo = join(config.dataDir, 'sessions', 'c');
+    git(repo, 'read-tree', '--reset', '-u', 'main~1');
+    writeFileSync(join(repo, '.git', 'entity-memory-checkout-behind'), '');
+    writeFileSync(join(repo, '.git', 'index.lock'), '');
+    expect(git(repo, 'status', '--porcelain')).not.toBe('');
+    await turn(a.app, 'c', 3);
+    await a.app.db.sessionLease.update({ where: { sessionId: 'c' }, data: { expiresAt: new Date(0) } });
+
+    // b's scan takes it back: a lease newly taken, so the repo is opened afresh before the commit.
+    await b.announced('c', 2);
+    await b.app.mirror.idle();
+    expect(subjects(repo)).toEqual(expectedSubjects(3));
+    expect(git(repo, 'rev-list', '--count', '--all').trim()).toBe('3');
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    expect(existsSync(join(repo, '.git', 'index.lock'))).toBe(false);
+    expect(existsSync(join(repo, '.git', 'entity-memory-checkout-behind'))).toBe(false);
+    // At its first pass, not after a failed checkout (which the pass after would also repair).
+    expect(b.lines.filter((line) => (line.level as number) >= 40)).toEqual([]);
   }, 120_000);
 
   it('records nothing once its lease was taken over; the new holder adopts what it committed', async () => {
