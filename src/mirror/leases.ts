@@ -44,10 +44,16 @@ export class SessionLeases {
   /** Leases held, and until when (epoch ms by this clock, measured from before the write that extended it). */
   private readonly held = new Map<string, number>();
   /**
-   * Sessions whose lease this process released itself: a row still ours then
-   * means nobody held it since, so the repo needs no look as after a takeover.
+   * The tenure of each lease this process took and has not seen lost (held,
+   * or released by itself): its `acquiredAt`, which only a new acquisition
+   * changes. A row still ours with that tenure means nobody held it since, so
+   * the repo needs no look as after a takeover; and a pass fences its record
+   * on the tenure it started under, so a lease lost and taken again meanwhile
+   * fails it (the pass read its jobs before another instance recorded them).
    */
-  private readonly releasedByUs = new Set<string>();
+  private readonly tenures = new Map<string, Date>();
+  /** The last `acquiredAt` written: each tenure is distinct, even two in one millisecond. */
+  private lastAcquiredAt = 0;
   /** The release being written, if any (an acquire waits for it). Never rejects. */
   private releasing: Promise<void> | null = null;
   readonly instanceId: string;
@@ -88,42 +94,48 @@ export class SessionLeases {
     const expiresAt = new Date(started + this.ttlMs);
     // A release in flight must land before: it would expire what this takes.
     if (this.releasing) await this.releasing;
-    const wasHeld = this.held.has(sessionId) || this.releasedByUs.has(sessionId);
-    if (wasHeld) {
-      // Still ours in the database: nobody took it in between, whether it expired or not.
-      const { count } = await this.db.sessionLease.updateMany({ where: { sessionId, owner: me }, data: { expiresAt } });
-      this.releasedByUs.delete(sessionId);
+    const tenure = this.tenures.get(sessionId);
+    if (tenure) {
+      // Still ours, same tenure: nobody took it in between, whether it expired or not.
+      const { count } = await this.db.sessionLease.updateMany({ where: { sessionId, owner: me, acquiredAt: tenure }, data: { expiresAt } });
       if (count === 1) {
-        this.took(sessionId, started);
+        this.took(sessionId, started, tenure);
         return 'kept';
       }
       this.held.delete(sessionId);
+      this.tenures.delete(sessionId);
     }
+    const acquiredAt = new Date((this.lastAcquiredAt = Math.max(started, this.lastAcquiredAt + 1)));
     // Ours from an earlier run of this instance id counts as a takeover: that run may have died mid-pass.
     const { count } = await this.db.sessionLease.updateMany({
       where: { sessionId, OR: [{ owner: me }, { expiresAt: { lt: now } }] },
-      data: { owner: me, expiresAt, acquiredAt: now },
+      data: { owner: me, expiresAt, acquiredAt },
     });
     if (count === 0) {
       try {
-        await this.db.sessionLease.create({ data: { sessionId, owner: me, expiresAt, acquiredAt: now } });
+        await this.db.sessionLease.create({ data: { sessionId, owner: me, expiresAt, acquiredAt } });
       } catch (error) {
         if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return null;
         throw error;
       }
     }
-    this.took(sessionId, started);
+    this.took(sessionId, started, acquiredAt);
     return 'acquired';
   }
 
   /**
    * Notes a lease written as this instance's, with the expiry the write set
-   * (`started`: the epoch ms just before it). What a replacement of
-   * `claimExpired` calls for each lease it takes.
+   * (`started`: the epoch ms just before it) and its `acquiredAt`. What a
+   * replacement of `claimExpired` calls for each lease it takes.
    */
-  took(sessionId: string, started: number): void {
-    this.releasedByUs.delete(sessionId);
+  took(sessionId: string, started: number, acquiredAt: Date): void {
+    this.tenures.set(sessionId, acquiredAt);
     this.held.set(sessionId, started + this.ttlMs);
+  }
+
+  /** The tenure (`acquiredAt`) of the session's lease while this instance holds it. */
+  tenure(sessionId: string): Date | undefined {
+    return this.held.has(sessionId) ? this.tenures.get(sessionId) : undefined;
   }
 
   /**
@@ -146,27 +158,35 @@ export class SessionLeases {
       // One released or lost meanwhile stays so.
       if (this.held.has(id)) this.held.set(id, started + this.ttlMs);
     }
-    for (const id of lost) this.held.delete(id);
+    for (const id of lost) {
+      this.held.delete(id);
+      this.tenures.delete(id);
+    }
     return lost;
   }
 
   /**
    * Checks, inside the caller's transaction, that the session's lease is
-   * still this instance's, and extends it: the fence that keeps an instance
-   * whose lease was taken over from recording.
-   * @throws LeaseLostError when it is another's (the transaction then rolls back).
+   * still this instance's, in the tenure the caller's pass started under,
+   * and extends it: the fence that keeps an instance whose lease was taken
+   * over (even if taken back since) from recording.
+   * @throws LeaseLostError when it is not (the transaction then rolls back).
    */
-  async fence(tx: Prisma.TransactionClient, sessionId: string): Promise<void> {
+  async fence(tx: Prisma.TransactionClient, sessionId: string, tenure: Date | undefined): Promise<void> {
+    if (!tenure) throw new LeaseLostError(sessionId);
     const started = Date.now();
     const { count } = await tx.sessionLease.updateMany({
-      where: { sessionId, owner: this.instanceId },
+      where: { sessionId, owner: this.instanceId, acquiredAt: tenure },
       data: { expiresAt: new Date(started + this.ttlMs) },
     });
     if (count !== 1) {
-      this.held.delete(sessionId);
+      if (this.tenures.get(sessionId) === tenure) {
+        this.held.delete(sessionId);
+        this.tenures.delete(sessionId);
+      }
       throw new LeaseLostError(sessionId);
     }
-    if (this.held.has(sessionId)) this.held.set(sessionId, started + this.ttlMs);
+    // Locally only once committed: a rolled-back extension must not make this instance count on it.
   }
 
   /** Gives the session's lease up (another instance may claim it at once). Logs a failure, never throws. */
@@ -174,10 +194,7 @@ export class SessionLeases {
     if (sessionIds.length === 0) return;
     // At once, before any await: a drain starting now must not count on them. A row still
     // ours later (this release failed, or nobody claimed it since) is taken back as `kept`.
-    for (const id of sessionIds) {
-      this.held.delete(id);
-      this.releasedByUs.add(id);
-    }
+    for (const id of sessionIds) this.held.delete(id);
     const previous = this.releasing;
     const run = (async () => {
       await previous;
@@ -196,7 +213,7 @@ export class SessionLeases {
   /** Forgets every lease without releasing it: what a dying process leaves (for tests). */
   forget(): void {
     this.held.clear();
-    this.releasedByUs.clear();
+    this.tenures.clear();
   }
 
   /**

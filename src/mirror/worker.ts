@@ -31,6 +31,7 @@ import { rebuildSession, recordCommits, streamCommits, syncHead } from './rebuil
 import { openSessionRepo } from './session-repos.js';
 import { loadTurnPlans, type TurnPlan } from './turn-plan.js';
 import type { MirrorWorkerDeps } from './worker-deps.js';
+import type { Prisma } from '../generated/prisma/client.js';
 
 export interface MirrorWorkerOptions {
   /** First retry delay; doubles per attempt. Default 500 ms. */
@@ -137,6 +138,8 @@ export class MirrorWorker implements RepoHealer {
     claimLimit: number;
     /** When each held session last had work (epoch ms). */
     lastActive: Map<string, number>;
+    /** The lease tenure each session's running pass started under: its record is fenced on it. */
+    passTenure: Map<string, Date>;
     timers: NodeJS.Timeout[];
     renewing: boolean;
     scanning: boolean;
@@ -161,6 +164,7 @@ export class MirrorWorker implements RepoHealer {
           scanEveryMs: shared.scanEveryMs ?? 1000,
           claimLimit: 2 * concurrency,
           lastActive: new Map(),
+          passTenure: new Map(),
           timers: [],
           renewing: false,
           scanning: false,
@@ -176,6 +180,7 @@ export class MirrorWorker implements RepoHealer {
           } finally {
             // Idle from the end of its last pass (shared: the lease is given up after `idleReleaseMs`).
             if (this.shared?.leases.holds(sessionId)) this.shared.lastActive.set(sessionId, Date.now());
+            this.shared?.passTenure.delete(sessionId);
           }
         });
       },
@@ -363,6 +368,7 @@ export class MirrorWorker implements RepoHealer {
     if (!shared) return true;
     if (shared.leases.holds(sessionId)) {
       shared.lastActive.set(sessionId, Date.now());
+      shared.passTenure.set(sessionId, shared.leases.tenure(sessionId)!);
       return true;
     }
     try {
@@ -373,6 +379,7 @@ export class MirrorWorker implements RepoHealer {
       }
       if (outcome === 'acquired') this.tookOver(sessionId);
       shared.lastActive.set(sessionId, Date.now());
+      shared.passTenure.set(sessionId, shared.leases.tenure(sessionId)!);
       return true;
     } catch (error) {
       // The scan tries again while turns wait.
@@ -509,8 +516,9 @@ export class MirrorWorker implements RepoHealer {
     try {
       const waiting = await db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true }, orderBy: { id: 'asc' } });
       const started = Date.now();
-      const leases = this.shared?.leases;
-      const turns = await rebuildSession(this.deps, sessionId, { moveAside: true, ...(leases && { fence: (tx) => leases.fence(tx, sessionId) }) });
+      const shared = this.shared;
+      const fence = shared && { fence: (tx: Prisma.TransactionClient) => shared.leases.fence(tx, sessionId, shared.passTenure.get(sessionId)) };
+      const turns = await rebuildSession(this.deps, sessionId, { moveAside: true, ...fence });
       this.rebuildDue.delete(sessionId);
       this.rebuildFailures.delete(sessionId);
       clearRepoProblem(this.deps.config, sessionId);
@@ -694,9 +702,9 @@ export class MirrorWorker implements RepoHealer {
   private async recordCommitted(sessionId: string, commits: readonly LandedTurn[], jobIds: readonly number[]): Promise<void> {
     const { db } = this.deps;
     const at = new Date();
-    const leases = this.shared?.leases;
+    const shared = this.shared;
     await db.$transaction(async (tx) => {
-      if (leases) await leases.fence(tx, sessionId);
+      if (shared) await shared.leases.fence(tx, sessionId, shared.passTenure.get(sessionId));
       await recordCommits(tx, commits, at);
       await tx.outboxJob.deleteMany({ where: { id: { in: [...jobIds] } } });
     });
