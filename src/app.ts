@@ -101,14 +101,18 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     } catch (error) {
       logger.error({ err: error }, 'looking for pending project commits failed; each waits for its session’s next turn');
     }
-    try {
-      const report = await reconcile({ db, config, logger, pubsub, sessionLocks, repoLocks });
-      const changed = report.sessions.filter((r) => r.outcome !== 'in-sync');
-      if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
-      // Each failure was logged and published; the worker retries those repos with backoff.
-      for (const { sessionId, error } of report.failed) mirror.repair(sessionId, error);
-    } catch (error) {
-      logger.error({ err: error }, 'reconciling session repos failed; the mirror starts anyway');
+    // Shared by several instances: no reconcile over every session (others own some); each
+    // session's repo is looked at when this instance takes its lease (src/mirror/worker.ts).
+    if (!options.mirror?.shared) {
+      try {
+        const report = await reconcile({ db, config, logger, pubsub, sessionLocks, repoLocks });
+        const changed = report.sessions.filter((r) => r.outcome !== 'in-sync');
+        if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
+        // Each failure was logged and published; the worker retries those repos with backoff.
+        for (const { sessionId, error } of report.failed) mirror.repair(sessionId, error);
+      } catch (error) {
+        logger.error({ err: error }, 'reconciling session repos failed; the mirror starts anyway');
+      }
     }
     await mirror.start();
     health.start();
