@@ -6,15 +6,18 @@
  * database), so a dead instance's sessions are taken over about `ttlMs` after
  * its last renewal.
  *
- * Only the Prisma client API, no SQL text, so it behaves alike on SQLite and
+ * The Prisma client API, so it behaves alike on SQLite and
  * PostgreSQL: a conditional `updateMany` (count 1: ours) and a `create` whose
- * unique violation means another instance holds it. The instances' clocks
+ * unique violation means another instance holds it; only the takeover scan
+ * on PostgreSQL is SQL of its own (`FOR UPDATE SKIP LOCKED`, claimExpiredLocked).
+ * The instances' clocks
  * must agree to well under `ttlMs` (an expiry is written with the holder's
  * clock and read against the claimer's).
  */
 import type { Db } from '../db/index.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
+import { dialectOf } from '../db/dialect.js';
 
 /** A database write for a session whose lease this instance no longer holds: nothing was recorded. */
 export class LeaseLostError extends Error {
@@ -250,6 +253,7 @@ export class SessionLeases {
    * @returns each session now ours, with how (`acquired`: taken over, look at its repo first).
    */
   async claimExpired(limit: number, skip: readonly string[] = []): Promise<{ sessionId: string; outcome: 'kept' | 'acquired' }[]> {
+    if (dialectOf(this.db) === 'postgresql') return this.claimExpiredLocked(limit, skip);
     const claimed: { sessionId: string; outcome: 'kept' | 'acquired' }[] = [];
     for (const sessionId of await this.claimable(limit, skip)) {
       if (this.holds(sessionId)) {
@@ -258,6 +262,55 @@ export class SessionLeases {
       }
       const outcome = await this.acquire(sessionId);
       if (outcome) claimed.push({ sessionId, outcome });
+    }
+    return claimed;
+  }
+
+  /**
+   * `claimExpired` on PostgreSQL: the expired (or missing) leases of sessions with work due are
+   * claimed in one transaction, their rows locked with `FOR UPDATE SKIP LOCKED`, so instances
+   * scanning at the same moment each take different sessions instead of queueing on the same
+   * rows (or failing over them), and a row another instance is renewing is passed over, not
+   * waited for. Sessions without a lease row get one first (expired since the epoch), so every
+   * claim goes through the same locked select.
+   */
+  private async claimExpiredLocked(limit: number, skip: readonly string[]): Promise<{ sessionId: string; outcome: 'kept' | 'acquired' }[]> {
+    const claimed: { sessionId: string; outcome: 'kept' | 'acquired' }[] = [];
+    const candidates: string[] = [];
+    for (const sessionId of await this.claimable(limit, skip)) {
+      if (this.holds(sessionId)) claimed.push({ sessionId, outcome: 'kept' });
+      else candidates.push(sessionId);
+    }
+    if (candidates.length === 0) return claimed;
+    if (this.releasing) await this.releasing;
+    await this.db.$executeRawUnsafe(
+      `INSERT INTO "SessionLease" ("sessionId", "owner", "expiresAt", "acquiredAt")
+       SELECT id, '', $2::timestamp(3), $2::timestamp(3) FROM unnest($1::text[]) AS id ON CONFLICT ("sessionId") DO NOTHING`,
+      candidates,
+      RELEASED,
+    );
+    const started = Date.now();
+    const acquiredAt = new Date((this.lastAcquiredAt = Math.max(started, this.lastAcquiredAt + 1)));
+    const taken = await this.db.$transaction(async (tx) => {
+      const rows = await tx.$queryRawUnsafe<{ sessionId: string }[]>(
+        `SELECT "sessionId" FROM "SessionLease" WHERE "sessionId" = ANY($1::text[]) AND ("expiresAt" < $2::timestamp(3) OR "owner" = $3)
+         ORDER BY "sessionId" FOR UPDATE SKIP LOCKED`,
+        candidates,
+        new Date(started),
+        this.instanceId,
+      );
+      const ids = rows.map((row) => row.sessionId);
+      if (ids.length > 0) {
+        await tx.sessionLease.updateMany({
+          where: { sessionId: { in: ids } },
+          data: { owner: this.instanceId, expiresAt: new Date(started + this.ttlMs), acquiredAt },
+        });
+      }
+      return ids;
+    });
+    for (const sessionId of taken) {
+      this.took(sessionId, started, acquiredAt);
+      claimed.push({ sessionId, outcome: 'acquired' });
     }
     return claimed;
   }

@@ -249,9 +249,9 @@ export class MirrorWorker implements RepoHealer {
     this.notify(sessionId);
   }
 
-  /** How many session leases this instance holds (0 with one instance). */
-  leaseCount(): number {
-    return this.shared?.leases.count ?? 0;
+  /** Whether this instance holds the session's lease now (servers sharing a database; false otherwise). */
+  holdsLease(sessionId: string): boolean {
+    return this.shared?.leases.holds(sessionId) ?? false;
   }
 
   /** A session repo looks broken (the periodic check): the next drain looks again under the lock and heals it. Never throws. */
@@ -287,11 +287,11 @@ export class MirrorWorker implements RepoHealer {
   }
 
   /**
-   * Sessions this instance mirrors now: with one server, the sessions with a pass in progress or
-   * queued (src/mirror/leases.ts makes them leases held when servers share a database).
+   * Sessions this instance mirrors now, for /health: the leases it holds when servers share a
+   * database (src/mirror/leases.ts); with one server, the sessions with a pass in progress or queued.
    */
   leaseCount(): number {
-    return this.drains.active;
+    return this.shared ? this.shared.leases.count : this.drains.active;
   }
 
   /** Resolves when nothing is running (scheduled retries may remain). */
