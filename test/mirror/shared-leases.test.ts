@@ -21,6 +21,7 @@ import { recordTurn } from '../../src/services/sessions/record-turn.js';
 import { eventually, git } from '../helpers/git.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { capturedLogger } from '../helpers/logger.js';
+import { freshDatabase, onPostgres } from '../helpers/database.js';
 import { testConfig } from '../helpers/server.js';
 
 /** Only a bound for a mirror that never gets there (a loaded 2-core CI machine is slow). */
@@ -35,6 +36,16 @@ interface Instance {
   /** Resolves with the first turnCommitted of this instance that `match` accepts, past or to come. */
   seen(match: (event: TurnCommittedPayload) => boolean): Promise<TurnCommittedPayload>;
   lines: Record<string, unknown>[];
+}
+
+/**
+ * One config for both instances: one data dir and one database (the data dir's SQLite file, or in
+ * the suite's PostgreSQL pass one PostgreSQL database, where the takeover claim is its own SQL).
+ */
+async function sharedConfig(): Promise<Config> {
+  const config = testConfig();
+  if (onPostgres) config.databaseUrl = (await freshDatabase()).url;
+  return config;
 }
 
 async function instance(config: Config, shared: SharedMirrorOptions | undefined): Promise<Instance> {
@@ -93,7 +104,7 @@ const expectedSubjects = (count: number) => Array.from({ length: count }, (_, i)
 
 describe('several instances sharing one database and sessions folder', () => {
   it('commits each turn of each session exactly once and in order, whichever instance recorded it', async () => {
-    const config = testConfig();
+    const config = await sharedConfig();
     const a = await instance(config, { instanceId: 'a', leaseTtlMs: 300, scanEveryMs: 50 });
     const b = await instance(config, { instanceId: 'b', leaseTtlMs: 300, scanEveryMs: 50 });
     const sessions = ['s1', 's2', 's3', 's4'];
@@ -125,7 +136,7 @@ describe('several instances sharing one database and sessions folder', () => {
   }, 120_000);
 
   it("takes a dead instance's session over once its lease expires, adopting a commit that landed but was not recorded", async () => {
-    const config = testConfig();
+    const config = await sharedConfig();
     const a = await instance(config, { instanceId: 'a', leaseTtlMs: 1000, scanEveryMs: 50 });
     await createSession({ sessionId: 'k' }, a.app.deps);
     for (let n = 1; n <= 3; n++) await turn(a.app, 'k', n);
@@ -161,7 +172,7 @@ describe('several instances sharing one database and sessions folder', () => {
   }, 120_000);
 
   it('writes the same commit again, not a second one, when a landed turn is taken over with turns after it', async () => {
-    const config = testConfig();
+    const config = await sharedConfig();
     // A long lease, expired by hand below: b must find both turns waiting at once (one fast-import pass).
     const a = await instance(config, { instanceId: 'a', leaseTtlMs: 60_000, scanEveryMs: 50 });
     await createSession({ sessionId: 'm' }, a.app.deps);
@@ -193,7 +204,7 @@ describe('several instances sharing one database and sessions folder', () => {
   }, 120_000);
 
   it("opens a repo it takes back as after a restart: the dead holder's git lock removed and its checkout brought to HEAD", async () => {
-    const config = testConfig();
+    const config = await sharedConfig();
     // b mirrors the session first (so it has opened the repo), then gives the lease up when idle
     // (looked at with each renewal, every second here). Its scan runs at start only here: it
     // comes back through onWake, the hook an event from another instance calls.
@@ -230,7 +241,7 @@ describe('several instances sharing one database and sessions folder', () => {
   }, 120_000);
 
   it('records nothing once its lease was taken over; the new holder adopts what it committed', async () => {
-    const config = testConfig();
+    const config = await sharedConfig();
     // A long lease: no renewal runs during the test, so only the fence can notice the takeover.
     const a = await instance(config, { instanceId: 'a', leaseTtlMs: 60_000, scanEveryMs: 50 });
     await createSession({ sessionId: 'f' }, a.app.deps);
@@ -267,7 +278,7 @@ describe('several instances sharing one database and sessions folder', () => {
   }, 120_000);
 
   it('records nothing from a pass begun before its lease was lost, even when the lease is its own again', async () => {
-    const config = testConfig();
+    const config = await sharedConfig();
     const a = await instance(config, { instanceId: 'a', leaseTtlMs: 60_000, scanEveryMs: 50 });
     await createSession({ sessionId: 't' }, a.app.deps);
     await turn(a.app, 't', 1);
@@ -288,7 +299,7 @@ describe('several instances sharing one database and sessions folder', () => {
   }, 120_000);
 
   it('gives a lease up once its session is idle, and every lease at stop', async () => {
-    const config = testConfig();
+    const config = await sharedConfig();
     const a = await instance(config, { instanceId: 'a', leaseTtlMs: 300, idleReleaseMs: 100, scanEveryMs: 50 });
     await createSession({ sessionId: 'quick' }, a.app.deps);
     await turn(a.app, 'quick', 1);
@@ -313,6 +324,7 @@ describe('several instances sharing one database and sessions folder', () => {
   }, 120_000);
 
   it('reads and writes no lease without the shared option', async () => {
+    // One server on its SQLite file, the default, in either pass (on PostgreSQL the option is always on).
     const config = testConfig();
     const statements: string[] = [];
     onCleanup(onSqlStatement(({ sql }) => statements.push(sql)));
