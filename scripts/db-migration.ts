@@ -2,17 +2,19 @@
  * `npm run db:migration -- <name>`: writes the next migration of each provider from the
  * difference between its migrations so far and its schema, in Prisma's standard layout:
  * prisma/migrations (SQLite, from prisma/schema.prisma) and prisma/postgresql/migrations
- * (PostgreSQL, from prisma/postgresql/schema.prisma, which scripts/prisma-generate.mjs derives).
+ * (PostgreSQL, from prisma/postgresql/schema.prisma, which scripts/prisma-generate.mjs derives:
+ * run this before committing the schema change, see writePostgres).
  * Prints nothing new and exits 0 for a provider whose schema has not changed.
  *
- * SQLite's diff replays its migrations on an in-memory database. PostgreSQL's replays them on a
- * shadow database the engine creates and drops on the server at MIGRATION_POSTGRESQL_URL
- * (default postgresql://postgres@127.0.0.1:5432/postgres).
+ * SQLite's diff replays its migrations on an in-memory database. PostgreSQL's compares two
+ * schemas (writePostgres); the engine still opens a connection to the server at
+ * MIGRATION_POSTGRESQL_URL (default postgresql://postgres@127.0.0.1:5432/postgres).
  *
  * PostgreSQL's migrations are edited by hand where Prisma cannot say it: the foreign keys between
  * a turn and its messages are DEFERRABLE (a turn and its user message are written in one
  * transaction, each naming the other; src/db/dialect.ts). Check a new migration for that.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
@@ -57,9 +59,33 @@ async function write(
 }
 
 await write('sqlite', join(prismaDir, 'migrations'), readSchemaFile(), new PrismaBetterSqlite3({ url: ':memory:' }));
-await write(
-  'postgresql',
-  postgresMigrationsDir,
-  readPostgresSchemaFile(),
-  new PrismaPg({ connectionString: process.env.MIGRATION_POSTGRESQL_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' }),
-);
+await writePostgres();
+
+/**
+ * PostgreSQL's next migration: the difference between the PostgreSQL schema as last committed
+ * (git's HEAD, where the schema and its migrations were committed together) and as it is now.
+ * Not replayed on a shadow database as SQLite's are: the WebAssembly engine cannot read a
+ * PostgreSQL database's description through the driver adapter ("Column type 'char' could not be
+ * deserialized"), while a diff of two schemas needs no database. Applying migrations works (the
+ * server does it at start-up, and the PostgreSQL test pass builds its template that way).
+ */
+async function writePostgres(): Promise<void> {
+  const baseDir = postgresMigrationsDir;
+  const schema = readPostgresSchemaFile();
+  const committed = spawnSync('git', ['show', 'HEAD:prisma/postgresql/schema.prisma'], { encoding: 'utf8' });
+  const from = committed.status === 0 && (await readMigrations(baseDir)).folders.length > 0 ? committed.stdout : null;
+  const engine = await SchemaEngineSession.open(new PrismaPg({ connectionString: process.env.MIGRATION_POSTGRESQL_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' }));
+  try {
+    const sql = await engine.diffSchemas(from === null ? null : { path: schema.path, content: from }, schema);
+    if (!sql.trim() || /^--\s*This is an empty migration\.?\s*$/.test(sql.trim())) {
+      console.log('postgresql: the schema matches the committed one, nothing to write.');
+      return;
+    }
+    const folder = join(baseDir, `${stamp}_${name}`);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'migration.sql'), sql);
+    console.log(`postgresql: wrote ${folder}/migration.sql (check it for DEFERRABLE keys, see above)`);
+  } finally {
+    await engine.close();
+  }
+}

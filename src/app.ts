@@ -2,7 +2,9 @@
  * Wires the parts together: database, locks, services' dependencies and the
  * GraphQL handler. Both the HTTP server and the tests start from here.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { databaseTarget, DEFAULT_REDIS_PREFIX, sessionsDir, type Config } from './config.js';
 import { HealthProbe } from './http/health.js';
 import { openDb, type Db } from './db/index.js';
@@ -57,7 +59,14 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   const sessionLocks = new KeyedLocks();
   const repoLocks = new KeyedLocks();
   const pubsub: PubSub = redis ?? createEventPubSub();
-  const mirror = new MirrorWorker({ db, config, logger, sessionLocks, repoLocks, pubsub }, options.mirror);
+  // On PostgreSQL, servers may share the database and the sessions folder: the mirror takes a
+  // lease per session (src/mirror/leases.ts) under an id unique to this process.
+  const mirrorOptions: MirrorWorkerOptions = {
+    ...options.mirror,
+    ...(config.databaseUrl && !options.mirror?.shared ? { shared: { instanceId: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}` } } : {}),
+  };
+  const shared = mirrorOptions.shared;
+  const mirror = new MirrorWorker({ db, config, logger, sessionLocks, repoLocks, pubsub }, mirrorOptions);
   const health = new RepoHealthMonitor({ db, config, logger }, mirror, options.repoHealth);
   const projectLocks = new KeyedLocks();
   const projects = new ProjectCommitter({ db, config, logger, pubsub, projectLocks }, options.projectCommitter);
@@ -71,6 +80,8 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     pubsub,
     onTurnClosed: (sessionId, queued) => {
       mirror.notify(sessionId);
+      // Another server may hold the session's lease: wake it (through Redis) rather than wait for its scan.
+      if (shared) pubsub.publish('mirrorWork', { sessionId, instanceId: shared.instanceId });
       if (queued.project) projects.notify(sessionId);
     },
     onViewChanged: (sessionId) => mirror.notify(sessionId),
@@ -101,18 +112,30 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     } catch (error) {
       logger.error({ err: error }, 'looking for pending project commits failed; each waits for its session’s next turn');
     }
-    try {
-      const report = await reconcile({ db, config, logger, pubsub, sessionLocks, repoLocks });
-      const changed = report.sessions.filter((r) => r.outcome !== 'in-sync');
-      if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
-      // Each failure was logged and published; the worker retries those repos with backoff.
-      for (const { sessionId, error } of report.failed) mirror.repair(sessionId, error);
-    } catch (error) {
-      logger.error({ err: error }, 'reconciling session repos failed; the mirror starts anyway');
+    // Shared by several instances: no reconcile over every session (others own some); each
+    // session's repo is looked at when this instance takes its lease (src/mirror/worker.ts).
+    if (!shared) {
+      try {
+        const report = await reconcile({ db, config, logger, pubsub, sessionLocks, repoLocks });
+        const changed = report.sessions.filter((r) => r.outcome !== 'in-sync');
+        if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
+        // Each failure was logged and published; the worker retries those repos with backoff.
+        for (const { sessionId, error } of report.failed) mirror.repair(sessionId, error);
+      } catch (error) {
+        logger.error({ err: error }, 'reconciling session repos failed; the mirror starts anyway');
+      }
     }
     await mirror.start();
     health.start();
   })();
+  // The wake-ups other servers send for the sessions this one mirrors.
+  const wakes = shared ? pubsub.subscribe('mirrorWork') : undefined;
+  const listening = (async () => {
+    if (!wakes || !shared) return;
+    for await (const wake of wakes) {
+      if (wake.instanceId !== shared.instanceId && mirror.holdsLease(wake.sessionId)) mirror.onWake(wake.sessionId);
+    }
+  })().catch((error: unknown) => logger.error({ err: error }, 'listening for mirror wake-ups failed; sessions written through other servers wait for the next scan'));
   let closed: Promise<void> | undefined;
   return {
     config,
@@ -124,6 +147,8 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     close: () => {
       closed ??= (async () => {
         await catchUp;
+        await wakes?.return(undefined);
+        await listening;
         await health.stop();
         await Promise.all([mirror.stop(), projects.stop()]);
         // After the workers, so their last events are sent.

@@ -27,6 +27,11 @@ export class KeyedDrains {
     return this.stopped;
   }
 
+  /** Whether a drain of `key` is running (or queued for its slot). */
+  isRunning(key: string): boolean {
+    return this.running.has(key);
+  }
+
   /** Drains `key` now, or again after the drain that is running. No-op once stopped. */
   notify(key: string): void {
     if (this.stopped) return;

@@ -12,6 +12,7 @@
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as PostgresClient } from '../generated/prisma-postgresql/client.js';
+import { nulSafeMessageText } from './nul-text.js';
 import { readMigrations, SchemaEngineSession } from './schema-engine.js';
 
 /** The advisory lock key migrations are applied under (any constant of ours; "entity-m" in ASCII). */
@@ -59,8 +60,11 @@ export function postgresFactory(options: PostgresOptions): PrismaPg {
  */
 export const TRANSACTION_MAX_WAIT_MS = 10_000;
 
-export function newPostgresClient(adapter: PrismaPg): PostgresClient {
-  return new PostgresClient({ adapter, transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
+/** The client, with message text that holds NUL stored escaped (src/db/nul-text.ts). */
+export function newPostgresClient(adapter: PrismaPg): unknown {
+  const client = new PostgresClient({ adapter, transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
+  // Typed loosely: the extension's callbacks take every Message operation's arguments.
+  return (client.$extends as (extension: object) => unknown)(nulSafeMessageText);
 }
 
 /** The names of the migrations the database has applied (none when it has no `_prisma_migrations`). */

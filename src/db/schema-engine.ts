@@ -169,6 +169,18 @@ export class SchemaEngineSession {
     return result.stdout ?? '';
   }
 
+  /** The SQL that takes a database from schema `from` (null: empty) to `to`; no database is read. */
+  async diffSchemas(from: { path: string; content: string } | null, to: { path: string; content: string }): Promise<string> {
+    const result = await this.engine.diff({
+      from: from === null ? { tag: 'empty' } : ({ tag: 'schemaDatamodel', files: [from] } as EngineModule.DiffTarget),
+      to: { tag: 'schemaDatamodel', files: [to] } as EngineModule.DiffTarget,
+      script: true,
+      exitCode: null,
+      filters: noFilters,
+    });
+    return result.stdout ?? '';
+  }
+
   async close(): Promise<void> {
     this.engine.free();
     await Promise.all(this.connections.splice(0).map((connection) => connection.dispose()));

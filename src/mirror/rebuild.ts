@@ -81,13 +81,15 @@ export async function closedTurnIds(db: Db, sessionId: string): Promise<string[]
  * before the swap. Call under the session's lock.
  * @param options.moveAside false when the caller knows nothing is at the
  *   repo's path; then anything found there is an error rather than moved.
+ * @param options.fence run first in the recording transaction; throws to
+ *   record nothing (a shared mirror's lease check).
  * @returns the number of turns written.
  * @throws whatever stopped the rebuild; the database is then unchanged.
  */
 export async function rebuildSession(
   deps: Pick<MirrorWorkerDeps, 'db' | 'config' | 'logger' | 'pubsub'>,
   sessionId: string,
-  options: { moveAside: boolean },
+  options: { moveAside: boolean; fence?: (tx: Prisma.TransactionClient) => Promise<void> },
 ): Promise<number> {
   const { db, config, logger } = deps;
   const taken = await sessionPathTaken(config, sessionId);
@@ -110,6 +112,7 @@ export async function rebuildSession(
   }
   const at = new Date();
   await db.$transaction(async (tx) => {
+    await options.fence?.(tx);
     await recordCommits(tx, written, at);
     await tx.outboxJob.deleteMany({ where: { sessionId, kind: 'SESSION' } });
   });

@@ -14,17 +14,24 @@
  * a repo that is missing, corrupted or no longer at the commits the database
  * recorded is moved aside (never deleted) and rebuilt from the database, and
  * the turns waiting are committed with it.
+ *
+ * With `shared` (several instances on one database and one sessions folder),
+ * a session is mirrored only by the instance holding its lease
+ * (src/mirror/leases.ts); see `SharedMirrorOptions`. Without it, nothing of
+ * that runs: no lease, no timer, no extra statement.
  */
 import { Semaphore } from 'async-mutex';
 import { availableParallelism } from 'node:os';
 import { fastImport, GitRefConflictError, type RepoFile, type SessionRepo } from '../git/index.js';
 import { KeyedDrains } from '../drains.js';
 import { turnTrailers } from './commit-message.js';
+import { LeaseLostError, SessionLeases } from './leases.js';
 import { clearRepoProblem, describeFault, diagnoseSessionRepo, looksLikeDamagedRepo, noteRepoProblem, type RepoFault, type RepoHealer } from './health.js';
 import { rebuildSession, recordCommits, streamCommits, syncHead } from './rebuild.js';
 import { openSessionRepo } from './session-repos.js';
 import { loadTurnPlans, type TurnPlan } from './turn-plan.js';
 import type { MirrorWorkerDeps } from './worker-deps.js';
+import type { Prisma } from '../generated/prisma/client.js';
 
 export interface MirrorWorkerOptions {
   /** First retry delay; doubles per attempt. Default 500 ms. */
@@ -51,6 +58,38 @@ export interface MirrorWorkerOptions {
   passLimit?: number;
   /** Turn commits of a session after which its loose objects and small packs are packed (when its queue is empty). Default 100. */
   packEvery?: number;
+  /**
+   * Several instances share the database and the sessions folder: a session
+   * is mirrored only while this instance holds its lease. Default: absent
+   * (one instance; no lease is read or written).
+   */
+  shared?: SharedMirrorOptions;
+}
+
+/**
+ * How an instance shares the mirroring with others. A session's lease is
+ * taken when a turn of it is to be mirrored here (`notify`, `onWake`) or
+ * found waiting (a scan every `scanEveryMs`, which is also how a dead
+ * instance's sessions are taken over once their lease expired); kept while
+ * the session is active (one renewal of all leases every `leaseTtlMs / 3`);
+ * given up after `idleReleaseMs` without work, and all at `stop()`. A lease
+ * newly taken means its previous holder may have died mid-pass: before the
+ * first pass the repo is opened as after a restart (stale git locks removed,
+ * working tree reset to HEAD, its files checked against the database, a
+ * commit that landed but was not recorded adopted). Recording commits
+ * checks, in the same transaction, that the lease is still this instance's.
+ * Start-up runs no reconcile over all sessions (others own some): each is
+ * looked at when its lease is taken.
+ */
+export interface SharedMirrorOptions {
+  /** This instance's id; unique among the instances sharing the database (two with one id would both hold a lease). */
+  instanceId: string;
+  /** How long a lease lasts without renewal: a dead instance's sessions are taken over this long (plus one scan) after its last renewal. Default 5000 ms. */
+  leaseTtlMs?: number;
+  /** How long a session goes without work before its lease is given up. Default 10 000 ms. */
+  idleReleaseMs?: number;
+  /** How often sessions with turns waiting and no live lease (or ours) are looked for. Default 1000 ms. */
+  scanEveryMs?: number;
 }
 
 /** How many times `packEvery` a repack may be put off while other sessions wait for a slot. */
@@ -90,23 +129,59 @@ export class MirrorWorker implements RepoHealer {
   private readonly rebuildDue = new Map<string, string>();
   /** Rebuilds that failed in a row, per session, and when the next may start (epoch ms). */
   private readonly rebuildFailures = new Map<string, { count: number; notBefore: number }>();
+  /** Shared mode only (null with one instance): the leases, and what keeps them. */
+  private readonly shared: {
+    leases: SessionLeases;
+    idleReleaseMs: number;
+    scanEveryMs: number;
+    /** Sessions claimed per scan at most. */
+    claimLimit: number;
+    /** When each held session last had work (epoch ms). */
+    lastActive: Map<string, number>;
+    /** The lease tenure each session's running pass started under: its record is fenced on it. */
+    passTenure: Map<string, Date>;
+    timers: NodeJS.Timeout[];
+    renewing: boolean;
+    scanning: boolean;
+  } | null;
 
   constructor(
     private readonly deps: MirrorWorkerDeps,
     options: MirrorWorkerOptions = {},
   ) {
-    this.semaphore = new Semaphore(options.concurrency ?? 2 * availableParallelism());
+    const concurrency = options.concurrency ?? 2 * availableParallelism();
+    this.semaphore = new Semaphore(concurrency);
     this.retryBaseMs = options.retryBaseMs ?? 500;
     this.retryMaxMs = options.retryMaxMs ?? 30_000;
     this.bulkThreshold = options.bulkThreshold ?? 1;
     this.passLimit = Math.max(1, options.passLimit ?? 100);
     this.packEvery = options.packEvery ?? 100;
+    const shared = options.shared;
+    this.shared = shared
+      ? {
+          leases: new SessionLeases(deps.db, deps.logger, { instanceId: shared.instanceId, ttlMs: shared.leaseTtlMs ?? 5000 }),
+          idleReleaseMs: shared.idleReleaseMs ?? 10_000,
+          scanEveryMs: shared.scanEveryMs ?? 1000,
+          claimLimit: 2 * concurrency,
+          lastActive: new Map(),
+          passTenure: new Map(),
+          timers: [],
+          renewing: false,
+          scanning: false,
+        }
+      : null;
     this.drains = new KeyedDrains(
       (sessionId) => {
         this.waitingForSlot += 1;
-        return this.semaphore.runExclusive(() => {
+        return this.semaphore.runExclusive(async () => {
           this.waitingForSlot -= 1;
-          return this.drain(sessionId);
+          try {
+            await this.drain(sessionId);
+          } finally {
+            // Idle from the end of its last pass (shared: the lease is given up after `idleReleaseMs`).
+            if (this.shared?.leases.holds(sessionId)) this.shared.lastActive.set(sessionId, Date.now());
+            this.shared?.passTenure.delete(sessionId);
+          }
         });
       },
       (error, sessionId) => this.deps.logger.error({ err: error, sessionId }, 'mirror worker failed'),
@@ -117,11 +192,27 @@ export class MirrorWorker implements RepoHealer {
     return this.drains.isStopped;
   }
 
-  /** Schedules every session that has pending jobs (after a restart or a crash), and those notified before. */
+  /**
+   * Schedules every session that has pending jobs (after a restart or a
+   * crash), and those notified before. Shared: starts the lease renewal and
+   * the scan instead, and runs the first scan.
+   */
   async start(): Promise<void> {
     this.started = true;
     for (const sessionId of this.early) this.notify(sessionId);
     this.early.clear();
+    if (this.shared) {
+      const { leases, scanEveryMs, timers } = this.shared;
+      const every = (ms: number, tick: () => Promise<void>) => {
+        const timer = setInterval(() => void tick(), ms);
+        timer.unref();
+        timers.push(timer);
+      };
+      every(Math.max(1, Math.floor(leases.ttlMs / 3)), () => this.renewLeases());
+      every(scanEveryMs, () => this.scan());
+      await this.scan();
+      return;
+    }
     const sessions = await this.deps.db.outboxJob.findMany({
       where: { kind: 'SESSION' },
       select: { sessionId: true },
@@ -130,7 +221,11 @@ export class MirrorWorker implements RepoHealer {
     for (const { sessionId } of sessions) this.notify(sessionId);
   }
 
-  /** A turn of this session was closed (or is due again): mirror it soon (once started). Never throws. */
+  /**
+   * A turn of this session was closed (or is due again): mirror it soon (once
+   * started). Shared: when another live instance holds its lease, it is left
+   * to that one. Never throws.
+   */
   notify(sessionId: string): void {
     if (this.stopped) return;
     if (!this.started) {
@@ -143,6 +238,20 @@ export class MirrorWorker implements RepoHealer {
       this.timers.delete(sessionId);
     }
     this.drains.notify(sessionId);
+  }
+
+  /**
+   * Another instance closed a turn of this session (an event between
+   * instances): mirrored here if this instance holds its lease or it is free;
+   * else left to its holder. Never throws.
+   */
+  onWake(sessionId: string): void {
+    this.notify(sessionId);
+  }
+
+  /** Whether this instance holds the session's lease now (servers sharing a database; false otherwise). */
+  holdsLease(sessionId: string): boolean {
+    return this.shared?.leases.holds(sessionId) ?? false;
   }
 
   /** A session repo looks broken (the periodic check): the next drain looks again under the lock and heals it. Never throws. */
@@ -167,6 +276,8 @@ export class MirrorWorker implements RepoHealer {
    */
   async resumeDue(): Promise<void> {
     if (!this.started || this.stopped) return;
+    // Shared: only the sessions this instance may take; the scan is that.
+    if (this.shared) return this.scan();
     const due = await this.deps.db.outboxJob.findMany({
       where: { kind: 'SESSION', nextAttemptAt: { lte: new Date() } },
       select: { sessionId: true },
@@ -176,11 +287,11 @@ export class MirrorWorker implements RepoHealer {
   }
 
   /**
-   * Sessions this instance mirrors now: with one server, the sessions with a pass in progress or
-   * queued (src/mirror/leases.ts makes them leases held when servers share a database).
+   * Sessions this instance mirrors now, for /health: the leases it holds when servers share a
+   * database (src/mirror/leases.ts); with one server, the sessions with a pass in progress or queued.
    */
   leaseCount(): number {
-    return this.drains.active;
+    return this.shared ? this.shared.leases.count : this.drains.active;
   }
 
   /** Resolves when nothing is running (scheduled retries may remain). */
@@ -188,11 +299,124 @@ export class MirrorWorker implements RepoHealer {
     return this.drains.idle();
   }
 
-  /** Stops scheduling and waits for the commits in flight. */
+  /** Stops scheduling and waits for the commits in flight; shared, then gives every lease up. */
   async stop(): Promise<void> {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    if (this.shared) for (const timer of this.shared.timers) clearInterval(timer);
     await this.drains.stop();
+    if (this.shared) await this.shared.leases.release(this.shared.leases.sessions());
+  }
+
+  /**
+   * For tests: stops as a killed process would, leaving its leases in the
+   * database to expire (a drain in flight stops before its next git write;
+   * call it while idle for a clean death).
+   */
+  async abandon(): Promise<void> {
+    this.shared?.leases.forget();
+    await this.stop();
+  }
+
+  /**
+   * Shared: extends every lease held, drops those another instance took,
+   * and gives up those whose session has been idle `idleReleaseMs`. Logs a
+   * failure (the leases then lapse by the clock and drains stop before git
+   * until a renewal succeeds), never throws.
+   */
+  private async renewLeases(): Promise<void> {
+    const shared = this.shared;
+    if (!shared || shared.renewing || this.stopped) return;
+    shared.renewing = true;
+    try {
+      const lost = await shared.leases.renewAll();
+      for (const sessionId of lost) this.leaseLost(sessionId, 'another instance took it over');
+      const now = Date.now();
+      const idle = shared.leases
+        .sessions()
+        .filter((id) => !this.drains.isRunning(id) && !this.timers.has(id) && now - (shared.lastActive.get(id) ?? 0) >= shared.idleReleaseMs);
+      for (const id of idle) shared.lastActive.delete(id);
+      await shared.leases.release(idle);
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not renew session leases; mirroring of those sessions pauses until a renewal succeeds');
+    } finally {
+      shared.renewing = false;
+    }
+  }
+
+  /**
+   * Shared: claims the sessions with turns due whose lease is missing or
+   * expired (a dead instance's: the takeover) and drains them, with those
+   * already ours that no drain or retry waits for. Logs a failure, never throws.
+   */
+  private async scan(): Promise<void> {
+    const shared = this.shared;
+    if (!shared || shared.scanning || this.stopped) return;
+    shared.scanning = true;
+    try {
+      // Sessions draining or waiting for a retry here: no need to find them, nor to let them use up the limit.
+      const busy = shared.leases.sessions().filter((id) => this.drains.isRunning(id) || this.timers.has(id));
+      for (const { sessionId, outcome } of await shared.leases.claimExpired(shared.claimLimit, busy)) {
+        if (outcome === 'acquired') this.tookOver(sessionId);
+        if (!this.drains.isRunning(sessionId) && !this.timers.has(sessionId)) this.notify(sessionId);
+      }
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not look for sessions to mirror; looking again at the next scan');
+    } finally {
+      shared.scanning = false;
+    }
+  }
+
+  /**
+   * Shared: whether this instance holds the session's lease, taking it when
+   * free (no statement when held and not about to lapse).
+   */
+  private async holdLease(sessionId: string): Promise<boolean> {
+    const shared = this.shared;
+    if (!shared) return true;
+    if (shared.leases.holds(sessionId)) {
+      shared.lastActive.set(sessionId, Date.now());
+      shared.passTenure.set(sessionId, shared.leases.tenure(sessionId)!);
+      return true;
+    }
+    try {
+      const outcome = await shared.leases.acquire(sessionId);
+      if (outcome === null) {
+        this.deps.logger.debug({ sessionId }, 'another instance holds the session\'s lease; left to it');
+        return false;
+      }
+      if (outcome === 'acquired') this.tookOver(sessionId);
+      shared.lastActive.set(sessionId, Date.now());
+      shared.passTenure.set(sessionId, shared.leases.tenure(sessionId)!);
+      return true;
+    } catch (error) {
+      // The scan tries again while turns wait.
+      this.deps.logger.warn({ err: error, sessionId }, 'could not take a session\'s lease; the scan tries again');
+      return false;
+    }
+  }
+
+  /** Shared: whether the lease is still ours by the clock; false (logged) means stop before the next git write. */
+  private stillLeased(sessionId: string): boolean {
+    if (!this.shared || this.shared.leases.holds(sessionId)) return true;
+    this.deps.logger.info({ sessionId }, 'the session\'s lease lapsed or was taken over; this pass stops before touching git');
+    this.initialised.delete(sessionId);
+    return false;
+  }
+
+  /** A lease newly taken: the previous holder may have died mid-pass, so its repo is opened as after a restart. */
+  private tookOver(sessionId: string): void {
+    this.initialised.delete(sessionId);
+    this.unpacked.delete(sessionId);
+    this.deps.logger.debug({ sessionId }, 'took a session\'s lease; its repo is looked at before the first pass');
+  }
+
+  private leaseLost(sessionId: string, why: string): void {
+    // Another instance may write the repo from now on: open it afresh if it comes back.
+    this.initialised.delete(sessionId);
+    this.unpacked.delete(sessionId);
+    this.shared?.lastActive.delete(sessionId);
+    this.deps.logger.warn({ sessionId, why }, 'lost a session\'s lease; this instance no longer mirrors it');
   }
 
   private async repoFor(sessionId: string): Promise<SessionRepo> {
@@ -231,6 +455,7 @@ export class MirrorWorker implements RepoHealer {
     // requests writing the next ones never wait for this session's git work.
     return this.deps.repoLocks.run(sessionId, async () => {
       const { db } = this.deps;
+      if (this.shared && !(await this.holdLease(sessionId))) return;
       if (!(await this.healIfBroken(sessionId))) return;
       if (this.stopped) return;
       const due = await db.outboxJob.findMany({
@@ -249,6 +474,7 @@ export class MirrorWorker implements RepoHealer {
         this.retryLater(sessionId, first.nextAttemptAt.getTime() - Date.now());
         return;
       }
+      if (!this.stillLeased(sessionId)) return;
       const done = due.length > this.bulkThreshold ? await this.commitBulk(sessionId, due) : await this.commitOne(sessionId, first.id, first.turnId, first.attempts);
       if (done === 0) return;
       // More may be waiting (or a rebuild is due): back of the queue, behind the sessions waiting for a slot.
@@ -298,7 +524,9 @@ export class MirrorWorker implements RepoHealer {
     try {
       const waiting = await db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true }, orderBy: { id: 'asc' } });
       const started = Date.now();
-      const turns = await rebuildSession(this.deps, sessionId, { moveAside: true });
+      const shared = this.shared;
+      const fence = shared && { fence: (tx: Prisma.TransactionClient) => shared.leases.fence(tx, sessionId, shared.passTenure.get(sessionId)) };
+      const turns = await rebuildSession(this.deps, sessionId, { moveAside: true, ...fence });
       this.rebuildDue.delete(sessionId);
       this.rebuildFailures.delete(sessionId);
       clearRepoProblem(this.deps.config, sessionId);
@@ -315,6 +543,10 @@ export class MirrorWorker implements RepoHealer {
       );
       return true;
     } catch (error) {
+      if (error instanceof LeaseLostError) {
+        this.leaseLost(sessionId, error.message);
+        return false;
+      }
       const failures = (this.rebuildFailures.get(sessionId)?.count ?? 0) + 1;
       // A rebuild rewrites the whole session: one that keeps failing is retried ten times less often than a commit.
       const delay = Math.min(this.retryMaxMs * 10, this.retryBaseMs * 2 ** Math.min(failures, 20));
@@ -383,6 +615,7 @@ export class MirrorWorker implements RepoHealer {
       [plan] = await loadTurnPlans(this.deps.db, sessionId, [turnId]);
       if (!plan) throw new Error(`turn ${turnId} is missing`);
       if (plan.parentSha === undefined) throw new Error(`the turn before turn ${plan.number} is not mirrored yet`);
+      if (!this.stillLeased(sessionId)) return 0;
       const repo = await this.repoFor(sessionId);
       await repo.markCheckoutBehind();
       const { sha, headAtParent } = await this.commitOrAdopt(repo, plan, plan.parentSha);
@@ -391,6 +624,11 @@ export class MirrorWorker implements RepoHealer {
       await this.settleAndPublish(sessionId, repo, headAtParent ? plan.files : 'none', landed);
       return 1;
     } catch (error) {
+      if (error instanceof LeaseLostError) {
+        // The new holder adopts the commit that landed (same turn, same trailers).
+        this.leaseLost(sessionId, error.message);
+        return 0;
+      }
       if (error instanceof RepoDivergedError) {
         // Rebuilt at once by the drain's next pass; the turn lands with it.
         this.rebuildDue.set(sessionId, error.message);
@@ -441,6 +679,7 @@ export class MirrorWorker implements RepoHealer {
       const head = plans[0]!;
       const chain = plans.every((plan, i) => plan.branch === head.branch && (i === 0 || plan.parentTurnId === plans[i - 1]!.turnId));
       const follows = chain && head.parentSha !== undefined && (await repo.headIsAt(head.branch, head.parentSha));
+      if (!this.stillLeased(sessionId)) return 0;
       await repo.markCheckoutBehind();
       const { shas } = await fastImport(repo.dir, commits);
       const landed = plans.map((plan, i) => ({ turnId: plan.turnId, sha: shas[i]!, branch: plan.branch }));
@@ -450,6 +689,11 @@ export class MirrorWorker implements RepoHealer {
     } catch (error) {
       const first = jobs[0]!;
       this.initialised.delete(sessionId);
+      if (error instanceof LeaseLostError) {
+        // The new holder writes the same commits again (the same objects: a commit is made from the database alone).
+        this.leaseLost(sessionId, error.message);
+        return 0;
+      }
       if (looksLikeDamagedRepo(error)) this.rebuildDue.set(sessionId, `git says the session repo is damaged: ${(error as Error).message}`);
       await this.recordFailure(sessionId, first.id, first.turnId, undefined, first.attempts + 1, error);
       return 0;
@@ -460,12 +704,15 @@ export class MirrorWorker implements RepoHealer {
    * Records the commits that landed and removes their outbox jobs, in one
    * transaction: from then on `Session.mirror` counts them as mirrored, and
    * they are announced. Three statements whatever their number (two for a
-   * single turn).
+   * single turn); shared, one more: the lease is checked in the same transaction.
+   * @throws LeaseLostError (shared) when another instance holds the lease now: nothing recorded.
    */
   private async recordCommitted(sessionId: string, commits: readonly LandedTurn[], jobIds: readonly number[]): Promise<void> {
     const { db } = this.deps;
     const at = new Date();
+    const shared = this.shared;
     await db.$transaction(async (tx) => {
+      if (shared) await shared.leases.fence(tx, sessionId, shared.passTenure.get(sessionId));
       await recordCommits(tx, commits, at);
       await tx.outboxJob.deleteMany({ where: { id: { in: [...jobIds] } } });
     });
@@ -547,6 +794,11 @@ export class MirrorWorker implements RepoHealer {
     const message = error instanceof Error ? error.message : String(error);
     const delay = this.backoff(attempts);
     const { db, logger, pubsub } = this.deps;
+    if (this.shared && !this.shared.leases.holds(sessionId)) {
+      // Its next holder tries again; this instance no longer writes the session's jobs.
+      logger.warn({ sessionId, turnId, err: error }, 'mirroring a turn failed after the session\'s lease lapsed; left to its next holder');
+      return;
+    }
     logger.warn({ sessionId, turnId, attempts, retryInMs: delay, err: error }, 'mirroring a turn failed; will retry');
     let number = turnNumber;
     try {

@@ -87,3 +87,9 @@ export async function freshDatabase(): Promise<{ name: string; url: string }> {
   onCleanup(() => admin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)));
   return { name, url: databaseUrl(name) };
 }
+
+/**
+ * For startTestServer: the embedded default whatever the pass (the data dir's SQLite file), for
+ * tests of what only it does (one server per data dir, commands that write the file directly).
+ */
+export const EMBEDDED = { databaseUrl: undefined } as const;

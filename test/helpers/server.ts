@@ -66,6 +66,9 @@ export interface TestClientOptions {
   logger?: Logger;
 }
 
+/** The PostgreSQL pass: each data dir's database (test/helpers/database.ts), for servers started on it again. */
+const databaseOfDataDir = new Map<string, { name: string; url: string }>();
+
 export async function startTestServer(
   overrides: Partial<Config> = {},
   options: AppOptions = {},
@@ -73,8 +76,16 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const config = testConfig(overrides);
   // The PostgreSQL pass (test/helpers/database.ts): a database of its own, unless the test shares one.
-  if (onPostgres && config.databaseUrl === undefined) {
-    const database = await freshDatabase();
+  // A server started again on a data dir (a restart) gets the database it had. A test that gives
+  // `databaseUrl: undefined` runs on the data dir's SQLite file in every pass (the embedded default's
+  // own behaviour: one server per data dir, the file beside the repos).
+  if (onPostgres && config.databaseUrl === undefined && !('databaseUrl' in overrides)) {
+    let database = databaseOfDataDir.get(config.dataDir);
+    if (!database) {
+      const dataDir = config.dataDir;
+      databaseOfDataDir.set(dataDir, (database = await freshDatabase()));
+      onCleanup(() => databaseOfDataDir.delete(dataDir));
+    }
     config.databaseUrl = database.url;
     // And events through Redis, on channels of its own.
     if (config.redisUrl === undefined) Object.assign(config, { redisUrl: testRedisUrl, redisPrefix: `em-test:${database.name}:` });

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { serverFilePath } from '../../src/http/server-file.js';
 import { eventually, git } from '../helpers/git.js';
 import { onCleanup } from '../helpers/leftovers.js';
+import { EMBEDDED } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -83,7 +84,7 @@ describe('entity-memory import claude-code', () => {
   it('with a server on the data dir: sends through it (server.json), and again adds nothing', async () => {
     const folder = copyFixtures();
     const dataDir = tempDir();
-    const api = await startTestServer({ dataDir });
+    const api = await startTestServer({ dataDir, ...EMBEDDED });
     expect(existsSync(serverFilePath(dataDir))).toBe(true);
     const clean = [join(folder, 'plain.jsonl'), join(folder, 'retry-fork.jsonl')];
     const first = await cli(['import', 'claude-code', ...clean, '--data-dir', dataDir]);
@@ -108,7 +109,7 @@ describe('entity-memory import claude-code', () => {
     const file = join(copyFixtures(), 'plain.jsonl');
     const configured = tempDir();
     const token = 'import-test-token-0123456789';
-    const withConfig = await startTestServer({ dataDir: configured, token });
+    const withConfig = await startTestServer({ dataDir: configured, token, ...EMBEDDED });
     const refused = await cli(['import', 'claude-code', file, '--data-dir', configured]);
     expect(refused.status).toBe(2);
     expect(refused.stdout).toBe('');
@@ -119,7 +120,7 @@ describe('entity-memory import claude-code', () => {
 
     // Behind a public URL the server keeps its token in <data-dir>/token.
     const fromFile = tempDir();
-    const behindProxy = await startTestServer({ dataDir: fromFile, publicUrl: 'https://memory.example.test' });
+    const behindProxy = await startTestServer({ dataDir: fromFile, publicUrl: 'https://memory.example.test', ...EMBEDDED });
     expect(behindProxy.server.auth.source).toBe('generated');
     const result = await cli(['import', 'claude-code', file, '--data-dir', fromFile]);
     expect(result.status, result.stderr).toBe(0);
@@ -191,7 +192,7 @@ describe('entity-memory import claude-code', () => {
 
   it('exits 2 when a server holds the data dir but does not answer where it said', async () => {
     const dataDir = tempDir();
-    const api = await startTestServer({ dataDir });
+    const api = await startTestServer({ dataDir, ...EMBEDDED });
     writeFileSync(serverFilePath(dataDir), `${JSON.stringify({ url: 'http://127.0.0.1:9', pid: process.pid })}\n`);
     const result = await cli(['import', 'claude-code', copyFixtures(), '--data-dir', dataDir]);
     expect(result.status).toBe(2);

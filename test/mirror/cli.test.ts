@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { databaseTarget } from '../../src/config.js';
 import { openDb } from '../../src/db/index.js';
 import { CreateSession, RecordTurn } from '../api/operations.js';
 import { eventually, git } from '../helpers/git.js';
@@ -29,7 +30,8 @@ describe('entity-memory verify and backfill', () => {
     await api.server.stop();
 
     // "old" predates the mirror: turns in the database, no jobs, no repo.
-    const db = await openDb({ file: join(dataDir, 'entity-memory.db') });
+    const target = databaseTarget(api.server.app.config);
+    const db = await openDb(target);
     const at = new Date('2026-01-01T00:00:00Z');
     for (let n = 1; n <= 30; n++) {
       const userId = `old-u${n}`;
@@ -45,17 +47,19 @@ describe('entity-memory verify and backfill', () => {
     await db.$disconnect();
     rmSync(join(dataDir, 'sessions', 'a'), { recursive: true, force: true });
 
-    const before = cli('verify', '--data-dir', dataDir);
+    // The commands find the database the server used (PostgreSQL in the suite's PostgreSQL pass).
+    const where = 'url' in target ? ['--database-url', target.url] : [];
+    const before = cli('verify', '--data-dir', dataDir, ...where);
     // The exit status counts the sessions out of sync: 'a' and 'old'.
     expect(before.status).toBe(2);
     expect(before.stdout).toContain('a\t3\t0\tMISMATCH');
     expect(before.stdout).toContain('old\t30\t0\tMISMATCH');
 
-    const fixed = cli('backfill', '--data-dir', dataDir);
+    const fixed = cli('backfill', '--data-dir', dataDir, ...where);
     expect(fixed.status, fixed.stderr).toBe(0);
     expect(fixed.stdout).toContain('2 sessions reconciled, 0 still out of sync');
 
-    const after = cli('verify', '--data-dir', dataDir);
+    const after = cli('verify', '--data-dir', dataDir, ...where);
     expect(after.status).toBe(0);
     expect(after.stdout).toContain('old\t30\t30\tok');
     const oldRepo = join(dataDir, 'sessions', 'old');

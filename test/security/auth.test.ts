@@ -63,11 +63,13 @@ describe('a token set on loopback', () => {
     expect(get.json?.data).toEqual({ sessions: { totalCount: 1 } });
   });
 
-  it('leaves /health open with nothing but the status, and serves the static GraphiQL page without running its query', async () => {
+  it('leaves /health open with nothing but the status of each part, and serves the static GraphiQL page without running its query', async () => {
     const api = await startTestServer({ token: TOKEN }, {}, { token: null });
     const health = await send(`${api.url}/health`);
     expect(health.status).toBe(200);
-    expect(health.json).toEqual({ status: 'ok' });
+    // Each part's state and a count: no address, path, version or error text to an unauthenticated caller.
+    expect(Object.keys(health.json as object).sort()).toEqual(['database', 'leases', 'sessionsFolder', 'status', ...(api.server.app.config.redisUrl ? ['redis'] : [])].sort());
+    expect(health.json).toMatchObject({ status: 'ok', database: 'ok', sessionsFolder: 'ok' });
 
     const mutation = encodeURIComponent('mutation { createSession(input: { sessionId: "via-page" }) { sessionId } }');
     const page = await send(`${api.url}/graphql?query=${mutation}`, { headers: { accept: 'text/html' } });

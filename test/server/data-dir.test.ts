@@ -13,6 +13,7 @@ import { DataDirBusyError, holderPath, lockDataDir, lockPath } from '../../src/d
 import { DatabaseError, migrate, migrationStatus, openDb } from '../../src/db/index.js';
 import { eventually } from '../helpers/git.js';
 import { onCleanup } from '../helpers/leftovers.js';
+import { EMBEDDED } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -92,7 +93,7 @@ async function record(api: Awaited<ReturnType<typeof startTestServer>>, sessionI
 
 describe('one data dir, one writer', () => {
   it('refuses a second serve at once, in one line naming the holder, and leaves the first serving', async () => {
-    const api = await startTestServer();
+    const api = await startTestServer(EMBEDDED);
     const bound = await atOnceBound();
     const second = run(['serve', '--data-dir', api.dataDir, '--port', '0']);
     const { code, ms } = await second.exit;
@@ -105,7 +106,7 @@ describe('one data dir, one writer', () => {
   });
 
   it('verifies beside a running server, read-only, one line per session', async () => {
-    const api = await startTestServer();
+    const api = await startTestServer(EMBEDDED);
     await record(api, 'alpha', 2);
     await record(api, 'beta', 1);
     const verify = run(['verify', '--data-dir', api.dataDir]);
@@ -126,7 +127,7 @@ describe('one data dir, one writer', () => {
   });
 
   it('verify exits with the number of sessions out of sync or unreadable, one line each', async () => {
-    const api = await startTestServer();
+    const api = await startTestServer(EMBEDDED);
     for (const id of ['s1', 's2', 's3', 's4']) await record(api, id, 1);
     await api.server.stop();
     rmSync(join(api.dataDir, 'sessions', 's1'), { recursive: true });
@@ -144,7 +145,7 @@ describe('one data dir, one writer', () => {
   });
 
   it('refuses backfill beside a running server in one line saying what to do instead', async () => {
-    const api = await startTestServer();
+    const api = await startTestServer(EMBEDDED);
     const bound = await atOnceBound();
     const backfill = run(['backfill', '--data-dir', api.dataDir]);
     const { code, ms } = await backfill.exit;
@@ -159,7 +160,7 @@ describe('one data dir, one writer', () => {
   });
 
   it('backfill takes the lock itself when no server runs, and gives it back', async () => {
-    const api = await startTestServer();
+    const api = await startTestServer(EMBEDDED);
     await record(api, 'gamma', 2);
     await api.server.stop();
     expect(existsSync(lockPath(api.dataDir))).toBe(false);
@@ -245,7 +246,7 @@ describe('one data dir, one writer', () => {
   });
 
   it('serves while another process holds a read transaction on the database', async () => {
-    const api = await startTestServer();
+    const api = await startTestServer(EMBEDDED);
     await record(api, 'delta', 1);
     await api.server.stop();
     // What a sqlite3 shell in the middle of a SELECT holds.

@@ -11,7 +11,8 @@ import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js
 import { assertValidId, newId } from '../../ids.js';
 import type { TurnCapture } from '../../projects/capture.js';
 import { assertBranchRefName } from './validate.js';
-import { deferForeignKeysSql, lockSessionRowSql, placeholders } from '../../db/dialect.js';
+import { deferForeignKeysSql, dialectOf, lockSessionRowSql, placeholders } from '../../db/dialect.js';
+import { escapeNul } from '../../db/nul-text.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -599,18 +600,32 @@ export class SessionWriter {
       const chunk = rows.slice(start, start + MESSAGE_ROWS_PER_STATEMENT);
       const p = placeholders(this.tx);
       const values = chunk.map(() => `(${MESSAGE_COLUMNS.map(() => p()).join(', ')})`).join(', ');
-      // A row whose id (or seq) is taken is skipped, not an error: a failed statement aborts a
-      // PostgreSQL transaction, and the lookup below that names the taken id would fail with it.
-      const inserted = await this.tx.$executeRawUnsafe(
-        `INSERT INTO "Message" (${MESSAGE_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES ${values} ON CONFLICT DO NOTHING`,
-        ...chunk.flatMap((row) => MESSAGE_COLUMNS.map((c) => row[c])),
-      );
-      if (inserted !== chunk.length) {
-        // Which one, as a message written alone would say; the transaction is rolled back by the throw.
-        // The rows this statement did insert are found too: a taken id is one held by another row.
-        const ours = new Map(chunk.map((m) => [m.messageId, m.id]));
-        const found = await this.tx.message.findMany({ where: { sessionId: this.sessionId, messageId: { in: [...ours.keys()] } }, select: { id: true, messageId: true } });
-        const first = chunk.map((m) => m.messageId).find((id) => found.some((row) => row.messageId === id && row.id !== ours.get(id)));
+      const insert = `INSERT INTO "Message" (${MESSAGE_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES ${values}`;
+      const postgres = dialectOf(this.tx) === 'postgresql';
+      // PostgreSQL's text cannot hold NUL: the content is stored escaped there (src/db/nul-text.ts).
+      const args = chunk.flatMap((row) => MESSAGE_COLUMNS.map((c) => (postgres && c === 'content' ? escapeNul(row.content) : row[c])));
+      if (postgres) {
+        // A failed statement aborts a PostgreSQL transaction, so the id taken is found without failing:
+        // the rows whose id the session has are skipped, and the first of them named.
+        const written = await this.tx.$queryRawUnsafe<{ messageId: string }[]>(
+          `${insert} ON CONFLICT ("sessionId", "messageId") DO NOTHING RETURNING "messageId"`,
+          ...args,
+        );
+        if (written.length < chunk.length) {
+          const kept = new Set(written.map((row) => row.messageId));
+          const first = chunk.find((m) => !kept.has(m.messageId))!.messageId;
+          throw new ConflictError(`Session ${this.sessionId} already has a message ${first}; message ids are unique within a session.`, { messageId: first });
+        }
+        continue;
+      }
+      try {
+        await this.tx.$executeRawUnsafe(insert, ...args);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // Which one, as a message written alone would say (SQLite undid the failed statement only).
+        const ids = chunk.map((m) => m.messageId);
+        const taken = await this.tx.message.findMany({ where: { sessionId: this.sessionId, messageId: { in: ids } }, select: { messageId: true } });
+        const first = ids.find((id) => taken.some((t) => t.messageId === id));
         throw new ConflictError(
           first !== undefined
             ? `Session ${this.sessionId} already has a message ${first}; message ids are unique within a session.`
