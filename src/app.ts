@@ -69,7 +69,12 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   const mirror = new MirrorWorker({ db, config, logger, sessionLocks, repoLocks, pubsub }, mirrorOptions);
   const health = new RepoHealthMonitor({ db, config, logger }, mirror, options.repoHealth);
   const projectLocks = new KeyedLocks();
-  const projects = new ProjectCommitter({ db, config, logger, pubsub, projectLocks }, options.projectCommitter);
+  // Servers sharing a database claim each project job before running it (two minutes: longer than a
+  // project commit waits for its working directory's lock).
+  const projects = new ProjectCommitter(
+    { db, config, logger, pubsub, projectLocks },
+    { ...(shared ? { claimMs: 120_000 } : {}), ...options.projectCommitter },
+  );
   const deps: Deps = {
     db,
     config,
@@ -112,17 +117,21 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     } catch (error) {
       logger.error({ err: error }, 'looking for pending project commits failed; each waits for its session’s next turn');
     }
-    // Shared by several instances: no reconcile over every session (others own some); each
-    // session's repo is looked at when this instance takes its lease (src/mirror/worker.ts).
-    if (!shared) {
+    // One server: every session's repo reconciled with the database. Servers sharing a database:
+    // each session whose lease this one can take (nobody mirrors it now), under that lease; the
+    // others are their holders' (and a holder that dies leaves them to the next scan's takeover).
+    const sessions = shared ? (await db.session.findMany({ select: { sessionId: true }, orderBy: { sessionId: 'asc' } })).map((s) => s.sessionId) : [undefined];
+    for (const sessionId of sessions) {
       try {
-        const report = await reconcile({ db, config, logger, pubsub, sessionLocks, repoLocks });
-        const changed = report.sessions.filter((r) => r.outcome !== 'in-sync');
-        if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
-        // Each failure was logged and published; the worker retries those repos with backoff.
-        for (const { sessionId, error } of report.failed) mirror.repair(sessionId, error);
+        await mirror.whileLeased(sessionId ?? '', async () => {
+          const report = await reconcile({ db, config, logger, pubsub, sessionLocks, repoLocks }, sessionId === undefined ? {} : { sessionId });
+          const changed = report.sessions.filter((r) => r.outcome !== 'in-sync');
+          if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
+          // Each failure was logged and published; the worker retries those repos with backoff.
+          for (const { sessionId: failed, error } of report.failed) mirror.repair(failed, error);
+        });
       } catch (error) {
-        logger.error({ err: error }, 'reconciling session repos failed; the mirror starts anyway');
+        logger.error({ err: error, sessionId }, 'reconciling session repos failed; the mirror starts anyway');
       }
     }
     await mirror.start();

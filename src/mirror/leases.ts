@@ -59,6 +59,8 @@ export class SessionLeases {
   private lastAcquiredAt = 0;
   /** The release being written, if any (an acquire waits for it). Never rejects. */
   private releasing: Promise<void> | null = null;
+  /** Sessions taken over from an instance whose lease lapsed (see takeAbandoned). */
+  private readonly abandoned = new Set<string>();
   readonly instanceId: string;
   readonly ttlMs: number;
 
@@ -108,6 +110,10 @@ export class SessionLeases {
       this.held.delete(sessionId);
       this.tenures.delete(sessionId);
     }
+    // Another instance's lease that lapsed without being given up: that instance may have died between
+    // recording a commit and announcing it (abandonedBy tells the worker, which announces again).
+    const before = await this.db.sessionLease.findUnique({ where: { sessionId }, select: { owner: true, expiresAt: true } });
+    const abandoned = before !== null && before.owner !== me && before.owner !== '' && before.expiresAt.getTime() > RELEASED.getTime() && before.expiresAt < now;
     const acquiredAt = new Date((this.lastAcquiredAt = Math.max(started, this.lastAcquiredAt + 1)));
     // Ours from an earlier run of this instance id counts as a takeover: that run may have died mid-pass.
     const { count } = await this.db.sessionLease.updateMany({
@@ -123,7 +129,16 @@ export class SessionLeases {
       }
     }
     this.took(sessionId, started, acquiredAt);
+    if (abandoned) this.abandoned.add(sessionId);
     return 'acquired';
+  }
+
+  /**
+   * Whether the lease this instance just took had lapsed in another instance's hands (not given
+   * up): true once per such takeover.
+   */
+  takeAbandoned(sessionId: string): boolean {
+    return this.abandoned.delete(sessionId);
   }
 
   /**
@@ -292,14 +307,17 @@ export class SessionLeases {
     const started = Date.now();
     const acquiredAt = new Date((this.lastAcquiredAt = Math.max(started, this.lastAcquiredAt + 1)));
     const taken = await this.db.$transaction(async (tx) => {
-      const rows = await tx.$queryRawUnsafe<{ sessionId: string }[]>(
-        `SELECT "sessionId" FROM "SessionLease" WHERE "sessionId" = ANY($1::text[]) AND ("expiresAt" < $2::timestamp(3) OR "owner" = $3)
+      const rows = await tx.$queryRawUnsafe<{ sessionId: string; owner: string; expiresAt: Date }[]>(
+        `SELECT "sessionId", "owner", "expiresAt" FROM "SessionLease" WHERE "sessionId" = ANY($1::text[]) AND ("expiresAt" < $2::timestamp(3) OR "owner" = $3)
          ORDER BY "sessionId" FOR UPDATE SKIP LOCKED`,
         candidates,
         new Date(started),
         this.instanceId,
       );
       const ids = rows.map((row) => row.sessionId);
+      for (const row of rows) {
+        if (row.owner !== this.instanceId && row.owner !== '' && new Date(row.expiresAt).getTime() > RELEASED.getTime()) this.abandoned.add(row.sessionId);
+      }
       if (ids.length > 0) {
         await tx.sessionLease.updateMany({
           where: { sessionId: { in: ids } },

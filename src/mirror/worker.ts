@@ -249,6 +249,28 @@ export class MirrorWorker implements RepoHealer {
     this.notify(sessionId);
   }
 
+  /**
+   * Shared: runs `work` for a session whose lease this instance holds or can take now (at
+   * start-up, the look at each repo that one server's reconcile does for all), and gives the lease
+   * up again unless a pass was queued meanwhile; skips it (false) when another instance holds it.
+   * Without sharing, runs it. Throws what `work` throws.
+   */
+  async whileLeased(sessionId: string, work: () => Promise<void>): Promise<boolean> {
+    const shared = this.shared;
+    if (!shared) {
+      await work();
+      return true;
+    }
+    const outcome = await shared.leases.acquire(sessionId);
+    if (outcome === null) return false;
+    try {
+      await work();
+    } finally {
+      if (!this.drains.isRunning(sessionId) && !this.timers.has(sessionId) && !this.early.has(sessionId)) await shared.leases.release([sessionId]);
+    }
+    return true;
+  }
+
   /** Whether this instance holds the session's lease now (servers sharing a database; false otherwise). */
   holdsLease(sessionId: string): boolean {
     return this.shared?.leases.holds(sessionId) ?? false;
@@ -357,7 +379,7 @@ export class MirrorWorker implements RepoHealer {
       // Sessions draining or waiting for a retry here: no need to find them, nor to let them use up the limit.
       const busy = shared.leases.sessions().filter((id) => this.drains.isRunning(id) || this.timers.has(id));
       for (const { sessionId, outcome } of await shared.leases.claimExpired(shared.claimLimit, busy)) {
-        if (outcome === 'acquired') this.tookOver(sessionId);
+        if (outcome === 'acquired') await this.tookOver(sessionId);
         if (!this.drains.isRunning(sessionId) && !this.timers.has(sessionId)) this.notify(sessionId);
       }
     } catch (error) {
@@ -385,7 +407,7 @@ export class MirrorWorker implements RepoHealer {
         this.deps.logger.debug({ sessionId }, 'another instance holds the session\'s lease; left to it');
         return false;
       }
-      if (outcome === 'acquired') this.tookOver(sessionId);
+      if (outcome === 'acquired') await this.tookOver(sessionId);
       shared.lastActive.set(sessionId, Date.now());
       shared.passTenure.set(sessionId, shared.leases.tenure(sessionId)!);
       return true;
@@ -404,11 +426,33 @@ export class MirrorWorker implements RepoHealer {
     return false;
   }
 
-  /** A lease newly taken: the previous holder may have died mid-pass, so its repo is opened as after a restart. */
-  private tookOver(sessionId: string): void {
+  /**
+   * A lease newly taken: the previous holder may have died mid-pass, so its repo is opened as after
+   * a restart; when the lease lapsed in another instance's hands (not given up), the turns that
+   * instance recorded lately are announced again before any of this instance's:
+   * it may have died between recording a commit and publishing it (or the repo may be rebuilt,
+   * which announces nothing), and a subscriber must not miss a turn. A subscriber may so get a
+   * turn twice around a takeover, never a gap; the repeats come before the newer turns.
+   */
+  private async tookOver(sessionId: string): Promise<void> {
     this.initialised.delete(sessionId);
     this.unpacked.delete(sessionId);
     this.deps.logger.debug({ sessionId }, 'took a session\'s lease; its repo is looked at before the first pass');
+    const shared = this.shared;
+    // Only from an instance whose lease lapsed: one that gave its lease up had announced everything.
+    if (!shared || !shared.leases.takeAbandoned(sessionId)) return;
+    try {
+      // A dead holder recorded at most a lease's length before its lease expired; twice that, and a renewal's slack.
+      const since = new Date(Date.now() - 3 * shared.leases.ttlMs);
+      const recent = await this.deps.db.turn.findMany({
+        where: { sessionId, commitSha: { not: null }, mirroredAt: { gte: since } },
+        orderBy: [{ mirroredAt: 'asc' }, { number: 'asc' }],
+        select: { id: true, commitSha: true, branch: true },
+      });
+      await this.publishCommitted(sessionId, recent.map((t) => ({ turnId: t.id, sha: t.commitSha!, branch: t.branch })));
+    } catch (error) {
+      this.deps.logger.warn({ err: error, sessionId }, 'could not announce again the turns a previous holder recorded lately');
+    }
   }
 
   private leaseLost(sessionId: string, why: string): void {

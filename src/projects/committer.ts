@@ -94,6 +94,13 @@ function outcome(result: ProjectOutcome['result'], fields: Partial<ProjectOutcom
 }
 
 export interface ProjectCommitterOptions {
+  /**
+   * Servers sharing a database (PostgreSQL): a job is claimed before it runs, by moving its next
+   * attempt this far ahead in one conditional update, so two servers notified for one session never
+   * run the same job; a server that dies holding a claim leaves the job to whoever looks after it
+   * (another turn of the session, or a start-up). Default: off (one server, nothing to claim).
+   */
+  claimMs?: number;
   /** Pause between looks at a tree that seems to hold the user's changes (default 500 ms). */
   settleMs?: number;
   /** Looks before deciding it does (default 6, so about 3 s). */
@@ -119,7 +126,7 @@ export interface LookContext {
 
 export class ProjectCommitter {
   private readonly drains: KeyedDrains;
-  private readonly options: Required<ProjectCommitterOptions>;
+  private readonly options: Required<Omit<ProjectCommitterOptions, 'claimMs'>> & Pick<ProjectCommitterOptions, 'claimMs'>;
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -167,6 +174,14 @@ export class ProjectCommitter {
         }, wait);
         this.timers.add(timer);
         return;
+      }
+      if (this.options.claimMs !== undefined) {
+        const { count } = await this.deps.db.outboxJob.updateMany({
+          where: { id: job.id, nextAttemptAt: job.nextAttemptAt },
+          data: { nextAttemptAt: new Date(Date.now() + this.options.claimMs) },
+        });
+        // Another server claimed it (or it changed): look again, which waits for its claim to end.
+        if (count === 0) continue;
       }
       await this.runJob(job.id, job.turnId, job.attempts);
     }

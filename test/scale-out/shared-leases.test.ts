@@ -38,13 +38,13 @@ interface Instance {
   lines: Record<string, unknown>[];
 }
 
-/**
- * One config for both instances: one data dir and one database (the data dir's SQLite file, or in
- * the suite's PostgreSQL pass one PostgreSQL database, where the takeover claim is its own SQL).
- */
+/** One config for both instances: one data dir and one PostgreSQL database. */
 async function sharedConfig(): Promise<Config> {
   const config = testConfig();
-  if (onPostgres) config.databaseUrl = (await freshDatabase()).url;
+  // test/scale-out runs in the PostgreSQL pass only: two instances in one process on one SQLite file
+  // deadlock (better-sqlite3 waits for a lock synchronously, holding the event loop the holder needs).
+  if (!onPostgres) throw new Error('test/scale-out needs the PostgreSQL pass (npm run test:postgresql)');
+  config.databaseUrl = (await freshDatabase()).url;
   return config;
 }
 
