@@ -120,18 +120,23 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     // One server: every session's repo reconciled with the database. Servers sharing a database:
     // each session whose lease this one can take (nobody mirrors it now), under that lease; the
     // others are their holders' (and a holder that dies leaves them to the next scan's takeover).
-    const sessions = shared ? (await db.session.findMany({ select: { sessionId: true }, orderBy: { sessionId: 'asc' } })).map((s) => s.sessionId) : [undefined];
-    for (const sessionId of sessions) {
+    const reconcileNow = async (sessionId?: string) => {
       try {
-        await mirror.whileLeased(sessionId ?? '', async () => {
-          const report = await reconcile({ db, config, logger, pubsub, sessionLocks, repoLocks }, sessionId === undefined ? {} : { sessionId });
-          const changed = report.sessions.filter((r) => r.outcome !== 'in-sync');
-          if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
-          // Each failure was logged and published; the worker retries those repos with backoff.
-          for (const { sessionId: failed, error } of report.failed) mirror.repair(failed, error);
-        });
+        const report = await reconcile({ db, config, logger, pubsub, sessionLocks, repoLocks }, sessionId === undefined ? {} : { sessionId });
+        const changed = report.sessions.filter((r) => r.outcome !== 'in-sync');
+        if (changed.length > 0) logger.info({ sessions: changed }, 'reconciled session repos with the database');
+        // Each failure was logged and published; the worker retries those repos with backoff.
+        for (const { sessionId: failed, error } of report.failed) mirror.repair(failed, error);
       } catch (error) {
         logger.error({ err: error, sessionId }, 'reconciling session repos failed; the mirror starts anyway');
+      }
+    };
+    if (!shared) await reconcileNow();
+    else {
+      for (const { sessionId } of await db.session.findMany({ select: { sessionId: true }, orderBy: { sessionId: 'asc' } })) {
+        await mirror.whileLeased(sessionId, () => reconcileNow(sessionId)).catch((error: unknown) => {
+          logger.error({ err: error, sessionId }, 'could not take a session\'s lease to reconcile it; its holder or the next scan looks at it');
+        });
       }
     }
     await mirror.start();
