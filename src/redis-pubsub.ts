@@ -86,7 +86,10 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<Re
   const clients: Record<Link, Redis> = {
     publish: new Redis(url, { ...base, connectionName: `${prefix}publish` }),
     // It only ever sends SUBSCRIBE and PING, which may as well wait through an outage.
-    subscribe: new Redis(url, { ...base, connectionName: `${prefix}subscribe`, maxRetriesPerRequest: null }),
+    // Subscriptions are sent again by us after a reconnection, not by ioredis: its own resubscribe
+    // drops the SUBSCRIBE's promise, and a connection closed before Redis answers it (a close()
+    // right after a reconnection) rejected it unhandled (seen once in the PostgreSQL pass).
+    subscribe: new Redis(url, { ...base, connectionName: `${prefix}subscribe`, maxRetriesPerRequest: null, autoResubscribe: false }),
   };
 
   let started = false;
@@ -116,6 +119,7 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<Re
       // ioredis sends the SUBSCRIBEs again right after this event; a PING queued behind them is
       // answered once they are in force, so "back" means events arrive again.
       queueMicrotask(() => {
+        if (link === 'subscribe') client.subscribe(...TOPICS.map((topic) => prefix + topic)).catch(() => {}); // a failure closes the connection: the next 'ready' sends them again
         client.ping().then(
           () => {
             if (!down.delete(link) || down.size > 0) return;
