@@ -27,7 +27,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient, type Client } from 'graphql-ws';
-import pg from 'pg';
+import type pg from 'pg';
+import { withPostgresClient } from '../src/db/postgresql.js';
 import WebSocket from 'ws';
 import { postGraphQL, startInstance, stopInstance, type InstanceProcess, type InstanceSettings } from '../test/helpers/instance-process.js';
 import { benchTurnInput, fmt, percentile, row } from './stats.js';
@@ -69,15 +70,7 @@ async function cleanUp(): Promise<void> {
   while (cleanups.length > 0) await Promise.resolve(cleanups.pop()!()).catch((error: unknown) => console.error('cleanup:', error));
 }
 
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
+const admin = <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => withPostgresClient(adminUrl, work);
 
 /** A new empty database (the first instance migrates it), dropped at the end. */
 async function freshDatabase(): Promise<string> {

@@ -67,20 +67,27 @@ export function newPostgresClient(adapter: PrismaPg): unknown {
   return (client.$extends as (extension: object) => unknown)(nulSafeMessageText);
 }
 
-/** The names of the migrations the database has applied (none when it has no `_prisma_migrations`). */
-export async function appliedPostgresMigrations(url: string): Promise<Set<string>> {
+/** Runs `work` on one connection to `url` of its own, closed after whatever happens. */
+export async function withPostgresClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The names of the migrations the database has applied (none when it has no `_prisma_migrations`). */
+export async function appliedPostgresMigrations(url: string): Promise<Set<string>> {
+  return withPostgresClient(url, async (client) => {
     const table = await client.query<{ exists: boolean }>("SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists");
     if (!table.rows[0]?.exists) return new Set();
     const rows = await client.query<{ name: string }>(
       'SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
     );
     return new Set(rows.rows.map((row) => row.name));
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /**

@@ -12,7 +12,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
+import { withPostgresClient } from '../../src/db/postgresql.js';
 import { onCleanup } from './leftovers.js';
 
 export const onPostgres = process.env.ENTITY_MEMORY_TEST_DATABASE === 'postgresql';
@@ -38,15 +39,7 @@ function templateName(): string {
   return `em_template_${hash.digest('hex').slice(0, 12)}`;
 }
 
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
+const admin = <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => withPostgresClient(adminUrl, work);
 
 let template: Promise<string> | undefined;
 
