@@ -2,8 +2,8 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Provider } from 'urql';
 import { App } from './app/App';
-import { createClient } from './app/client';
-import { takeTokenFromLocation } from './app/token';
+import { createClient } from './lib/client';
+import { takeTokenFromLocation } from './lib/token';
 import './styles.css';
 
 takeTokenFromLocation();

@@ -1,13 +1,14 @@
 /**
  * The shell: the sidebar (Sessions, Projects) and the page the address bar names.
  */
+import { BranchesPanel } from '../features/branches/BranchesPanel';
 import { DirtyTreeBanner } from '../features/projects/DirtyTreeBanner';
 import { ProjectPage } from '../features/projects/ProjectPage';
 import { ProjectsNav } from '../features/projects/ProjectsNav';
 import { SessionPage } from '../features/replay/SessionPage';
 import { SessionsNav } from '../features/sessions/SessionsNav';
-import { Link } from './Link';
-import { parseRoute, usePathname } from './router';
+import { Link } from '../lib/Link';
+import { parseRoute, usePathname } from '../lib/router';
 
 export function App() {
   const route = parseRoute(usePathname());
@@ -25,7 +26,7 @@ export function App() {
       </aside>
       <div className="page">
       <DirtyTreeBanner />
-      {route.name === 'session' && <SessionPage key={route.sessionId} sessionId={route.sessionId} />}
+      {route.name === 'session' && <SessionPage key={route.sessionId} sessionId={route.sessionId} Branches={BranchesPanel} />}
       {route.name === 'project' && <ProjectPage key={route.projectId} projectId={route.projectId} />}
       {route.name === 'home' && (
         <main className="empty">

@@ -8,8 +8,8 @@
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useClient, useQuery, useSubscription } from 'urql';
-import { onReconnected } from '../../app/client';
 import { graphql } from '../../gql';
+import { onReconnected } from '../../lib/client';
 import { headlineNumber, LANE_LIMIT, walkOwnCommits, type BranchInput, type CommitPoint, type LogCommit } from './lanes';
 
 /** Commits of the whole log read with the branches (enough for every lane of a short session). */

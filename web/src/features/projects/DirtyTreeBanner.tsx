@@ -5,9 +5,9 @@
  */
 import { useReducer } from 'react';
 import { useSubscription } from 'urql';
-import { Link } from '../../app/Link';
-import { projectPath, sessionPath } from '../../app/router';
 import { graphql } from '../../gql';
+import { Link } from '../../lib/Link';
+import { projectPath, sessionPath } from '../../lib/router';
 import { warningsReducer, type BannerWarning } from './warnings';
 import './projects.css';
 

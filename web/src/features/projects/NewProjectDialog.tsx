@@ -8,8 +8,8 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { useMutation, useQuery } from 'urql';
-import { parseRoute, usePathname } from '../../app/router';
 import { graphql } from '../../gql';
+import { parseRoute, usePathname } from '../../lib/router';
 import { fieldErrorsFromServer, suggestedName, validateNewProject, type FieldErrors } from './form';
 
 const CreateProjectMutation = graphql(`

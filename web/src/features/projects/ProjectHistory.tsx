@@ -5,9 +5,9 @@
  */
 import { useEffect, useState } from 'react';
 import { useQuery } from 'urql';
-import { Link } from '../../app/Link';
-import { sessionPath } from '../../app/router';
 import { graphql } from '../../gql';
+import { Link } from '../../lib/Link';
+import { sessionPath } from '../../lib/router';
 import { agentSessionOf, isAgentCommit } from './commits';
 import { useRefetchOn } from './useRefetchOn';
 

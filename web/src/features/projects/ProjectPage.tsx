@@ -7,8 +7,8 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useQuery, useSubscription } from 'urql';
-import { onReconnected } from '../../app/client';
 import { graphql } from '../../gql';
+import { onReconnected } from '../../lib/client';
 import { ProjectHistory } from './ProjectHistory';
 import { SessionTurns } from './SessionTurns';
 import './projects.css';

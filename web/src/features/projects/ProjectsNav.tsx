@@ -5,10 +5,10 @@
  */
 import { useEffect, useState } from 'react';
 import { useQuery } from 'urql';
-import { Link } from '../../app/Link';
-import { onReconnected } from '../../app/client';
-import { navigate, projectPath } from '../../app/router';
 import { graphql } from '../../gql';
+import { Link } from '../../lib/Link';
+import { onReconnected } from '../../lib/client';
+import { navigate, projectPath } from '../../lib/router';
 import { NewProjectDialog, type CreatedProject } from './NewProjectDialog';
 import './projects.css';
 

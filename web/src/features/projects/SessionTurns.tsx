@@ -7,9 +7,9 @@
  */
 import { useState } from 'react';
 import { useMutation, useQuery, type CombinedError } from 'urql';
-import { Link } from '../../app/Link';
-import { sessionPath } from '../../app/router';
 import { graphql } from '../../gql';
+import { Link } from '../../lib/Link';
+import { sessionPath } from '../../lib/router';
 import { useRefetchOn } from './useRefetchOn';
 
 const TURNS_PAGE = 50;

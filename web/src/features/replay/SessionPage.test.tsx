@@ -10,7 +10,7 @@ import { Client, Provider, makeErrorResult, makeResult, type Exchange, type Oper
 import { filter, fromValue, mergeMap, never, pipe } from 'wonka';
 import { GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
 import { MessageView } from './Conversation';
-import { SessionPage } from './SessionPage';
+import { SessionPage, type BranchesSlot } from './SessionPage';
 
 type Answer = (variables: Record<string, unknown>) => unknown;
 
@@ -65,11 +65,18 @@ const common: Record<string, Answer> = {
   ReplayCommitChanges: (v) => ({ session: { id: 'S1', commit: { sha: v.sha, diff: { additions: 1, deletions: 0, files: [] } } } }),
 };
 
+/** Stands in for the branches panel the shell passes: a button that views commit a1. */
+const StubBranches: BranchesSlot = ({ viewedSha, onView }) => (
+  <button type="button" onClick={() => onView('a1')}>
+    Branches viewing {viewedSha}
+  </button>
+);
+
 function renderPage(answers: Record<string, Answer>) {
   const server = fakeServer({ ...common, ...answers });
   render(
     <Provider value={server.client}>
-      <SessionPage sessionId="s1" />
+      <SessionPage sessionId="s1" Branches={StubBranches} />
     </Provider>,
   );
   return server;
@@ -129,6 +136,16 @@ describe('SessionPage', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Previous turn' }));
     const message = await screen.findByText('A turn is open: end it (endTurn) before moving to another commit.');
     expect(message.getAttribute('role')).toBe('alert');
+  });
+
+  it('shows the branches the shell gives it with the viewed commit, and checks out the commit they pick', async () => {
+    const server = renderPage({
+      SessionPage: () => ({ session: view() }),
+      ReplayCheckout: (v) => ({ checkout: view({ detached: true, number: 1, sha: (v.input as { sha: string }).sha, parent: 'z0' }) }),
+    });
+    await userEvent.click(await screen.findByRole('button', { name: 'Branches viewing c3' }));
+    await screen.findByRole('button', { name: 'Branches viewing a1' });
+    expect(server.sent.filter((s) => s.name === 'ReplayCheckout').map((s) => s.variables.input)).toEqual([{ sessionId: 's1', sha: 'a1' }]);
   });
 
   it('goes back to latest by switching to the current branch', async () => {

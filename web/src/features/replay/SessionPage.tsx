@@ -9,13 +9,12 @@
  * Whatever else moves the session (another client, the agent) arrives on the timeline
  * subscription, and everything is read again after a dropped connection comes back.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import { useClient, useQuery, useSubscription, type CombinedError } from 'urql';
-import { Link } from '../../app/Link';
-import { onReconnected } from '../../app/client';
-import { projectPath } from '../../app/router';
 import type { SessionViewFieldsFragment } from '../../gql/graphql';
-import { BranchesPanel } from '../branches/BranchesPanel';
+import { Link } from '../../lib/Link';
+import { onReconnected } from '../../lib/client';
+import { projectPath } from '../../lib/router';
 import { Changes } from './Changes';
 import { Conversation } from './Conversation';
 import { MirrorStatus } from './MirrorStatus';
@@ -30,7 +29,14 @@ export function errorMessage(error: CombinedError): string {
   return error.graphQLErrors[0]?.message ?? error.networkError?.message ?? error.message;
 }
 
-export function SessionPage({ sessionId }: { sessionId: string }) {
+/**
+ * Where the page shows the session's branches (beside the timeline, once it has loaded). The
+ * shell fills it with the branches feature's panel, so that replay imports no other feature; it
+ * gets the commit the page shows (`viewedSha`) and `onView`, which checks a commit out.
+ */
+export type BranchesSlot = ComponentType<{ sessionId: string; viewedSha?: string; onView: (sha: string) => void }>;
+
+export function SessionPage({ sessionId, Branches }: { sessionId: string; Branches: BranchesSlot }) {
   const client = useClient();
   const [{ data, error }, refetchPage] = useQuery({ query: SessionPageQuery, variables: { sessionId } });
   // The latest view of the session, from the page query or from a mutation's answer.
@@ -194,7 +200,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             onView={(sha) => void checkout(sha)}
             onLoaded={onTimelineLoaded}
           />
-          {settled && <BranchesPanel sessionId={sessionId} viewedSha={view.head?.sha} onView={(sha) => void checkout(sha)} />}
+          {settled && <Branches sessionId={sessionId} viewedSha={view.head?.sha} onView={(sha) => void checkout(sha)} />}
           {settled && <Changes sessionId={sessionId} sha={view.head?.sha ?? null} />}
         </aside>
       </div>

@@ -5,10 +5,10 @@
  */
 import { useEffect } from 'react';
 import { useQuery, useSubscription } from 'urql';
-import { Link } from '../../app/Link';
-import { onReconnected } from '../../app/client';
-import { sessionPath } from '../../app/router';
 import { graphql } from '../../gql';
+import { Link } from '../../lib/Link';
+import { onReconnected } from '../../lib/client';
+import { sessionPath } from '../../lib/router';
 
 export const SessionsNavQuery = graphql(`
   query SessionsNav($first: Int!) {
