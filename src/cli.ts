@@ -19,7 +19,7 @@ import { DataDirBusyError, lockDataDir, sharedDataDir, type DataDirLock } from '
 import type { Db } from './db/index.js';
 import type { Logger } from './logger.js';
 import type { VerifyRow } from './mirror/reconcile.js';
-import type { ImportFileError, ImportSummary } from './importers/claude-code/files.js';
+import type { ImportFileError, ImportSummary } from './importers/import-files.js';
 import type { ImportTarget, SessionImportOutcome } from './importers/target.js';
 import { PACKAGE_ROOT } from './package-root.js';
 
