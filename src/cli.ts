@@ -574,9 +574,10 @@ async function isOneLineError(error: unknown): Promise<boolean> {
   return error instanceof ListenError || error instanceof DatabaseError || error instanceof RedisUnavailableError;
 }
 
-async function isImportHttpError(error: unknown): Promise<boolean> {
-  const { ImportHttpError } = await import('./importers/http-target.js');
-  return error instanceof ImportHttpError;
+/** An import through a running server that it refused or could not take: the client's error, said in one line. */
+async function isClientError(error: unknown): Promise<boolean> {
+  const { EntityMemoryError } = await import('./client/index.js');
+  return error instanceof EntityMemoryError;
 }
 
 async function main(args: string[]): Promise<number | undefined> {
@@ -606,7 +607,7 @@ main(process.argv.slice(2)).then(
       console.error(`entity-memory: ${error.message} (see --help)`);
       process.exit(2);
     }
-    if (error instanceof CannotRun || error instanceof DataDirBusyError || (await isOneLineError(error)) || (await isImportHttpError(error))) {
+    if (error instanceof CannotRun || error instanceof DataDirBusyError || (await isOneLineError(error)) || (await isClientError(error))) {
       console.error(`entity-memory: ${(error as Error).message}`);
       process.exit(2);
     }
