@@ -292,6 +292,28 @@ export function createClient(options: ClientOptions) {
     return turn.toolResults.length === sent.length && sent.every((tool, i) => same(turn.toolResults[i], tool));
   }
 
+  /**
+   * Writes a whole turn, sent again while that may succeed. A CONFLICT is answered with the closed
+   * turn stored under `at.messageId` when `sentByThisCall` recognises it (the first attempt got
+   * through and only its answer was lost); otherwise it is the caller's error.
+   */
+  async function writeTurn(
+    write: () => Promise<ClientTurnFragment>,
+    at: { sessionId: string; messageId: string },
+    sentByThisCall: (turn: ClientTurnFragment) => boolean,
+  ): Promise<ClientTurnFragment> {
+    return retrying(async () => {
+      try {
+        return await write();
+      } catch (error) {
+        if (!isCode(error, 'CONFLICT')) throw error;
+        const turn = (await lookup(at.sessionId, at.messageId))?.turn;
+        if (turn && !turn.open && sentByThisCall(turn)) return turn;
+        throw error;
+      }
+    });
+  }
+
   function wsClient(): WsClient {
     ws ??= createWsClient({
       url: endpoint.replace(/^http/, 'ws'),
@@ -395,16 +417,11 @@ export function createClient(options: ClientOptions) {
         durationMs: args.durationMs,
         tokens: args.tokens,
       };
-      return retrying(async () => {
-        try {
-          return (await send(RecordTurn, { input })).recordTurn;
-        } catch (error) {
-          if (!isCode(error, 'CONFLICT')) throw error;
-          const turn = (await lookup(args.sessionId, user.messageId))?.turn;
-          if (turn && !turn.open && same(turn.userMessage, user) && same(turn.assistantMessage, assistant) && sameTools(turn, toolResults)) return turn;
-          throw error;
-        }
-      });
+      return writeTurn(
+        async () => (await send(RecordTurn, { input })).recordTurn,
+        { sessionId: args.sessionId, messageId: user.messageId },
+        (turn) => same(turn.userMessage, user) && same(turn.assistantMessage, assistant) && sameTools(turn, toolResults),
+      );
     },
 
     /** A new reply to an earlier user message, on a new branch retry-<assistant messageId>; idempotent like recordTurn. */
@@ -420,16 +437,11 @@ export function createClient(options: ClientOptions) {
         durationMs: args.durationMs,
         tokens: args.tokens,
       };
-      return retrying(async () => {
-        try {
-          return (await send(RetryTurn, { input })).retryTurn;
-        } catch (error) {
-          if (!isCode(error, 'CONFLICT')) throw error;
-          const turn = (await lookup(args.sessionId, assistant.messageId))?.turn;
-          if (turn && !turn.open && turn.userMessage.messageId === args.userMessageId && same(turn.assistantMessage, assistant) && sameTools(turn, toolResults)) return turn;
-          throw error;
-        }
-      });
+      return writeTurn(
+        async () => (await send(RetryTurn, { input })).retryTurn,
+        { sessionId: args.sessionId, messageId: assistant.messageId },
+        (turn) => turn.userMessage.messageId === args.userMessageId && same(turn.assistantMessage, assistant) && sameTools(turn, toolResults),
+      );
     },
 
     /** One message (a USER message opens a turn); idempotent by its messageId. */
