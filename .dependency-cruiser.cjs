@@ -2,7 +2,10 @@
  * The layers of src/ and the one direction their imports go (issue 11),
  * lowest first:
  *
- *   git/  <-  mirror/, projects/  <-  services/  <-  schema/ (+ context.ts)  <-  yoga.ts, app.ts, server.ts, cli.ts, http/, data-dir-lock.ts
+ *   git/  <-  mirror/, projects/  <-  services/  <-  schema/ (+ context.ts)  <-  yoga.ts, app.ts, server.ts, cli.ts, cli/, http/, data-dir-lock.ts
+ *
+ * Beside them, src/importers/ (leaves, client/ and itself only; used by services/imports/,
+ * schema/imports.ts and the command line) and src/client/ (itself only).
  *
  * Shared leaves (errors, ids, logger, locks, config, db/, generated/, pubsub,
  * redis-pubsub, drains, request-context, text) may be imported from anywhere and import no
@@ -16,12 +19,15 @@
 /** One regular expression matching any of the given paths (already escaped where they need it). */
 const any = (...paths) => paths.join('|');
 
-const TOP = any('^src/(yoga|app|server|cli|data-dir-lock)\\.ts$', '^src/http/');
+const CLI = any('^src/cli\\.ts$', '^src/cli/');
+const TOP = any('^src/(yoga|app|server|data-dir-lock)\\.ts$', CLI, '^src/http/');
 const SCHEMA = any('^src/schema/', '^src/context\\.ts$');
 const SERVICES = '^src/services/';
 const MIRROR = '^src/mirror/';
 const PROJECTS = '^src/projects/';
 const GIT = '^src/git/';
+const IMPORTERS = '^src/importers/';
+const CLIENT = '^src/client/';
 const LEAVES = any(
   '^src/(errors|ids|logger|locks|config|pubsub|redis-pubsub|drains|request-context|text)\\.ts$',
   '^src/db/',
@@ -81,11 +87,25 @@ module.exports = {
       to: { path: any(MIRROR, PROJECTS, SERVICES, SCHEMA, TOP) },
     },
     {
+      name: 'importers-are-leaves',
+      comment: 'src/importers/ parses transcripts and hands sessions to an ImportTarget (src/client/ over HTTP): it imports itself, the client and shared leaves only.',
+      severity: 'error',
+      from: { path: IMPORTERS },
+      to: { path: '^src/', pathNot: any(IMPORTERS, CLIENT, LEAVES) },
+    },
+    {
+      name: 'importers-for-imports-only',
+      comment: 'src/importers/ is used by the import service, its schema and the command line, nothing else.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: any(IMPORTERS, '^src/services/imports/', '^src/schema/imports\\.ts$', CLI) },
+      to: { path: IMPORTERS },
+    },
+    {
       name: 'client-stands-alone',
       comment: 'src/client/ is the typed client runtimes import (entity-memory/client): it runs beside the agent, not in the server, so it imports nothing of src/ outside itself.',
       severity: 'error',
-      from: { path: '^src/client/' },
-      to: { path: '^src/', pathNot: '^src/client/' },
+      from: { path: CLIENT },
+      to: { path: '^src/', pathNot: CLIENT },
     },
     {
       name: 'no-circular',

@@ -24,6 +24,7 @@ import WebSocket from 'ws';
 import type {
   AppendMessageInput,
   CheckoutInput,
+  ClientImportSessionMutation,
   ClientMessageFragment,
   ClientMessagesQuery,
   ClientSessionQuery,
@@ -33,6 +34,7 @@ import type {
   ClientTurnsQuery,
   CreateSessionInput,
   EndTurnInput,
+  ImportSessionInput,
   SwitchBranchInput,
   TurnMessageInput,
   UpdateMessageInput,
@@ -42,6 +44,7 @@ import {
   Checkout,
   CreateSession,
   EndTurn,
+  ImportSession,
   MessageLookup,
   MessagesQuery,
   Ping,
@@ -64,6 +67,10 @@ export type {
   ClientTurnFragment as Turn,
   CreateSessionInput,
   EndTurnInput,
+  ImportedMessageInput,
+  ImportedSessionInput,
+  ImportedUpdateInput,
+  ImportSessionInput,
   MirrorState,
   Role,
   SwitchBranchInput,
@@ -89,11 +96,23 @@ export class EntityMemoryError extends Error {
   readonly retryable: boolean;
   /** Seconds the server asked to wait (Retry-After). */
   readonly retryAfter: number | undefined;
+  /** Every GraphQL error of the answer, the first (whose message and code these are) included; empty when there were none. */
+  readonly errors: readonly GraphQLErrorBody[];
+  /** The answer's text when it held no GraphQL result or no data (BAD_RESPONSE, UNAVAILABLE), for saying what came instead. */
+  readonly body: string | undefined;
 
   constructor(
     code: string,
     message: string,
-    options: { extensions?: Record<string, unknown>; status?: number; retryable?: boolean; retryAfter?: number; cause?: unknown } = {},
+    options: {
+      extensions?: Record<string, unknown>;
+      status?: number;
+      retryable?: boolean;
+      retryAfter?: number;
+      cause?: unknown;
+      errors?: readonly GraphQLErrorBody[];
+      body?: string;
+    } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'EntityMemoryError';
@@ -102,7 +121,15 @@ export class EntityMemoryError extends Error {
     this.status = options.status;
     this.retryable = options.retryable ?? false;
     this.retryAfter = options.retryAfter;
+    this.errors = options.errors ?? [];
+    this.body = options.body;
   }
+}
+
+/** One error of a GraphQL answer, as the server sent it. */
+export interface GraphQLErrorBody {
+  message: string;
+  extensions?: Record<string, unknown>;
 }
 
 export interface ClientOptions {
@@ -116,7 +143,7 @@ export interface ClientOptions {
   retries?: number;
   /** The first wait before sending again, doubled each time up to 5 s (default 200 ms). */
   retryDelayMs?: number;
-  /** A request with no answer after this long counts as failed (default 30 s). */
+  /** A request with no answer after this long counts as failed (default 30 s; 0: no limit). */
   timeoutMs?: number;
 }
 
@@ -166,12 +193,17 @@ export type TurnWithCommit = NonNullable<ClientTurnsQuery['session']>['turns']['
 export type MessageWithTurn = NonNullable<ClientMessagesQuery['session']>['messages']['edges'][number]['node'];
 export type TurnCommittedEvent = ClientTurnCommittedSubscription['turnCommitted'];
 export type TimelineEvent = ClientTimelineSubscription['timeline'];
+export type ImportSessionOutcome = ClientImportSessionMutation['importSession'];
 
 /** Stops a subscription; `ready` resolves once the server listens (events caused after it arrive). */
 export type Unsubscribe = (() => void) & { ready: Promise<void> };
 
 const MAX_DELAY_MS = 5_000;
 
+/**
+ * A client of the server at `options.url`. Nothing is sent until a call; the subscription socket
+ * opens at the first subscription. Every call rejects with an EntityMemoryError.
+ */
 export function createClient(options: ClientOptions) {
   const endpoint = /\/graphql\/?$/.test(options.url) ? options.url : `${options.url.replace(/\/+$/, '')}/graphql`;
   const doFetch = options.fetch ?? fetch;
@@ -194,7 +226,7 @@ export function createClient(options: ClientOptions) {
           ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
         },
         body: JSON.stringify({ query: print(document), variables }),
-        signal: AbortSignal.timeout(timeoutMs),
+        ...(timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
       });
     } catch (error) {
       throw new EntityMemoryError('NETWORK_ERROR', `No answer from ${endpoint}: ${(error as Error).message}`, { retryable: true, cause: error });
@@ -203,25 +235,28 @@ export function createClient(options: ClientOptions) {
     const unavailable = status === 502 || status === 503 || status === 504;
     const retryAfterHeader = Number(response.headers.get('retry-after'));
     const retryAfter = Number.isFinite(retryAfterHeader) && retryAfterHeader > 0 ? retryAfterHeader : undefined;
-    let body: { data?: R | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+    let text = '';
+    let body: { data?: R | null; errors?: GraphQLErrorBody[] };
     try {
-      body = (await response.json()) as typeof body;
+      text = await response.text();
+      body = JSON.parse(text) as typeof body;
     } catch (error) {
       throw new EntityMemoryError(unavailable ? 'UNAVAILABLE' : 'BAD_RESPONSE', `${endpoint} answered ${status} without a GraphQL body.`, {
         status,
         retryable: unavailable || status >= 500,
         retryAfter,
         cause: error,
+        body: text,
       });
     }
     const first = body.errors?.[0];
     if (first) {
       const extensions = first.extensions ?? {};
       const code = unavailable ? 'UNAVAILABLE' : typeof extensions.code === 'string' ? extensions.code : 'INTERNAL_SERVER_ERROR';
-      throw new EntityMemoryError(code, first.message, { extensions, status, retryable: unavailable, retryAfter });
+      throw new EntityMemoryError(code, first.message, { extensions, status, retryable: unavailable, retryAfter, errors: body.errors });
     }
     if (unavailable || body.data == null) {
-      throw new EntityMemoryError(unavailable ? 'UNAVAILABLE' : 'BAD_RESPONSE', `${endpoint} answered ${status} without data.`, { status, retryable: unavailable, retryAfter });
+      throw new EntityMemoryError(unavailable ? 'UNAVAILABLE' : 'BAD_RESPONSE', `${endpoint} answered ${status} without data.`, { status, retryable: unavailable, retryAfter, body: text });
     }
     return body.data;
   }
@@ -255,6 +290,28 @@ export function createClient(options: ClientOptions) {
 
   function sameTools(turn: ClientTurnFragment, sent: WithId[]): boolean {
     return turn.toolResults.length === sent.length && sent.every((tool, i) => same(turn.toolResults[i], tool));
+  }
+
+  /**
+   * Writes a whole turn, sent again while that may succeed. A CONFLICT is answered with the closed
+   * turn stored under `at.messageId` when `sentByThisCall` recognises it (the first attempt got
+   * through and only its answer was lost); otherwise it is the caller's error.
+   */
+  async function writeTurn(
+    write: () => Promise<ClientTurnFragment>,
+    at: { sessionId: string; messageId: string },
+    sentByThisCall: (turn: ClientTurnFragment) => boolean,
+  ): Promise<ClientTurnFragment> {
+    return retrying(async () => {
+      try {
+        return await write();
+      } catch (error) {
+        if (!isCode(error, 'CONFLICT')) throw error;
+        const turn = (await lookup(at.sessionId, at.messageId))?.turn;
+        if (turn && !turn.open && sentByThisCall(turn)) return turn;
+        throw error;
+      }
+    });
   }
 
   function wsClient(): WsClient {
@@ -308,7 +365,23 @@ export function createClient(options: ClientOptions) {
     return Object.assign(() => dispose(), { ready });
   }
 
+  /** A page of a connection: its nodes, the total and where the next page starts. */
+  function pageOf<T>(connection: { edges: { node: T }[]; totalCount: number; pageInfo: Page<T>['pageInfo'] }): Page<T> {
+    return { nodes: connection.edges.map((edge) => edge.node), totalCount: connection.totalCount, pageInfo: connection.pageInfo };
+  }
+
+  /** The variables of a paged query of one session. */
+  const pageVariables = (sessionId: string, page: PageArgs) => ({ sessionId, branch: page.branch ?? null, first: page.first ?? null, after: page.after ?? null });
+
   return {
+    /** The GraphQL endpoint this client sends to. */
+    endpoint,
+
+    /** Asks the server something trivial: resolves once it answers, so a wrong URL or token shows before any real call. */
+    async ping(): Promise<void> {
+      await request(Ping, {});
+    },
+
     /** Creates a session (its id: the one given, else a new UUID). A retry after a lost answer answers the session made. */
     async createSession(input: CreateSessionInput = {}) {
       const variables = { input: { ...input, sessionId: input.sessionId ?? randomUUID() } };
@@ -344,16 +417,11 @@ export function createClient(options: ClientOptions) {
         durationMs: args.durationMs,
         tokens: args.tokens,
       };
-      return retrying(async () => {
-        try {
-          return (await send(RecordTurn, { input })).recordTurn;
-        } catch (error) {
-          if (!isCode(error, 'CONFLICT')) throw error;
-          const turn = (await lookup(args.sessionId, user.messageId))?.turn;
-          if (turn && !turn.open && same(turn.userMessage, user) && same(turn.assistantMessage, assistant) && sameTools(turn, toolResults)) return turn;
-          throw error;
-        }
-      });
+      return writeTurn(
+        async () => (await send(RecordTurn, { input })).recordTurn,
+        { sessionId: args.sessionId, messageId: user.messageId },
+        (turn) => same(turn.userMessage, user) && same(turn.assistantMessage, assistant) && sameTools(turn, toolResults),
+      );
     },
 
     /** A new reply to an earlier user message, on a new branch retry-<assistant messageId>; idempotent like recordTurn. */
@@ -369,16 +437,11 @@ export function createClient(options: ClientOptions) {
         durationMs: args.durationMs,
         tokens: args.tokens,
       };
-      return retrying(async () => {
-        try {
-          return (await send(RetryTurn, { input })).retryTurn;
-        } catch (error) {
-          if (!isCode(error, 'CONFLICT')) throw error;
-          const turn = (await lookup(args.sessionId, assistant.messageId))?.turn;
-          if (turn && !turn.open && turn.userMessage.messageId === args.userMessageId && same(turn.assistantMessage, assistant) && sameTools(turn, toolResults)) return turn;
-          throw error;
-        }
-      });
+      return writeTurn(
+        async () => (await send(RetryTurn, { input })).retryTurn,
+        { sessionId: args.sessionId, messageId: assistant.messageId },
+        (turn) => turn.userMessage.messageId === args.userMessageId && same(turn.assistantMessage, assistant) && sameTools(turn, toolResults),
+      );
     },
 
     /** One message (a USER message opens a turn); idempotent by its messageId. */
@@ -443,18 +506,24 @@ export function createClient(options: ClientOptions) {
 
     /** Turns along a branch (default the current one), oldest first, with their commits once mirrored. */
     async turns(sessionId: string, page: PageArgs = {}): Promise<Page<TurnWithCommit>> {
-      const data = await request(TurnsQuery, { sessionId, branch: page.branch ?? null, first: page.first ?? null, after: page.after ?? null });
-      if (!data.session) throw notFound(sessionId);
-      const { edges, totalCount, pageInfo } = data.session.turns;
-      return { nodes: edges.map((edge) => edge.node), totalCount, pageInfo };
+      const { session } = await request(TurnsQuery, pageVariables(sessionId, page));
+      if (!session) throw notFound(sessionId);
+      return pageOf(session.turns);
     },
 
     /** Messages on the path to a branch's tip (default the current branch), in order. */
     async messages(sessionId: string, page: PageArgs = {}): Promise<Page<MessageWithTurn>> {
-      const data = await request(MessagesQuery, { sessionId, branch: page.branch ?? null, first: page.first ?? null, after: page.after ?? null });
-      if (!data.session) throw notFound(sessionId);
-      const { edges, totalCount, pageInfo } = data.session.messages;
-      return { nodes: edges.map((edge) => edge.node), totalCount, pageInfo };
+      const { session } = await request(MessagesQuery, pageVariables(sessionId, page));
+      if (!session) throw notFound(sessionId);
+      return pageOf(session.messages);
+    },
+
+    /**
+     * One session's parsed messages (an importer's), written under the turn rules. Sent again,
+     * it adds only what the session does not have yet, so a retry after a lost answer is safe.
+     */
+    async importSession(input: ImportSessionInput): Promise<ImportSessionOutcome> {
+      return (await request(ImportSession, { input })).importSession;
     },
 
     subscribe: {

@@ -253,6 +253,25 @@ export const TimelineSubscription = graphql(`
   }
 `);
 
+/** One session's parsed messages written at once (what `entity-memory import` sends to a running server). */
+export const ImportSession = graphql(`
+  mutation ClientImportSession($input: ImportSessionInput!) {
+    importSession(input: $input) {
+      sessionId
+      created
+      messagesAdded
+      messagesUpdated
+      turnsAdded
+      branchesCreated
+      currentBranch
+      problems {
+        line
+        message
+      }
+    }
+  }
+`);
+
 export const Ping = graphql(`
   query ClientPing {
     __typename

@@ -1,9 +1,10 @@
 /**
- * An ImportTarget that hands each SessionImport to a running server's `importSession`
- * mutation over HTTP: what the command line's `import` uses while a server holds the data dir
- * (only the lock holder may write to it). Plain fetch, no GraphQL client: one mutation, one
- * answer.
+ * An ImportTarget that hands each SessionImport to a running server's `importSession` mutation
+ * through the typed client (src/client/): what the command line's `import` uses while a server
+ * holds the data dir (only the lock holder may write to it). Its failures are the client's
+ * EntityMemoryError, said again in one line for the person running the import.
  */
+import { createClient, EntityMemoryError, type ImportSessionInput } from '../client/index.js';
 import type { ImportTarget, SessionImport, SessionImportOutcome } from './target.js';
 
 export interface HttpTargetOptions {
@@ -15,88 +16,80 @@ export interface HttpTargetOptions {
   tokenHint?: string;
 }
 
-/** The server could not be reached, refused the request, or answered with errors; the message says which, in one line. */
-export class ImportHttpError extends Error {}
-
-const MUTATION = `mutation ImportSession($input: ImportSessionInput!) {
-  importSession(input: $input) {
-    sessionId
-    created
-    messagesAdded
-    messagesUpdated
-    turnsAdded
-    branchesCreated
-    currentBranch
-    problems { line message }
-  }
-}`;
-
-interface GraphQLAnswer {
-  data?: { importSession?: SessionImportOutcome | null } | null;
-  errors?: { message: string; extensions?: { code?: string } }[];
-}
-
-/** The mutation's input: SessionImport as it is (the input type takes its fields). */
-export function importSessionInput(input: SessionImport): Record<string, unknown> {
-  return { ...input };
-}
-
-/** One POST to the server's /graphql; the answer parsed, or an ImportHttpError saying why there is none. */
-async function post(options: HttpTargetOptions, query: string, variables: Record<string, unknown>): Promise<{ status: number; text: string; answer: GraphQLAnswer }> {
-  const endpoint = `${options.url.replace(/\/+$/, '')}/graphql`;
-  let response: Response;
-  try {
-    response = await fetch(endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
-      },
-      body: JSON.stringify({ query, variables }),
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new ImportHttpError(`could not reach the server at ${endpoint} (${cause?.code ?? cause?.message ?? (error as Error).message})`);
-  }
-  const text = await response.text();
-  if (response.status === 401) {
-    const how = options.token === undefined ? 'none was sent' : `the one sent${options.tokenHint ? ` (from ${options.tokenHint})` : ''} was refused`;
-    throw new ImportHttpError(`the server at ${endpoint} wants its token (${how}); set ENTITY_MEMORY_TOKEN to the token it was started with`);
-  }
-  try {
-    return { status: response.status, text, answer: JSON.parse(text) as GraphQLAnswer };
-  } catch {
-    throw new ImportHttpError(`the server at ${endpoint} answered HTTP ${response.status} with no GraphQL result: ${oneLine(text)}`);
-  }
+/**
+ * The client an import sends with: no retries (a failed file is reported, and imported again by
+ * the next run) and no time limit (a long transcript takes as long as it takes).
+ */
+function importClient(options: HttpTargetOptions) {
+  return createClient({ url: `${options.url.replace(/\/+$/, '')}/graphql`, token: options.token, retries: 0, timeoutMs: 0 });
 }
 
 /**
  * Asks the server something trivial, so that a server that cannot be reached or refuses the token
  * is one error before any file is read, not one per file.
+ * @throws EntityMemoryError saying in one line why the server cannot take the import.
  */
 export async function checkHttpTarget(options: HttpTargetOptions): Promise<void> {
-  const { answer } = await post(options, 'query ImportCheck { __typename }', {});
-  if (answer.errors?.length) throw new ImportHttpError(`the server at ${options.url} refused a first query: ${answer.errors[0]!.message}`);
+  const client = importClient(options);
+  try {
+    await client.ping();
+  } catch (error) {
+    const said = unreachable(error, options, client.endpoint);
+    if (said || !(error instanceof EntityMemoryError)) throw said ?? error;
+    // An answer with neither data nor errors still says the server is there and took the token.
+    if (error.body !== undefined) return;
+    throw new EntityMemoryError(error.code, `the server at ${options.url} refused a first query: ${error.message}`, { cause: error });
+  }
 }
 
+/** The target: each import one `importSession` mutation; rejects with an EntityMemoryError in one line. */
 export function httpImportTarget(options: HttpTargetOptions): ImportTarget {
-  const endpoint = `${options.url.replace(/\/+$/, '')}/graphql`;
+  const client = importClient(options);
   return {
     async importSession(input: SessionImport): Promise<SessionImportOutcome> {
-      const { status: responseStatus, text, answer } = await post(options, MUTATION, { input: importSessionInput(input) });
-      const response = { status: responseStatus };
-      if (answer.errors?.length) {
-        const first = answer.errors[0]!;
-        const more = answer.errors.length > 1 ? ` (and ${answer.errors.length - 1} more)` : '';
-        const code = first.extensions?.code ? ` [${first.extensions.code}]` : '';
-        throw new ImportHttpError(`session ${input.session.id ?? '?'}: the server refused the import${code}: ${first.message}${more}`);
+      try {
+        return await client.importSession(importSessionInput(input));
+      } catch (error) {
+        const said = unreachable(error, options, client.endpoint);
+        if (said || !(error instanceof EntityMemoryError)) throw said ?? error;
+        // JSON, but neither data nor errors.
+        if (error.body !== undefined) {
+          throw new EntityMemoryError(error.code, `the server at ${client.endpoint} answered HTTP ${error.status} without a result: ${oneLine(error.body)}`, { cause: error });
+        }
+        const more = error.errors.length > 1 ? ` (and ${error.errors.length - 1} more)` : '';
+        const code = error.extensions.code ? ` [${String(error.extensions.code)}]` : '';
+        throw new EntityMemoryError(error.code, `session ${input.session.id ?? '?'}: the server refused the import${code}: ${error.message}${more}`, { cause: error });
       }
-      const outcome = answer.data?.importSession;
-      if (!outcome) throw new ImportHttpError(`the server at ${endpoint} answered HTTP ${response.status} without a result: ${oneLine(text)}`);
-      return outcome;
     },
   };
+}
+
+/** The mutation's input: SessionImport as it is, its session id set (SessionImport says it must be). */
+function importSessionInput(input: SessionImport): ImportSessionInput {
+  const { id } = input.session;
+  if (id === null) throw new EntityMemoryError('BAD_USER_INPUT', 'session ?: an import needs the session id (SessionImport.session.id)');
+  return { ...input, session: { ...input.session, id } };
+}
+
+/**
+ * The one-line error for a server that could not be reached, wants its token, or answered with no
+ * GraphQL result; undefined for an answer that was GraphQL.
+ */
+function unreachable(error: unknown, options: HttpTargetOptions, endpoint: string): EntityMemoryError | undefined {
+  if (!(error instanceof EntityMemoryError)) return undefined;
+  if (error.code === 'NETWORK_ERROR') {
+    const cause = (error.cause as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+    return new EntityMemoryError(error.code, `could not reach the server at ${endpoint} (${cause?.code ?? cause?.message ?? (error.cause as Error).message})`, { cause: error });
+  }
+  if (error.status === 401) {
+    const how = options.token === undefined ? 'none was sent' : `the one sent${options.tokenHint ? ` (from ${options.tokenHint})` : ''} was refused`;
+    return new EntityMemoryError(error.code, `the server at ${endpoint} wants its token (${how}); set ENTITY_MEMORY_TOKEN to the token it was started with`, { status: 401, cause: error });
+  }
+  // The body did not parse as JSON (the client keeps why as the cause).
+  if (error.body !== undefined && error.cause !== undefined) {
+    return new EntityMemoryError(error.code, `the server at ${endpoint} answered HTTP ${error.status} with no GraphQL result: ${oneLine(error.body)}`, { cause: error });
+  }
+  return undefined;
 }
 
 function oneLine(text: string): string {

@@ -4,7 +4,7 @@
  * the command line to a running server) and importClaudeCode (transcripts on
  * the server's disk, for the UI).
  */
-import type { ImportSummary as ImportSummaryShape, ImportFileError, SkippedCount } from '../importers/claude-code/files.js';
+import type { ImportSummary as ImportSummaryShape, ImportFileError, SkippedCount } from '../importers/import-files.js';
 import type { ImportProblem as ImportProblemShape } from '../importers/model.js';
 import type { ImportSource, SessionImportOutcome } from '../importers/target.js';
 import { BadUserInputError } from '../errors.js';

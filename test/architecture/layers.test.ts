@@ -52,6 +52,8 @@ describe('the layers of src/', () => {
       'src/mirror/worker.ts': "import './rebuild.js';\nimport '../git/run.js';\nexport type W = number;\n",
       'src/mirror/rebuild.ts': "import type { W } from './worker.js';\nimport '../projects/committer.js';\nexport const b = 1;\n",
       'src/projects/committer.ts': "import '../mirror/index.js';\nexport const c = 1;\n",
+      'src/importers/files.ts': "import '../ids.js';\nimport '../mirror/index.js';\nexport const f = 1;\n",
+      'src/services/sessions.ts': "import '../importers/files.js';\nexport const n = 1;\n",
       'src/services/rules.ts': "import '../mirror/index.js';\nimport '../mirror/worker.js';\nimport '../schema/session.js';\nexport const s = 1;\n",
       'src/schema/session.ts': "import '../services/rules.js';\nimport '../mirror/index.js';\nimport '../app.js';\nexport const q = 1;\n",
       'src/app.ts': "import './schema/session.js';\nimport './mirror/worker.js';\nimport './missing.js';\nexport const a = 1;\n",
@@ -66,6 +68,8 @@ describe('the layers of src/', () => {
       [
         'api-sees-one-mirror-face: src/services/rules.ts -> src/mirror/worker.ts',
         'git-is-the-bottom: src/git/run.ts -> src/services/rules.ts',
+        'importers-are-leaves: src/importers/files.ts -> src/mirror/index.ts',
+        'importers-for-imports-only: src/services/sessions.ts -> src/importers/files.ts',
         'leaves-stay-leaves: src/ids.ts -> src/schema/session.ts',
         'mirror-below-services: src/mirror/rebuild.ts -> src/projects/committer.ts',
         'projects-below-services: src/projects/committer.ts -> src/mirror/index.ts',

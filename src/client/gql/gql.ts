@@ -31,6 +31,7 @@ type Documents = {
     "\n  query ClientMessages($sessionId: String!, $branch: String, $first: Int, $after: String) {\n    session(sessionId: $sessionId) {\n      messages(branch: $branch, first: $first, after: $after) {\n        totalCount\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n        edges {\n          node {\n            ...ClientMessage\n            turn {\n              number\n              open\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.ClientMessagesDocument,
     "\n  subscription ClientTurnCommitted($sessionId: String) {\n    turnCommitted(sessionId: $sessionId) {\n      session {\n        sessionId\n      }\n      turn {\n        ...ClientTurn\n      }\n      commit {\n        sha\n        shortSha\n        headline\n      }\n    }\n  }\n": typeof types.ClientTurnCommittedDocument,
     "\n  subscription ClientTimeline($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n        headline\n      }\n      session {\n        sessionId\n        currentBranch\n      }\n    }\n  }\n": typeof types.ClientTimelineDocument,
+    "\n  mutation ClientImportSession($input: ImportSessionInput!) {\n    importSession(input: $input) {\n      sessionId\n      created\n      messagesAdded\n      messagesUpdated\n      turnsAdded\n      branchesCreated\n      currentBranch\n      problems {\n        line\n        message\n      }\n    }\n  }\n": typeof types.ClientImportSessionDocument,
     "\n  query ClientPing {\n    __typename\n  }\n": typeof types.ClientPingDocument,
 };
 const documents: Documents = {
@@ -51,6 +52,7 @@ const documents: Documents = {
     "\n  query ClientMessages($sessionId: String!, $branch: String, $first: Int, $after: String) {\n    session(sessionId: $sessionId) {\n      messages(branch: $branch, first: $first, after: $after) {\n        totalCount\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n        edges {\n          node {\n            ...ClientMessage\n            turn {\n              number\n              open\n            }\n          }\n        }\n      }\n    }\n  }\n": types.ClientMessagesDocument,
     "\n  subscription ClientTurnCommitted($sessionId: String) {\n    turnCommitted(sessionId: $sessionId) {\n      session {\n        sessionId\n      }\n      turn {\n        ...ClientTurn\n      }\n      commit {\n        sha\n        shortSha\n        headline\n      }\n    }\n  }\n": types.ClientTurnCommittedDocument,
     "\n  subscription ClientTimeline($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n        headline\n      }\n      session {\n        sessionId\n        currentBranch\n      }\n    }\n  }\n": types.ClientTimelineDocument,
+    "\n  mutation ClientImportSession($input: ImportSessionInput!) {\n    importSession(input: $input) {\n      sessionId\n      created\n      messagesAdded\n      messagesUpdated\n      turnsAdded\n      branchesCreated\n      currentBranch\n      problems {\n        line\n        message\n      }\n    }\n  }\n": types.ClientImportSessionDocument,
     "\n  query ClientPing {\n    __typename\n  }\n": types.ClientPingDocument,
 };
 
@@ -136,6 +138,10 @@ export function graphql(source: "\n  subscription ClientTurnCommitted($sessionId
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription ClientTimeline($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n        headline\n      }\n      session {\n        sessionId\n        currentBranch\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription ClientTimeline($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n      commit {\n        sha\n        headline\n      }\n      session {\n        sessionId\n        currentBranch\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ClientImportSession($input: ImportSessionInput!) {\n    importSession(input: $input) {\n      sessionId\n      created\n      messagesAdded\n      messagesUpdated\n      turnsAdded\n      branchesCreated\n      currentBranch\n      problems {\n        line\n        message\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation ClientImportSession($input: ImportSessionInput!) {\n    importSession(input: $input) {\n      sessionId\n      created\n      messagesAdded\n      messagesUpdated\n      turnsAdded\n      branchesCreated\n      currentBranch\n      problems {\n        line\n        message\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -1,69 +1,30 @@
 /**
  * Claude Code transcripts on disk: finding them (a file, or a folder searched
- * recursively for *.jsonl) and importing each through an ImportTarget (the
- * in-process import service, or a running server over GraphQL), summed up in
- * one ImportSummary. One bad file never stops the others: what went wrong is
- * reported as file:line.
+ * recursively for *.jsonl) and importing each through the import loop
+ * (../import-files.ts).
  *
  * Sub-agent transcripts (<session-id>/subagents/*.jsonl) come after every
  * other file, so their parent session is imported first when both are given.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import type { ImportTarget, SessionImportOutcome } from '../target.js';
+import { importFiles, type ImportFileError, type ImportFilesOptions, type ImportFormat, type ImportSummary } from '../import-files.js';
+import type { ImportTarget } from '../target.js';
 import { parseTranscript } from './transcript.js';
 
-/** Something that went wrong with one file: a line of it (1-based), or 0 for the file as a whole. */
-export interface ImportFileError {
-  file: string;
-  line: number;
-  message: string;
-}
-
-export interface SkippedCount {
-  /** The record type, e.g. `file-history-snapshot`. */
-  type: string;
-  count: number;
-}
-
-/** What importing a set of files did, summed over them. */
-export interface ImportSummary {
-  /** Transcript files read (with or without errors). */
-  files: number;
-  /** Sessions imported into (created or grown or unchanged). */
-  sessions: number;
-  /** Turns closed by the import. */
-  turns: number;
-  /** Messages added. */
-  messages: number;
-  /** Branches created (retry-*, fork-*). */
-  branches: number;
-  /** Records that became no message, by type, sorted by type. */
-  skipped: SkippedCount[];
-  errors: ImportFileError[];
-}
+const TRANSCRIPT: ImportFormat = {
+  source: 'claude-code',
+  parse: (bytes, path) => parseTranscript(bytes, { path }),
+  // A file of records that name no session and make no message (a summary only) is no error.
+  withoutSession: (parsed) => (parsed.messages.length > 0 ? 'no record says which session this is; file skipped' : undefined),
+  describeError: describe,
+};
 
 export interface TranscriptWalk {
   /** Absolute paths of the transcripts found, parents before sub-agents, each once. */
   files: string[];
   /** Paths that could not be read (missing, unreadable); line 0. */
   errors: ImportFileError[];
-}
-
-/** Progress of importClaudeCodeFiles, once per file after it was handled. */
-export interface ImportProgress {
-  file: string;
-  /** 1-based position of this file among `total`. */
-  index: number;
-  total: number;
-  /** The import's outcome, or undefined when the file failed before it. */
-  outcome?: SessionImportOutcome;
-  /** Errors of this file (also in the summary). */
-  errors: ImportFileError[];
-}
-
-export interface ImportFilesOptions {
-  onProgress?: (progress: ImportProgress) => void;
 }
 
 /** True for a transcript written by a sub-agent: it sits in a `subagents` folder. */
@@ -116,45 +77,7 @@ export async function importClaudeCodeFiles(
   options: ImportFilesOptions = {},
 ): Promise<ImportSummary> {
   const walk = await walkTranscripts(paths);
-  const summary: ImportSummary = { files: 0, sessions: 0, turns: 0, messages: 0, branches: 0, skipped: [], errors: [...walk.errors] };
-  const skipped = new Map<string, number>();
-  const sessions = new Set<string>();
-  let index = 0;
-  for (const file of walk.files) {
-    index += 1;
-    summary.files += 1;
-    const errors: ImportFileError[] = [];
-    let outcome: SessionImportOutcome | undefined;
-    try {
-      const parsed = parseTranscript(await readFile(file), { path: file });
-      for (const problem of parsed.problems) errors.push({ file, line: problem.line, message: problem.message });
-      for (const [type, count] of Object.entries(parsed.skipped)) skipped.set(type, (skipped.get(type) ?? 0) + count);
-      if (parsed.session.id === null) {
-        if (parsed.messages.length > 0) errors.push({ file, line: 0, message: 'no record says which session this is; file skipped' });
-      } else {
-        outcome = await target.importSession({
-          source: 'claude-code',
-          session: parsed.session,
-          messages: parsed.messages,
-          updates: parsed.updates,
-          newestLeafId: parsed.newestLeafId,
-          closeLastTurn: true,
-        });
-        sessions.add(outcome.sessionId);
-        summary.turns += outcome.turnsAdded;
-        summary.messages += outcome.messagesAdded;
-        summary.branches += outcome.branchesCreated.length;
-        for (const problem of outcome.problems) errors.push({ file, line: problem.line, message: problem.message });
-      }
-    } catch (error) {
-      errors.push({ file, line: 0, message: describe(error) });
-    }
-    summary.errors.push(...errors);
-    options.onProgress?.({ file, index, total: walk.files.length, ...(outcome ? { outcome } : {}), errors });
-  }
-  summary.sessions = sessions.size;
-  summary.skipped = [...skipped.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([type, count]) => ({ type, count }));
-  return summary;
+  return importFiles(target, TRANSCRIPT, walk.files, options, walk.errors);
 }
 
 function describe(error: unknown): string {

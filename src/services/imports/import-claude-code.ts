@@ -6,7 +6,8 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { BadUserInputError, ForbiddenError } from '../../errors.js';
-import { importClaudeCodeFiles, type ImportSummary } from '../../importers/claude-code/files.js';
+import { importClaudeCodeFiles } from '../../importers/claude-code/files.js';
+import type { ImportSummary } from '../../importers/import-files.js';
 import { insideRoots, realRoots } from '../../projects/workdir.js';
 import type { Deps } from '../deps.js';
 import { serviceImportTarget } from './import-session.js';

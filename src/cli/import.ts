@@ -1,0 +1,115 @@
+/** `entity-memory import claude-code|chat`: transcripts into sessions, through a running server or in-process. */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import type { ImportSummary } from '../importers/import-files.js';
+import { CannotRun, exitFor, filesWithErrors } from './errors.js';
+import { followCommand } from './follow.js';
+import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
+import { openImportSink } from './import-sink.js';
+
+const IMPORT_HELP = `usage: entity-memory import claude-code [PATH…] [--follow] [--data-dir DIR]
+       entity-memory import chat FILE… [--data-dir DIR]
+
+Imports agent transcripts as sessions: one transcript, one session (its id the transcript's),
+one commit per turn in the session's repo. claude-code reads *.jsonl files, and folders searched
+for them (default ~/.claude/projects); a sub-agent's transcript becomes its own session linked
+to its parent. Importing again adds only what is new. When a server runs on the data dir the
+import goes through it (its URL is in <data-dir>/server.json; the token from ENTITY_MEMORY_TOKEN,
+else <data-dir>/token); otherwise the data dir is opened here, holding its lock, and the command
+waits until the session repos hold what was imported.
+
+  --follow             keep following the files and folders: new lines are imported as they are
+                       written (a new transcript in a followed folder too), until SIGINT or SIGTERM
+${DATA_DIR_LINE}
+${COMMON_LINES}
+
+Prints a progress bar on stderr when it is a terminal, then a summary on stdout: files,
+sessions, turns, messages, branches, records skipped by type, and each error as file:line: message.
+
+Exit status: 0 every file imported without error; 1 to 125 the number of files with errors
+(125: that many or more); 2 when it could not run (bad flag, data dir in use by a command other
+than serve, server not reachable), with one line on stderr.`;
+
+/** The progress of an import on stderr when it is a terminal: files done / total, sessions, turns. */
+function importProgress(): { file(done: number, total: number, sessions: number, turns: number): void; end(): void } {
+  if (!process.stderr.isTTY) return { file: () => {}, end: () => {} };
+  let shown = false;
+  return {
+    file: (done, total, sessions, turns) => {
+      const width = 30;
+      const filled = total === 0 ? width : Math.round((done / total) * width);
+      process.stderr.write(`\rimport [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total} files, ${sessions} sessions, ${turns} turns`);
+      shown = true;
+    },
+    end: () => {
+      if (shown) process.stderr.write('\n');
+    },
+  };
+}
+
+/** The summary of an import on stdout. */
+function printImportSummary(summary: ImportSummary): void {
+  console.log(`files\t${summary.files}`);
+  console.log(`sessions\t${summary.sessions}`);
+  console.log(`turns\t${summary.turns}`);
+  console.log(`messages\t${summary.messages}`);
+  console.log(`branches\t${summary.branches}`);
+  console.log(`skipped\t${summary.skipped.length === 0 ? 'none' : summary.skipped.map((s) => `${s.type} ${s.count}`).join(', ')}`);
+  for (const error of summary.errors) console.log(`${error.file}:${error.line}: ${error.message}`);
+  const failed = filesWithErrors(summary.errors);
+  console.log(`${summary.files} files imported, ${failed} with errors`);
+}
+
+/** `import claude-code|chat`: transcripts into sessions, through a running server or in-process. */
+export async function importCommand(argv: string[]): Promise<number | undefined> {
+  if (answeredInfo(argv, () => IMPORT_HELP)) return 0;
+  let values: { 'data-dir'?: string; follow?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: { 'data-dir': { type: 'string' }, follow: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (error) {
+    throw new ConfigError((error as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  const [kind, ...paths] = positionals;
+  if (kind !== 'claude-code' && kind !== 'chat') throw new ConfigError(kind === undefined ? 'import what? claude-code or chat' : `unknown import ${JSON.stringify(kind)}: claude-code or chat`);
+  if (kind === 'chat') {
+    if (values.follow) throw new ConfigError('--follow is for claude-code only');
+    if (paths.length === 0) throw new ConfigError('import chat needs at least one FILE');
+  }
+  const config = loadConfig(typeof values['data-dir'] === 'string' ? ['--data-dir', values['data-dir']] : [], process.env);
+  if (existsSync(config.dataDir) && !statSync(config.dataDir).isDirectory()) throw new CannotRun(`the data dir ${config.dataDir} is not a folder`);
+  const { homedir } = await import('node:os');
+  const targets = paths.length > 0 ? paths : [join(homedir(), '.claude', 'projects')];
+  if (paths.length === 0 && !existsSync(targets[0]!)) throw new CannotRun(`no Claude Code transcripts at ${targets[0]}; name the files or folders to import`);
+  const sink = await openImportSink(config);
+  try {
+    if (values.follow) return await followCommand(sink, targets);
+    const importFiles =
+      kind === 'chat' ? (await import('../importers/chat-files.js')).importChatFiles : (await import('../importers/claude-code/files.js')).importClaudeCodeFiles;
+    const bar = importProgress();
+    const sessions = new Set<string>();
+    let turns = 0;
+    const summary = await importFiles(sink.target, targets, {
+      onProgress: (p) => {
+        if (p.outcome) {
+          sessions.add(p.outcome.sessionId);
+          turns += p.outcome.turnsAdded;
+        }
+        bar.file(p.index, p.total, sessions.size, turns);
+      },
+    });
+    bar.end();
+    await sink.settle(sessions);
+    printImportSummary(summary);
+    return exitFor(filesWithErrors(summary.errors));
+  } finally {
+    await sink.close();
+  }
+}
