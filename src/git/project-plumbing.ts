@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, mkdtemp, readFile, readlink, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { parseLines, parseNonBlobs } from './parse.js';
 import type { GitResult } from './run.js';
 
 /** Runs git in the repo with the user's environment (plus `env`). */
@@ -453,6 +454,78 @@ export async function syncIndexPaths(run: ProjectGitRun, oldHead: string | null,
 
 /** Reads a blob's bytes as a checkout would write them for `path` (the repo's eol attributes applied). */
 export type ProjectBlobReader = (oid: string, path: string) => Promise<Buffer>;
+
+/**
+ * Runs `work` with a reader of the blobs of `states` as a checkout would write
+ * them (the repo's eol and filter attributes applied, with its filter drivers
+ * as the run allows them): they are checked out once, from a temporary index,
+ * into a scratch folder in `gitDir` (removed afterwards), and read from there,
+ * so binary files come through byte for byte. A deletion has no blob to read.
+ */
+export async function withCheckedOutBlobs<T>(
+  run: ProjectGitRun,
+  gitDir: string,
+  states: readonly FileState[],
+  work: (read: ProjectBlobReader) => Promise<T>,
+): Promise<T> {
+  const present = states.filter((s): s is FileState & { oid: string; mode: string } => s.oid !== null && s.mode !== null);
+  const dir = await mkdtemp(join(gitDir, 'entity-memory-files-'));
+  try {
+    if (present.length > 0) {
+      const env = { GIT_INDEX_FILE: join(dir, 'index') };
+      await run(['update-index', '-z', '--index-info'], { input: present.map((s) => `${s.mode} ${s.oid}\t${s.path}\0`).join(''), env });
+      await run(checkoutAllArgv(join(dir, 'files')), { env });
+    }
+    return await work(async (_oid, path) => {
+      const file = join(dir, 'files', path);
+      const info = await lstat(file);
+      return info.isSymbolicLink() ? Buffer.from(await readlink(file), 'utf8') : readFile(file);
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// --- small named commands: argv, run, parse (src/git/parse.ts) ---
+
+/** `checkout-index` of the whole (temporary) index into `folder`, overwriting. */
+export function checkoutAllArgv(folder: string): string[] {
+  return ['checkout-index', '-a', '-f', `--prefix=${folder}/`];
+}
+
+export function isAncestorArgv(ancestor: string, commit: string): string[] {
+  return ['merge-base', '--is-ancestor', ancestor, commit];
+}
+
+/** True when `ancestor` is `commit` or one of its ancestors. */
+export async function isAncestor(run: ProjectGitRun, ancestor: string, commit: string): Promise<boolean> {
+  return (await run(isAncestorArgv(ancestor, commit), { okExitCodes: [0, 1] })).exitCode === 0;
+}
+
+export function commitsTouchingArgv(from: string | null, to: string, paths: readonly string[]): string[] {
+  return ['rev-list', ...(from ? [`^${from}`, to] : [to]), '--', ...paths];
+}
+
+/** The commits in `from..to` (all of `to` when `from` is null) that change any of `paths` (literal pathspecs). */
+export async function commitsTouching(run: ProjectGitRun, from: string | null, to: string, paths: readonly string[]): Promise<string[]> {
+  return parseLines((await run(commitsTouchingArgv(from, to, paths), { env: { GIT_LITERAL_PATHSPECS: '1' } })).stdout);
+}
+
+/**
+ * Where git keeps `name` for this working tree (`rev-parse --git-path`): an
+ * absolute path, or one relative to the top of the working tree.
+ */
+export async function gitPath(run: ProjectGitRun, name: string): Promise<string> {
+  return (await run(['rev-parse', '--git-path', name])).stdout.trim();
+}
+
+export const BLOB_CHECK_ARGV: readonly string[] = ['cat-file', '--batch-check=%(objectname) %(objecttype)'];
+
+/** Which of `oids` are not blobs in the repo (gone, say, after a `git gc` pruned them). No git runs for none. */
+export async function missingBlobs(run: ProjectGitRun, oids: readonly string[]): Promise<Set<string>> {
+  if (oids.length === 0) return new Set();
+  return parseNonBlobs((await run([...BLOB_CHECK_ARGV], { input: `${oids.join('\n')}\n` })).stdout);
+}
 
 /**
  * Writes `states` into the working tree: content and executable bit, symlinks

@@ -20,11 +20,33 @@
  * Both run with the same per-call settings, environment and ceilings.
  */
 import { realpath } from 'node:fs/promises';
-import type { SimpleGit, StatusResult } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
 import { GitError, GitLockedError, GitNoWorkTreeError } from './errors.js';
+import { parseConfigEntries, parseStatus, parseStatusV2, statusFromResult, type ConfigEntry, type StatusWithHead } from './parse.js';
+import {
+  buildCommit,
+  captureFileStates,
+  commitsTouching,
+  compareAndSwapRef,
+  entriesAt,
+  gitPath,
+  isAncestor,
+  missingBlobs,
+  operationInProgress,
+  readHead,
+  setRef,
+  syncIndexPaths,
+  withCheckedOutBlobs,
+  type BuiltCommit,
+  type FileState,
+  type ProjectBlobReader,
+  type ProjectGitRun,
+  type ProjectHead,
+} from './project-plumbing.js';
 import { runPorcelain } from './project-porcelain.js';
 import { envWithoutGit, runGit } from './run.js';
-import type { ProjectGitRun } from './project-plumbing.js';
+
+export type { ConfigEntry, StatusWithHead } from './parse.js';
 
 /**
  * The user's environment without inherited GIT_* variables (a GIT_DIR from a
@@ -48,100 +70,6 @@ export interface Committer {
   email: string;
 }
 
-/** Parses `git status --porcelain=v1 -z --branch --no-renames`. */
-export function parseStatus(output: string): { branch: string | null; paths: string[]; staged: string[] } {
-  const entries = output.split('\0').filter((e) => e !== '');
-  let branch: string | null = null;
-  const paths = new Set<string>();
-  const staged = new Set<string>();
-  for (const entry of entries) {
-    if (entry.startsWith('## ')) {
-      const head = entry.slice(3);
-      if (head.startsWith('HEAD (no branch)')) branch = null;
-      else branch = (head.startsWith('No commits yet on ') ? head.slice('No commits yet on '.length) : head).split('...')[0] ?? null;
-      continue;
-    }
-    paths.add(entry.slice(3));
-    // X is the index column: anything but ' ' (unstaged) and '?'/'!' (untracked, ignored) is staged.
-    if (!' ?!'.includes(entry[0]!)) staged.add(entry.slice(3));
-  }
-  return { branch, paths: [...paths].sort(), staged: [...staged].sort() };
-}
-
-/** `git status --porcelain=v2 --branch` read for the end of a turn. */
-export interface StatusWithHead {
-  /** HEAD's commit; null before the first commit. */
-  headSha: string | null;
-  /** Every path with a change (staged, unstaged or untracked), sorted. */
-  dirtyPaths: string[];
-  /**
-   * HEAD's entry for each dirty path the status described: a path listed
-   * here without an entry is not in HEAD (untracked or newly added). A path
-   * not listed (an unmerged one) must be looked up in HEAD.
-   */
-  headEntries: Map<string, { mode: string; oid: string } | null>;
-}
-
-const ZERO_OID_RE = /^0+$/;
-
-/**
- * Parses `git status --porcelain=v2 -z --branch --no-renames`: `# branch.oid
- * <sha>|(initial)`, ordinary entries `1 XY sub mH mI mW hH hI path`, unmerged
- * `u XY sub m1 m2 m3 mW h1 h2 h3 path`, untracked `? path`.
- */
-export function parseStatusV2(output: string): StatusWithHead {
-  let headSha: string | null = null;
-  const paths = new Set<string>();
-  const headEntries = new Map<string, { mode: string; oid: string } | null>();
-  for (const entry of output.split('\0')) {
-    if (entry === '') continue;
-    if (entry.startsWith('# branch.oid ')) {
-      const oid = entry.slice('# branch.oid '.length);
-      headSha = oid === '(initial)' ? null : oid;
-    } else if (entry.startsWith('1 ')) {
-      // Eight fields before the path, which may itself hold spaces.
-      const fields = entry.split(' ');
-      const path = fields.slice(8).join(' ');
-      const [mode = '', oid = ''] = [fields[3], fields[6]];
-      paths.add(path);
-      headEntries.set(path, ZERO_OID_RE.test(oid) || mode === '000000' ? null : { mode, oid });
-    } else if (entry.startsWith('u ')) {
-      paths.add(entry.split(' ').slice(10).join(' '));
-    } else if (entry.startsWith('? ')) {
-      const path = entry.slice(2);
-      paths.add(path);
-      headEntries.set(path, null);
-    }
-  }
-  return { headSha, dirtyPaths: [...paths].sort(), headEntries };
-}
-
-/**
- * Our reading of simple-git's `StatusResult` (of `status --porcelain -b -u -z
- * --no-renames`): the branch (null when detached), every path with a change
- * and those with a staged one (index column not ' ', '?' or '!'), sorted.
- *
- * simple-git trims every entry before parsing it, so a path that begins or
- * ends with whitespace comes out wrong (`"a.txt "` as `"a.txt"`; `" a"`
- * modified in the working tree as `"a"` staged). When `raw`, the output it
- * parsed, holds such a path, the answer is `parseStatus(raw)` instead, so
- * such a file is never reported clean or under another name.
- */
-export function statusFromResult(result: StatusResult, raw: string): { branch: string | null; paths: string[]; staged: string[] } {
-  if (holdsEdgeWhitespacePath(raw)) return parseStatus(raw);
-  const paths = new Set<string>();
-  const staged = new Set<string>();
-  for (const file of result.files) {
-    paths.add(file.path);
-    if (!' ?!'.includes(file.index)) staged.add(file.path);
-  }
-  return { branch: result.detached ? null : result.current, paths: [...paths].sort(), staged: [...staged].sort() };
-}
-
-function holdsEdgeWhitespacePath(raw: string): boolean {
-  return raw.split('\0').some((entry) => entry.length > 3 && !entry.startsWith('## ') && entry.slice(3) !== entry.slice(3).trim());
-}
-
 export interface RepoLocation {
   /** Real path of the top of the working tree. */
   top: string;
@@ -149,35 +77,6 @@ export interface RepoLocation {
   gitDir: string;
   /** Absolute path of the common git directory (objects, refs): the main repo's for a linked worktree. */
   commonDir: string;
-}
-
-/** One effective config entry, as `git config --list --show-scope --show-origin`. */
-export interface ConfigEntry {
-  /** `system`, `global`, `local`, `worktree` or `command`. */
-  scope: string;
-  /** Where it is set: `file:<path>` (a relative path is inside the repo), `command line:` … */
-  origin: string;
-  /** Section and key lowercase, the subsection as written: `filter.LFS.clean`. */
-  key: string;
-  /** Null for a key written without `=` (boolean true). */
-  value: string | null;
-}
-
-/** Parses `git config --list --show-scope --show-origin -z`: `scope NUL origin NUL key [LF value] NUL`. */
-export function parseConfigEntries(output: string): ConfigEntry[] {
-  const fields = output.split('\0');
-  const entries: ConfigEntry[] = [];
-  for (let i = 0; i + 2 < fields.length; i += 3) {
-    const item = fields[i + 2]!;
-    const newline = item.indexOf('\n');
-    entries.push({
-      scope: fields[i]!,
-      origin: fields[i + 1]!,
-      key: newline === -1 ? item : item.slice(0, newline),
-      value: newline === -1 ? null : item.slice(newline + 1),
-    });
-  }
-  return entries;
 }
 
 export interface ProjectRepoOptions {
@@ -228,11 +127,79 @@ export class ProjectRepo {
   }
 
   /**
-   * Runs one git command in the repo with this repo's settings (the same
-   * per-call config, neutralised drivers and ceilings as every other call):
-   * the plumbing of src/git/project-plumbing.ts goes through here.
+   * One git command in the repo with this repo's settings (the same per-call
+   * config, neutralised drivers and ceilings as every other call). Private: a
+   * command run on a user's repo is a named one (below, from
+   * src/git/project-plumbing.ts), never an argv built elsewhere.
    */
-  readonly run: ProjectGitRun = (args, opts = {}) => this.git(args, opts);
+  private readonly run: ProjectGitRun = (args, opts = {}) => this.git(args, opts);
+
+  // --- the plumbing of src/git/project-plumbing.ts, in this repo (see each function there) ---
+
+  /** See `captureFileStates`. */
+  captureFileStates(top: string, paths: readonly string[], options: { write?: boolean } = {}): Promise<FileState[]> {
+    return captureFileStates(this.run, top, paths, options);
+  }
+
+  /** See `readHead`. */
+  readHead(): Promise<ProjectHead> {
+    return readHead(this.run);
+  }
+
+  /** See `operationInProgress`. */
+  operationInProgress(top: string): Promise<string | null> {
+    return operationInProgress(this.run, top);
+  }
+
+  /** See `entriesAt`. */
+  entriesAt(rev: string | null, paths: readonly string[]): Promise<Map<string, { mode: string; oid: string }>> {
+    return entriesAt(this.run, rev, paths);
+  }
+
+  /** See `buildCommit`. */
+  buildCommit(opts: Parameters<typeof buildCommit>[1]): Promise<BuiltCommit> {
+    return buildCommit(this.run, opts);
+  }
+
+  /** See `compareAndSwapRef`. */
+  compareAndSwapRef(ref: string, sha: string, expected: string | null, reason: string): Promise<void> {
+    return compareAndSwapRef(this.run, ref, sha, expected, reason);
+  }
+
+  /** See `setRef`. */
+  setRef(ref: string, sha: string, reason: string): Promise<void> {
+    return setRef(this.run, ref, sha, reason);
+  }
+
+  /** See `syncIndexPaths`. */
+  syncIndexPaths(oldHead: string | null, states: readonly FileState[]): Promise<void> {
+    return syncIndexPaths(this.run, oldHead, states);
+  }
+
+  /** See `isAncestor`. */
+  isAncestor(ancestor: string, commit: string): Promise<boolean> {
+    return isAncestor(this.run, ancestor, commit);
+  }
+
+  /** See `commitsTouching`. */
+  commitsTouching(from: string | null, to: string, paths: readonly string[]): Promise<string[]> {
+    return commitsTouching(this.run, from, to, paths);
+  }
+
+  /** See `gitPath`. */
+  gitPath(name: string): Promise<string> {
+    return gitPath(this.run, name);
+  }
+
+  /** See `missingBlobs`. */
+  missingBlobs(oids: readonly string[]): Promise<Set<string>> {
+    return missingBlobs(this.run, oids);
+  }
+
+  /** See `withCheckedOutBlobs`. */
+  withCheckedOutBlobs<T>(gitDir: string, states: readonly FileState[], work: (read: ProjectBlobReader) => Promise<T>): Promise<T> {
+    return withCheckedOutBlobs(this.run, gitDir, states, work);
+  }
 
   /**
    * The repo containing `dir` (its top and git directories), asked of git
