@@ -371,3 +371,27 @@ export function parseNonBlobs(stdout: string): Set<string> {
   }
   return missing;
 }
+
+/** A git identity: author and committer of a commit. */
+export interface Committer {
+  name: string;
+  email: string;
+}
+
+/**
+ * Parses `git config -z --get-regexp ^user\.(name|email)$`: `key LF value NUL`,
+ * the last value of each key winning; null unless both are set and non-empty.
+ */
+export function parseIdentity(stdout: string): Committer | null {
+  let name = '';
+  let email = '';
+  for (const item of stdout.split('\0')) {
+    const newline = item.indexOf('\n');
+    if (newline === -1) continue;
+    const key = item.slice(0, newline);
+    const value = item.slice(newline + 1).trim();
+    if (key === 'user.name') name = value;
+    if (key === 'user.email') email = value;
+  }
+  return name !== '' && email !== '' ? { name, email } : null;
+}

@@ -13,10 +13,21 @@
  * a cherry-pick's author). `commit-tree` + `update-ref` do neither.
  */
 import { createHash } from 'node:crypto';
-import { chmod, lstat, mkdir, mkdtemp, readFile, readlink, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, readlink, realpath, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseLines, parseNonBlobs } from './parse.js';
+import { GitError, GitNoWorkTreeError } from './errors.js';
+import {
+  parseConfigEntries,
+  parseIdentity,
+  parseLines,
+  parseNonBlobs,
+  parseStatus,
+  parseStatusV2,
+  type Committer,
+  type ConfigEntry,
+  type StatusWithHead,
+} from './parse.js';
 import type { GitResult } from './run.js';
 
 /** Runs git in the repo with the user's environment (plus `env`). */
@@ -551,4 +562,104 @@ export async function writeStates(top: string, states: readonly FileState[], rea
       await chmod(file, state.mode === '100755' ? 0o755 : 0o644);
     }
   }
+}
+
+// --- reading the repo: where it is, its config, its status ---
+
+export interface RepoLocation {
+  /** Real path of the top of the working tree. */
+  top: string;
+  /** Absolute path of the git directory (a `.git` file's `gitdir:` target). */
+  gitDir: string;
+  /** Absolute path of the common git directory (objects, refs): the main repo's for a linked worktree. */
+  commonDir: string;
+}
+
+export const LOCATE_ARGV: readonly string[] = ['rev-parse', '--absolute-git-dir', '--path-format=absolute', '--git-common-dir', '--show-toplevel'];
+
+/**
+ * The repo containing `dir`, the folder `run` runs in (its top and git
+ * directories), asked of git each time; null when it is in none.
+ * @throws GitNoWorkTreeError for a bare repo or a folder inside a git directory.
+ */
+export async function locateRepo(run: ProjectGitRun, dir: string): Promise<RepoLocation | null> {
+  try {
+    const { stdout } = await run([...LOCATE_ARGV]);
+    const [gitDir = '', commonDir = '', top = ''] = stdout.trim().split('\n');
+    return { top: await realpath(top), gitDir, commonDir };
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    if (/not a git repository/i.test(error.stderr)) return null;
+    if (/must be run in a work tree/i.test(error.stderr)) {
+      const bare = (await run(['rev-parse', '--is-bare-repository']).catch(() => null))?.stdout.trim() === 'true';
+      throw new GitNoWorkTreeError(
+        bare ? `${dir} is a bare git repository: it has no working tree to commit from; use a clone of it.` : `${dir} lies inside a git directory, not in a working tree.`,
+        error.argv,
+        error.exitCode,
+        error.stderr,
+      );
+    }
+    throw error;
+  }
+}
+
+export const CONFIG_LIST_ARGV: readonly string[] = ['config', '--list', '--show-scope', '--show-origin', '--includes', '-z'];
+
+/**
+ * The repo's effective config as git sees it (system, global, local,
+ * worktree, and every included file), without the settings the run passes
+ * per call. Reading config runs no program.
+ */
+export async function configEntries(run: ProjectGitRun): Promise<ConfigEntry[]> {
+  return parseConfigEntries((await run([...CONFIG_LIST_ARGV])).stdout).filter((e) => e.scope !== 'command');
+}
+
+export const IDENTITY_ARGV: readonly string[] = ['config', '-z', '--get-regexp', '^user\\.(name|email)$'];
+
+/** The identity git would read from config (`parseIdentity`), or null. Read-only: one `git config`. */
+export async function configuredIdentity(run: ProjectGitRun): Promise<Committer | null> {
+  const { stdout, exitCode } = await run([...IDENTITY_ARGV], { okExitCodes: [0, 1] });
+  return exitCode === 0 ? parseIdentity(stdout) : null;
+}
+
+/** Status without optional locks: it never rewrites the user's index. */
+const READ_ONLY = { GIT_OPTIONAL_LOCKS: '0' };
+
+export const STATUS_WITH_HEAD_ARGV: readonly string[] = [
+  'status',
+  '--porcelain=v2',
+  '-z',
+  '--branch',
+  '--no-renames',
+  '--untracked-files=all',
+  '--ignore-submodules=dirty',
+];
+
+/** The whole tree's dirty paths with HEAD's commit and entries (`parseStatusV2`), from one status. */
+export async function statusWithHead(run: ProjectGitRun): Promise<StatusWithHead> {
+  return parseStatusV2((await run([...STATUS_WITH_HEAD_ARGV], { env: READ_ONLY })).stdout);
+}
+
+/** A status limited to `paths` as pathspecs, or of the whole tree past 500 of them (an argv has a limit). */
+export function dirtyAmongArgv(paths: readonly string[]): string[] {
+  const limited = paths.length <= 500;
+  return ['status', '--porcelain=v1', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty', ...(limited ? ['--', ...paths] : [])];
+}
+
+/** Which of `paths` (relative to the top, literal) are dirty; no git at all for none. */
+export async function dirtyAmong(run: ProjectGitRun, paths: readonly string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  const wanted = new Set(paths);
+  const { stdout } = await run(dirtyAmongArgv(paths), { env: { ...READ_ONLY, GIT_LITERAL_PATHSPECS: '1' } });
+  return parseStatus(stdout).paths.filter((p) => wanted.has(p));
+}
+
+/** Empties the index (`read-tree --empty`): the state `git init` left it in. */
+export async function emptyIndex(run: ProjectGitRun): Promise<void> {
+  await run(['read-tree', '--empty']);
+}
+
+/** HEAD's commit; throws GitError when there is none. */
+export async function headCommit(run: ProjectGitRun): Promise<string> {
+  return (await run(['rev-parse', 'HEAD'])).stdout.trim();
 }

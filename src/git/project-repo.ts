@@ -5,13 +5,14 @@
  * the paths we commit.
  *
  * Two ways of running git here, each where it fits (see src/git/README.md):
- * - simple-git (src/git/project-porcelain.ts) for the user's porcelain
+ * - simple-git (src/git/project-porcelain.ts, its named tasks) for the user's porcelain
  *   operations: `status` (its `StatusResult` gives `WorkingTreeState`),
  *   `init`, and the first commit's `add -A` + `commit`. These are what a
  *   person would type, the index and HEAD moving the ordinary way;
  * - the runner (src/git/run.ts) for `locate`, config reads and the
- *   end-of-turn commit's plumbing (src/git/project-plumbing.ts through
- *   `run`): content captured as blobs at the close, a temporary index, a
+ *   end-of-turn commit's plumbing (src/git/project-plumbing.ts, one named
+ *   function per command, run through the private `run`; nothing outside
+ *   src/git/ hands this class an argv): content captured as blobs at the close, a temporary index, a
  *   compare-and-swap of the branch. No porcelain command does that, and the
  *   plumbing is a dozen short processes per turn where the runner's lower
  *   fixed cost counts. The end of a turn's own statuses stay on the runner
@@ -19,22 +20,27 @@
  *   entries, which `StatusResult` lacks) and `dirtyAmong` at commit time.
  * Both run with the same per-call settings, environment and ceilings.
  */
-import { realpath } from 'node:fs/promises';
-import type { SimpleGit } from 'simple-git';
-import { GitError, GitLockedError, GitNoWorkTreeError } from './errors.js';
-import { parseConfigEntries, parseStatus, parseStatusV2, statusFromResult, type ConfigEntry, type StatusWithHead } from './parse.js';
+import { GitLockedError } from './errors.js';
+import type { Committer, ConfigEntry, StatusWithHead } from './parse.js';
 import {
   buildCommit,
   captureFileStates,
   commitsTouching,
   compareAndSwapRef,
+  configEntries,
+  configuredIdentity,
+  dirtyAmong,
+  emptyIndex,
   entriesAt,
   gitPath,
+  headCommit,
   isAncestor,
+  locateRepo,
   missingBlobs,
   operationInProgress,
   readHead,
   setRef,
+  statusWithHead,
   syncIndexPaths,
   withCheckedOutBlobs,
   type BuiltCommit,
@@ -42,11 +48,13 @@ import {
   type ProjectBlobReader,
   type ProjectGitRun,
   type ProjectHead,
+  type RepoLocation,
 } from './project-plumbing.js';
-import { runPorcelain } from './project-porcelain.js';
+import { addAllTask, commitTask, initTask, runPorcelain, statusTask, unbornHeadTask, type PorcelainTask } from './project-porcelain.js';
 import { envWithoutGit, runGit } from './run.js';
 
-export type { ConfigEntry, StatusWithHead } from './parse.js';
+export type { Committer, ConfigEntry, StatusWithHead } from './parse.js';
+export type { RepoLocation } from './project-plumbing.js';
 
 /**
  * The user's environment without inherited GIT_* variables (a GIT_DIR from a
@@ -63,20 +71,6 @@ export interface WorkingTreeState {
   branch: string | null;
   /** Paths with changes: tracked, staged or untracked (not ignored), sorted. */
   dirtyPaths: string[];
-}
-
-export interface Committer {
-  name: string;
-  email: string;
-}
-
-export interface RepoLocation {
-  /** Real path of the top of the working tree. */
-  top: string;
-  /** Absolute path of the git directory (a `.git` file's `gitdir:` target). */
-  gitDir: string;
-  /** Absolute path of the common git directory (objects, refs): the main repo's for a linked worktree. */
-  commonDir: string;
 }
 
 export interface ProjectRepoOptions {
@@ -105,7 +99,13 @@ export class ProjectRepo {
     private readonly options: ProjectRepoOptions = {},
   ) {}
 
-  private git(args: string[], extra: { input?: string | Uint8Array; env?: NodeJS.ProcessEnv; okExitCodes?: number[] } = {}) {
+  /**
+   * One git command in the repo with this repo's settings (the same per-call
+   * config, neutralised drivers and ceilings as every other call). Private: a
+   * command run on a user's repo is a named one (below, from
+   * src/git/project-plumbing.ts), never an argv built elsewhere.
+   */
+  private readonly run: ProjectGitRun = (args, extra = {}) => {
     const ceilings = this.options.ceilings?.length ? { GIT_CEILING_DIRECTORIES: this.options.ceilings.join(':') } : {};
     return runGit(args, {
       cwd: this.dir,
@@ -115,24 +115,16 @@ export class ProjectRepo {
       timeoutMs: this.options.timeoutMs ?? 60_000,
       config: this.options.config,
     });
-  }
+  };
 
   /** One simple-git process in the repo, with this repo's settings (see src/git/project-porcelain.ts). */
-  private porcelain<T>(env: NodeJS.ProcessEnv, task: (git: SimpleGit, stdout: () => string) => Promise<T>): Promise<T> {
+  private porcelain<T>(env: NodeJS.ProcessEnv, task: PorcelainTask<T>): Promise<T> {
     const ceilings = this.options.ceilings?.length ? { GIT_CEILING_DIRECTORIES: this.options.ceilings.join(':') } : {};
     return runPorcelain(
       { cwd: this.dir, env: userGitEnv({ ...ceilings, ...env }), config: this.options.config, timeoutMs: this.options.timeoutMs ?? 60_000 },
       task,
     );
   }
-
-  /**
-   * One git command in the repo with this repo's settings (the same per-call
-   * config, neutralised drivers and ceilings as every other call). Private: a
-   * command run on a user's repo is a named one (below, from
-   * src/git/project-plumbing.ts), never an argv built elsewhere.
-   */
-  private readonly run: ProjectGitRun = (args, opts = {}) => this.git(args, opts);
 
   // --- the plumbing of src/git/project-plumbing.ts, in this repo (see each function there) ---
 
@@ -206,27 +198,8 @@ export class ProjectRepo {
    * each time; null when it is in none.
    * @throws GitNoWorkTreeError for a bare repo or a folder inside a git directory.
    */
-  async locate(): Promise<RepoLocation | null> {
-    try {
-      const { stdout } = await this.git(['rev-parse', '--absolute-git-dir', '--path-format=absolute', '--git-common-dir', '--show-toplevel']);
-      const [gitDir = '', commonDir = '', top = ''] = stdout.trim().split('\n');
-      return { top: await realpath(top), gitDir, commonDir };
-    } catch (error) {
-      if (!(error instanceof GitError)) throw error;
-      if (/not a git repository/i.test(error.stderr)) return null;
-      if (/must be run in a work tree/i.test(error.stderr)) {
-        const bare = (await this.git(['rev-parse', '--is-bare-repository']).catch(() => null))?.stdout.trim() === 'true';
-        throw new GitNoWorkTreeError(
-          bare
-            ? `${this.dir} is a bare git repository: it has no working tree to commit from; use a clone of it.`
-            : `${this.dir} lies inside a git directory, not in a working tree.`,
-          error.argv,
-          error.exitCode,
-          error.stderr,
-        );
-      }
-      throw error;
-    }
+  locate(): Promise<RepoLocation | null> {
+    return locateRepo(this.run, this.dir);
   }
 
   /** The top of the repo containing `dir`, or null when it is in none. */
@@ -239,9 +212,8 @@ export class ProjectRepo {
    * local, worktree, and every included file), without the settings we pass
    * per call. Reading config runs no program.
    */
-  async configEntries(): Promise<ConfigEntry[]> {
-    const { stdout } = await this.git(['config', '--list', '--show-scope', '--show-origin', '--includes', '-z']);
-    return parseConfigEntries(stdout).filter((e) => e.scope !== 'command');
+  configEntries(): Promise<ConfigEntry[]> {
+    return configEntries(this.run);
   }
 
   /**
@@ -250,7 +222,7 @@ export class ProjectRepo {
    * printed nothing (bench/project-status.ts: p50 78 ms with `-q`, 28 ms without).
    */
   async init(): Promise<void> {
-    await this.porcelain({}, (git) => git.init());
+    await this.porcelain({}, initTask);
   }
 
   /**
@@ -269,9 +241,7 @@ export class ProjectRepo {
    * `--no-renames` and `--ignore-submodules=dirty`) read by `statusFromResult`.
    */
   async status(): Promise<WorkingTreeState & { staged: string[] }> {
-    const { branch, paths, staged } = await this.porcelain({ GIT_OPTIONAL_LOCKS: '0' }, async (git, stdout) =>
-      statusFromResult(await git.status(['--no-renames', '--ignore-submodules=dirty']), stdout()),
-    );
+    const { branch, paths, staged } = await this.porcelain({ GIT_OPTIONAL_LOCKS: '0' }, statusTask);
     return { isRepo: true, branch, dirtyPaths: paths, staged };
   }
 
@@ -284,12 +254,8 @@ export class ProjectRepo {
    * bench/project-commit.ts). On the runner, not simple-git, whose
    * `StatusResult` carries neither. Never writes the index (GIT_OPTIONAL_LOCKS=0).
    */
-  async statusWithHead(): Promise<StatusWithHead> {
-    const { stdout } = await this.git(
-      ['status', '--porcelain=v2', '-z', '--branch', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'],
-      { env: { GIT_OPTIONAL_LOCKS: '0' } },
-    );
-    return parseStatusV2(stdout);
+  statusWithHead(): Promise<StatusWithHead> {
+    return statusWithHead(this.run);
   }
 
   /**
@@ -305,16 +271,8 @@ export class ProjectRepo {
    * guards. simple-git would not be measurably slower (bench/project-status.ts:
    * p50 within 1 ms of the runner per status).
    */
-  async dirtyAmong(paths: readonly string[]): Promise<string[]> {
-    if (paths.length === 0) return [];
-    const wanted = new Set(paths);
-    // An argv has a limit; beyond a few hundred paths one whole scan is as good.
-    const limited = paths.length <= 500;
-    const { stdout } = await this.git(
-      ['status', '--porcelain=v1', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty', ...(limited ? ['--', ...paths] : [])],
-      { env: { GIT_OPTIONAL_LOCKS: '0', GIT_LITERAL_PATHSPECS: '1' } },
-    );
-    return parseStatus(stdout).paths.filter((p) => wanted.has(p));
+  dirtyAmong(paths: readonly string[]): Promise<string[]> {
+    return dirtyAmong(this.run, paths);
   }
 
   /**
@@ -322,20 +280,8 @@ export class ProjectRepo {
    * `user.email`, every scope and include, the last value of each winning),
    * or null unless both are set and non-empty. Read-only: one `git config`.
    */
-  async configuredIdentity(): Promise<Committer | null> {
-    const { stdout, exitCode } = await this.git(['config', '-z', '--get-regexp', '^user\\.(name|email)$'], { okExitCodes: [0, 1] });
-    if (exitCode !== 0) return null;
-    let name = '';
-    let email = '';
-    for (const item of stdout.split('\0')) {
-      const newline = item.indexOf('\n');
-      if (newline === -1) continue;
-      const key = item.slice(0, newline);
-      const value = item.slice(newline + 1).trim();
-      if (key === 'user.name') name = value;
-      if (key === 'user.email') email = value;
-    }
-    return name !== '' && email !== '' ? { name, email } : null;
+  configuredIdentity(): Promise<Committer | null> {
+    return configuredIdentity(this.run);
   }
 
   /**
@@ -343,15 +289,8 @@ export class ProjectRepo {
    * branch), whether the working tree or index holds any non-ignored file
    * and whether anything is staged. One status, with GIT_OPTIONAL_LOCKS=0.
    */
-  async unbornHead(): Promise<{ hasFiles: boolean; staged: boolean } | null> {
-    // `--untracked-files=normal` after simple-git's `-u`: the last one wins, and an untracked folder is one entry.
-    return this.porcelain({ GIT_OPTIONAL_LOCKS: '0' }, async (git, stdout) => {
-      const result = await git.status(['--no-renames', '--untracked-files=normal', '--ignore-submodules=dirty']);
-      // StatusResult has no "unborn": its `current` is the branch either way. git's own branch line says it.
-      if (!stdout().startsWith('## No commits yet on ')) return null;
-      const { paths, staged } = statusFromResult(result, stdout());
-      return { hasFiles: paths.length > 0, staged: staged.length > 0 };
-    });
+  unbornHead(): Promise<{ hasFiles: boolean; staged: boolean } | null> {
+    return this.porcelain({ GIT_OPTIONAL_LOCKS: '0' }, unbornHeadTask);
   }
 
   /**
@@ -374,19 +313,15 @@ export class ProjectRepo {
     };
     let sha: string;
     try {
-      // `add` prints nothing, so simple-git adds its 50 ms wait here (once per project); `commit` is not
-      // `--quiet`: its summary line carries the full sha (simple-git passes core.abbrev=40), which
-      // saves a `rev-parse HEAD`.
-      await this.whileLocked(() => this.porcelain({}, (git) => git.add(['-A'])));
-      const result = await this.whileLocked(() =>
-        this.porcelain(identity, (git) => git.commit(message, [], { '--no-verify': null, '--no-gpg-sign': null })),
-      );
+      // `add` prints nothing, so simple-git adds its 50 ms wait here (once per project).
+      await this.whileLocked(() => this.porcelain({}, addAllTask));
+      const result = await this.whileLocked(() => this.porcelain(identity, commitTask(message)));
       sha = result.commit;
     } catch (error) {
-      await this.git(['read-tree', '--empty']).catch(() => undefined);
+      await emptyIndex(this.run).catch(() => undefined);
       throw error;
     }
-    return /^[0-9a-f]{40,64}$/.test(sha) ? sha : (await this.git(['rev-parse', 'HEAD'])).stdout.trim();
+    return /^[0-9a-f]{40,64}$/.test(sha) ? sha : await headCommit(this.run);
   }
 
   private async whileLocked<T>(run: () => Promise<T>): Promise<T> {
