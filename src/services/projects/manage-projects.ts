@@ -1,11 +1,11 @@
 /**
  * Projects: creating, changing, importing, and binding sessions to them.
  */
-import { readdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import type { Prisma, Project, ProjectStatus, Session } from '../../generated/prisma/client.js';
 import { AppError, BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
 import { assertValidId, newId } from '../../ids.js';
+import { findRepoFolders } from '../../projects/find-repos.js';
 import { initProjectRepo } from '../../projects/initial-commit.js';
 import { checkRepoPlace, openProjectRepo } from '../../projects/project-place.js';
 import { workdirDirty } from '../../projects/working-tree.js';
@@ -135,8 +135,6 @@ export async function addSessionToProject(input: { sessionId: string; projectId:
   });
 }
 
-const SKIP_DIRS = new Set(['node_modules', '.git', 'vendor', 'target', 'dist', 'build', '.cache']);
-
 /**
  * Finds git repos under `root` (to `maxDepth` levels, default 3, at most 10)
  * and adds those not yet known as projects. Running it twice adds nothing.
@@ -152,26 +150,7 @@ export async function importProjects(input: { root: string; maxDepth?: number | 
     throw new BadUserInputError(`maxDepth must be from 0 to 10, got ${maxDepth}.`, { field: 'maxDepth' });
   }
   const root = await checkScanRoot(input.root, deps.config, 'root');
-  const found: string[] = [];
-  async function walk(dir: string, depth: number): Promise<void> {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    if (entries.some((e) => e.name === '.git')) {
-      found.push(dir);
-      return;
-    }
-    if (depth >= maxDepth) return;
-    for (const entry of entries) {
-      if (entry.isDirectory() && !entry.isSymbolicLink() && !SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.')) {
-        await walk(join(dir, entry.name), depth + 1);
-      }
-    }
-  }
-  await walk(root, 0);
+  const found = await findRepoFolders(root, maxDepth);
   const added: Project[] = [];
   for (const dir of found) {
     let workdir: string;
