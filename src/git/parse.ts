@@ -395,3 +395,35 @@ export function parseIdentity(stdout: string): Committer | null {
   }
   return name !== '' && email !== '' ? { name, email } : null;
 }
+
+/** A tree entry as `ls-tree` prints it. */
+export interface TreeEntry {
+  mode: string;
+  type: string;
+  oid: string;
+}
+
+/** Parses `ls-tree -z`: `<mode> SP <type> SP <oid> TAB <path> NUL`. */
+export function parseTreeListing(stdout: string): { path: string; entry: TreeEntry }[] {
+  const out: { path: string; entry: TreeEntry }[] = [];
+  for (const record of stdout.split('\0')) {
+    const tab = record.indexOf('\t');
+    if (tab < 0) continue;
+    const [mode = '', type = '', oid = ''] = record.slice(0, tab).split(' ');
+    out.push({ path: record.slice(tab + 1), entry: { mode, type, oid } });
+  }
+  return out;
+}
+
+/** Parses the paths of a raw `-z` diff without renames (`diff-index`): `:<modes> <oids> <status>` NUL `<path>` NUL. */
+export function parseRawDiffPaths(stdout: string): string[] {
+  const items = stdout.split('\0');
+  const paths: string[] = [];
+  for (let i = 0; i + 1 < items.length; i += 2) paths.push(items[i + 1]!);
+  return paths;
+}
+
+/** Parses the paths of `ls-files -s -z`: `<mode> <oid> <stage>` TAB `<path>` NUL. */
+export function parseStagedPaths(stdout: string): string[] {
+  return stdout.split('\0').flatMap((record) => (record.includes('\t') ? [record.slice(record.indexOf('\t') + 1)] : []));
+}

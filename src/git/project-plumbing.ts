@@ -22,11 +22,15 @@ import {
   parseIdentity,
   parseLines,
   parseNonBlobs,
+  parseRawDiffPaths,
+  parseStagedPaths,
   parseStatus,
   parseStatusV2,
+  parseTreeListing,
   type Committer,
   type ConfigEntry,
   type StatusWithHead,
+  type TreeEntry,
 } from './parse.js';
 import type { GitResult } from './run.js';
 
@@ -152,12 +156,7 @@ export async function entriesAt(run: ProjectGitRun, rev: string | null, paths: r
   const { stdout } = await run(['ls-tree', '-z', '--full-tree', '--end-of-options', rev, '--', ...paths], {
     env: { GIT_LITERAL_PATHSPECS: '1' },
   });
-  for (const record of stdout.split('\0')) {
-    const tab = record.indexOf('\t');
-    if (tab < 0) continue;
-    const [mode = '', , oid = ''] = record.slice(0, tab).split(' ');
-    entries.set(record.slice(tab + 1), { mode, oid });
-  }
+  for (const { path, entry } of parseTreeListing(stdout)) entries.set(path, { mode: entry.mode, oid: entry.oid });
   return entries;
 }
 
@@ -248,13 +247,6 @@ async function treeOf(run: ProjectGitRun, commit: string): Promise<string> {
 
 // --- the tree of a commit, rebuilt only along the changed paths ---
 
-/** A tree entry as `ls-tree` prints it. */
-interface TreeEntry {
-  mode: string;
-  type: string;
-  oid: string;
-}
-
 /** A folder being rebuilt: entries by name, the folders being rebuilt among them as nodes. */
 interface FolderNode {
   entries: Map<string, TreeEntry | FolderNode>;
@@ -262,18 +254,6 @@ interface FolderNode {
 
 const isFolder = (e: TreeEntry | FolderNode | undefined): e is FolderNode => e !== undefined && 'entries' in e;
 const isSubtree = (e: TreeEntry | FolderNode | undefined): boolean => isFolder(e) || e?.type === 'tree';
-
-/** Parses `ls-tree -z`: `<mode> SP <type> SP <oid> TAB <path> NUL`. */
-export function parseTreeListing(stdout: string): { path: string; entry: TreeEntry }[] {
-  const out: { path: string; entry: TreeEntry }[] = [];
-  for (const record of stdout.split('\0')) {
-    const tab = record.indexOf('\t');
-    if (tab < 0) continue;
-    const [mode = '', type = '', oid = ''] = record.slice(0, tab).split(' ');
-    out.push({ path: record.slice(tab + 1), entry: { mode, type, oid } });
-  }
-  return out;
-}
 
 /** The mode an index gives an entry (`create_ce_mode`): a regular file is 644 or 755, a folder 40000. */
 function canonicalMode(entry: TreeEntry): string {
@@ -451,13 +431,11 @@ export async function syncIndexPaths(run: ProjectGitRun, oldHead: string | null,
   if (oldHead) {
     // The paths whose index entry differs from oldHead's (staged since, intent-to-add, unmerged): one process.
     const { stdout } = await run(['diff-index', '--cached', '-z', '--no-renames', '--end-of-options', oldHead, '--', ...paths], literal);
-    theirs = new Set();
-    const items = stdout.split('\0');
-    for (let i = 0; i + 1 < items.length; i += 2) theirs.add(items[i + 1]!); // `:<modes> <oids> <status>` NUL `<path>` NUL
+    theirs = new Set(parseRawDiffPaths(stdout));
   } else {
     // No commit before: anything in the index for a path is the user's.
     const { stdout } = await run(['ls-files', '-s', '-z', '--', ...paths], literal);
-    theirs = new Set(stdout.split('\0').flatMap((record) => (record.includes('\t') ? [record.slice(record.indexOf('\t') + 1)] : [])));
+    theirs = new Set(parseStagedPaths(stdout));
   }
   const update = states.filter((s) => !theirs.has(s.path));
   if (update.length > 0) await run(['update-index', '-z', '--index-info'], { input: indexInfo(update) });
