@@ -11,6 +11,7 @@
  * redis-pubsub, drains, request-context, text) may be imported from anywhere and import no
  * layer but git/. mirror/ and projects/ sit side by side and never import each
  * other; services/ and schema/ see the mirror only through src/mirror/index.ts.
+ * A user's repo is written by projects/ alone: only it imports git/project-*.
  * Type-only imports count (tsPreCompilationDeps): a cycle of types is a cycle
  * of design too. Checked in npm test by test/architecture/layers.test.ts; by
  * hand: npx depcruise src
@@ -28,6 +29,8 @@ const PROJECTS = '^src/projects/';
 const GIT = '^src/git/';
 const IMPORTERS = '^src/importers/';
 const CLIENT = '^src/client/';
+/** The git of a user's repo (project-repo, project-plumbing, project-porcelain): src/projects/ owns what is written there. */
+const USER_REPO_GIT = '^src/git/project-';
 const LEAVES = any(
   '^src/(errors|ids|logger|locks|config|pubsub|redis-pubsub|drains|request-context|text)\\.ts$',
   '^src/db/',
@@ -57,6 +60,20 @@ module.exports = {
       severity: 'error',
       from: { path: PROJECTS },
       to: { path: any(MIRROR, SERVICES, SCHEMA, TOP) },
+    },
+    {
+      name: 'services-never-import-git-project',
+      comment: "src/services/ reaches a user's repo only through src/projects/, which owns every commit, snapshot and restore written there (issue 24).",
+      severity: 'error',
+      from: { path: SERVICES },
+      to: { path: USER_REPO_GIT },
+    },
+    {
+      name: 'only-projects-open-a-user-repo',
+      comment: "The git of a user's repo is imported by src/projects/ and by itself only: not by the rest of git/ (index.ts re-exports none of it), mirror/, schema/ or the top.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: any(PROJECTS, SERVICES, USER_REPO_GIT) },
+      to: { path: USER_REPO_GIT },
     },
     {
       name: 'services-below-schema',

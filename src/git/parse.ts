@@ -3,6 +3,7 @@
  * a `GitError` when the output does not have the expected shape (which would
  * mean a git version or format mismatch, not a user error).
  */
+import type { StatusResult } from 'simple-git';
 import { LOG_FIELDS } from './argv.js';
 import { GitError } from './errors.js';
 
@@ -229,4 +230,200 @@ export function attachPatches(files: FileDiff[], patch: string): FileDiff[] {
     throw malformed('diff-tree', `${sections.length} patch sections for ${files.length} files`);
   }
   return files.map((file, n) => ({ ...file, patch: sections[n]! }));
+}
+
+// --- a user's project: status and config ---
+
+/** Parses `git status --porcelain=v1 -z --branch --no-renames`. */
+export function parseStatus(output: string): { branch: string | null; paths: string[]; staged: string[] } {
+  const entries = output.split('\0').filter((e) => e !== '');
+  let branch: string | null = null;
+  const paths = new Set<string>();
+  const staged = new Set<string>();
+  for (const entry of entries) {
+    if (entry.startsWith('## ')) {
+      const head = entry.slice(3);
+      if (head.startsWith('HEAD (no branch)')) branch = null;
+      else branch = (head.startsWith('No commits yet on ') ? head.slice('No commits yet on '.length) : head).split('...')[0] ?? null;
+      continue;
+    }
+    paths.add(entry.slice(3));
+    // X is the index column: anything but ' ' (unstaged) and '?'/'!' (untracked, ignored) is staged.
+    if (!' ?!'.includes(entry[0]!)) staged.add(entry.slice(3));
+  }
+  return { branch, paths: [...paths].sort(), staged: [...staged].sort() };
+}
+
+/** `git status --porcelain=v2 --branch` read for the end of a turn. */
+export interface StatusWithHead {
+  /** HEAD's commit; null before the first commit. */
+  headSha: string | null;
+  /** Every path with a change (staged, unstaged or untracked), sorted. */
+  dirtyPaths: string[];
+  /**
+   * HEAD's entry for each dirty path the status described: a path listed
+   * here without an entry is not in HEAD (untracked or newly added). A path
+   * not listed (an unmerged one) must be looked up in HEAD.
+   */
+  headEntries: Map<string, { mode: string; oid: string } | null>;
+}
+
+const ZERO_OID_RE = /^0+$/;
+
+/**
+ * Parses `git status --porcelain=v2 -z --branch --no-renames`: `# branch.oid
+ * <sha>|(initial)`, ordinary entries `1 XY sub mH mI mW hH hI path`, unmerged
+ * `u XY sub m1 m2 m3 mW h1 h2 h3 path`, untracked `? path`.
+ */
+export function parseStatusV2(output: string): StatusWithHead {
+  let headSha: string | null = null;
+  const paths = new Set<string>();
+  const headEntries = new Map<string, { mode: string; oid: string } | null>();
+  for (const entry of output.split('\0')) {
+    if (entry === '') continue;
+    if (entry.startsWith('# branch.oid ')) {
+      const oid = entry.slice('# branch.oid '.length);
+      headSha = oid === '(initial)' ? null : oid;
+    } else if (entry.startsWith('1 ')) {
+      // Eight fields before the path, which may itself hold spaces.
+      const fields = entry.split(' ');
+      const path = fields.slice(8).join(' ');
+      const [mode = '', oid = ''] = [fields[3], fields[6]];
+      paths.add(path);
+      headEntries.set(path, ZERO_OID_RE.test(oid) || mode === '000000' ? null : { mode, oid });
+    } else if (entry.startsWith('u ')) {
+      paths.add(entry.split(' ').slice(10).join(' '));
+    } else if (entry.startsWith('? ')) {
+      const path = entry.slice(2);
+      paths.add(path);
+      headEntries.set(path, null);
+    }
+  }
+  return { headSha, dirtyPaths: [...paths].sort(), headEntries };
+}
+
+/**
+ * Our reading of simple-git's `StatusResult` (of `status --porcelain -b -u -z
+ * --no-renames`): the branch (null when detached), every path with a change
+ * and those with a staged one (index column not ' ', '?' or '!'), sorted.
+ *
+ * simple-git trims every entry before parsing it, so a path that begins or
+ * ends with whitespace comes out wrong (`"a.txt "` as `"a.txt"`; `" a"`
+ * modified in the working tree as `"a"` staged). When `raw`, the output it
+ * parsed, holds such a path, the answer is `parseStatus(raw)` instead, so
+ * such a file is never reported clean or under another name.
+ */
+export function statusFromResult(result: StatusResult, raw: string): { branch: string | null; paths: string[]; staged: string[] } {
+  if (holdsEdgeWhitespacePath(raw)) return parseStatus(raw);
+  const paths = new Set<string>();
+  const staged = new Set<string>();
+  for (const file of result.files) {
+    paths.add(file.path);
+    if (!' ?!'.includes(file.index)) staged.add(file.path);
+  }
+  return { branch: result.detached ? null : result.current, paths: [...paths].sort(), staged: [...staged].sort() };
+}
+
+function holdsEdgeWhitespacePath(raw: string): boolean {
+  return raw.split('\0').some((entry) => entry.length > 3 && !entry.startsWith('## ') && entry.slice(3) !== entry.slice(3).trim());
+}
+
+/** One effective config entry, as `git config --list --show-scope --show-origin`. */
+export interface ConfigEntry {
+  /** `system`, `global`, `local`, `worktree` or `command`. */
+  scope: string;
+  /** Where it is set: `file:<path>` (a relative path is inside the repo), `command line:` … */
+  origin: string;
+  /** Section and key lowercase, the subsection as written: `filter.LFS.clean`. */
+  key: string;
+  /** Null for a key written without `=` (boolean true). */
+  value: string | null;
+}
+
+/** Parses `git config --list --show-scope --show-origin -z`: `scope NUL origin NUL key [LF value] NUL`. */
+export function parseConfigEntries(output: string): ConfigEntry[] {
+  const fields = output.split('\0');
+  const entries: ConfigEntry[] = [];
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const item = fields[i + 2]!;
+    const newline = item.indexOf('\n');
+    entries.push({
+      scope: fields[i]!,
+      origin: fields[i + 1]!,
+      key: newline === -1 ? item : item.slice(0, newline),
+      value: newline === -1 ? null : item.slice(newline + 1),
+    });
+  }
+  return entries;
+}
+
+/** Parses output of one item a line (`rev-list`, `rev-parse --git-path`): the non-empty lines. */
+export function parseLines(stdout: string): string[] {
+  return stdout.split('\n').filter((line) => line !== '');
+}
+
+/** Parses `cat-file --batch-check=%(objectname) %(objecttype)`: the asked ids that are no blob (`<id> missing` included). */
+export function parseNonBlobs(stdout: string): Set<string> {
+  const missing = new Set<string>();
+  for (const line of stdout.split('\n')) {
+    const [oid, type] = line.split(' ');
+    if (oid && type !== 'blob') missing.add(oid);
+  }
+  return missing;
+}
+
+/** A git identity: author and committer of a commit. */
+export interface Committer {
+  name: string;
+  email: string;
+}
+
+/**
+ * Parses `git config -z --get-regexp ^user\.(name|email)$`: `key LF value NUL`,
+ * the last value of each key winning; null unless both are set and non-empty.
+ */
+export function parseIdentity(stdout: string): Committer | null {
+  let name = '';
+  let email = '';
+  for (const item of stdout.split('\0')) {
+    const newline = item.indexOf('\n');
+    if (newline === -1) continue;
+    const key = item.slice(0, newline);
+    const value = item.slice(newline + 1).trim();
+    if (key === 'user.name') name = value;
+    if (key === 'user.email') email = value;
+  }
+  return name !== '' && email !== '' ? { name, email } : null;
+}
+
+/** A tree entry as `ls-tree` prints it. */
+export interface TreeEntry {
+  mode: string;
+  type: string;
+  oid: string;
+}
+
+/** Parses `ls-tree -z`: `<mode> SP <type> SP <oid> TAB <path> NUL`. */
+export function parseTreeListing(stdout: string): { path: string; entry: TreeEntry }[] {
+  const out: { path: string; entry: TreeEntry }[] = [];
+  for (const record of stdout.split('\0')) {
+    const tab = record.indexOf('\t');
+    if (tab < 0) continue;
+    const [mode = '', type = '', oid = ''] = record.slice(0, tab).split(' ');
+    out.push({ path: record.slice(tab + 1), entry: { mode, type, oid } });
+  }
+  return out;
+}
+
+/** Parses the paths of a raw `-z` diff without renames (`diff-index`): `:<modes> <oids> <status>` NUL `<path>` NUL. */
+export function parseRawDiffPaths(stdout: string): string[] {
+  const items = stdout.split('\0');
+  const paths: string[] = [];
+  for (let i = 0; i + 1 < items.length; i += 2) paths.push(items[i + 1]!);
+  return paths;
+}
+
+/** Parses the paths of `ls-files -s -z`: `<mode> <oid> <stage>` TAB `<path>` NUL. */
+export function parseStagedPaths(stdout: string): string[] {
+  return stdout.split('\0').flatMap((record) => (record.includes('\t') ? [record.slice(record.indexOf('\t') + 1)] : []));
 }

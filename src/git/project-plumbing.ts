@@ -13,9 +13,25 @@
  * a cherry-pick's author). `commit-tree` + `update-ref` do neither.
  */
 import { createHash } from 'node:crypto';
-import { chmod, lstat, mkdir, mkdtemp, readFile, readlink, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, readlink, realpath, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { GitError, GitNoWorkTreeError } from './errors.js';
+import {
+  parseConfigEntries,
+  parseIdentity,
+  parseLines,
+  parseNonBlobs,
+  parseRawDiffPaths,
+  parseStagedPaths,
+  parseStatus,
+  parseStatusV2,
+  parseTreeListing,
+  type Committer,
+  type ConfigEntry,
+  type StatusWithHead,
+  type TreeEntry,
+} from './parse.js';
 import type { GitResult } from './run.js';
 
 /** Runs git in the repo with the user's environment (plus `env`). */
@@ -140,12 +156,7 @@ export async function entriesAt(run: ProjectGitRun, rev: string | null, paths: r
   const { stdout } = await run(['ls-tree', '-z', '--full-tree', '--end-of-options', rev, '--', ...paths], {
     env: { GIT_LITERAL_PATHSPECS: '1' },
   });
-  for (const record of stdout.split('\0')) {
-    const tab = record.indexOf('\t');
-    if (tab < 0) continue;
-    const [mode = '', , oid = ''] = record.slice(0, tab).split(' ');
-    entries.set(record.slice(tab + 1), { mode, oid });
-  }
+  for (const { path, entry } of parseTreeListing(stdout)) entries.set(path, { mode: entry.mode, oid: entry.oid });
   return entries;
 }
 
@@ -236,13 +247,6 @@ async function treeOf(run: ProjectGitRun, commit: string): Promise<string> {
 
 // --- the tree of a commit, rebuilt only along the changed paths ---
 
-/** A tree entry as `ls-tree` prints it. */
-interface TreeEntry {
-  mode: string;
-  type: string;
-  oid: string;
-}
-
 /** A folder being rebuilt: entries by name, the folders being rebuilt among them as nodes. */
 interface FolderNode {
   entries: Map<string, TreeEntry | FolderNode>;
@@ -250,18 +254,6 @@ interface FolderNode {
 
 const isFolder = (e: TreeEntry | FolderNode | undefined): e is FolderNode => e !== undefined && 'entries' in e;
 const isSubtree = (e: TreeEntry | FolderNode | undefined): boolean => isFolder(e) || e?.type === 'tree';
-
-/** Parses `ls-tree -z`: `<mode> SP <type> SP <oid> TAB <path> NUL`. */
-export function parseTreeListing(stdout: string): { path: string; entry: TreeEntry }[] {
-  const out: { path: string; entry: TreeEntry }[] = [];
-  for (const record of stdout.split('\0')) {
-    const tab = record.indexOf('\t');
-    if (tab < 0) continue;
-    const [mode = '', type = '', oid = ''] = record.slice(0, tab).split(' ');
-    out.push({ path: record.slice(tab + 1), entry: { mode, type, oid } });
-  }
-  return out;
-}
 
 /** The mode an index gives an entry (`create_ce_mode`): a regular file is 644 or 755, a folder 40000. */
 function canonicalMode(entry: TreeEntry): string {
@@ -439,13 +431,11 @@ export async function syncIndexPaths(run: ProjectGitRun, oldHead: string | null,
   if (oldHead) {
     // The paths whose index entry differs from oldHead's (staged since, intent-to-add, unmerged): one process.
     const { stdout } = await run(['diff-index', '--cached', '-z', '--no-renames', '--end-of-options', oldHead, '--', ...paths], literal);
-    theirs = new Set();
-    const items = stdout.split('\0');
-    for (let i = 0; i + 1 < items.length; i += 2) theirs.add(items[i + 1]!); // `:<modes> <oids> <status>` NUL `<path>` NUL
+    theirs = new Set(parseRawDiffPaths(stdout));
   } else {
     // No commit before: anything in the index for a path is the user's.
     const { stdout } = await run(['ls-files', '-s', '-z', '--', ...paths], literal);
-    theirs = new Set(stdout.split('\0').flatMap((record) => (record.includes('\t') ? [record.slice(record.indexOf('\t') + 1)] : [])));
+    theirs = new Set(parseStagedPaths(stdout));
   }
   const update = states.filter((s) => !theirs.has(s.path));
   if (update.length > 0) await run(['update-index', '-z', '--index-info'], { input: indexInfo(update) });
@@ -453,6 +443,78 @@ export async function syncIndexPaths(run: ProjectGitRun, oldHead: string | null,
 
 /** Reads a blob's bytes as a checkout would write them for `path` (the repo's eol attributes applied). */
 export type ProjectBlobReader = (oid: string, path: string) => Promise<Buffer>;
+
+/**
+ * Runs `work` with a reader of the blobs of `states` as a checkout would write
+ * them (the repo's eol and filter attributes applied, with its filter drivers
+ * as the run allows them): they are checked out once, from a temporary index,
+ * into a scratch folder in `gitDir` (removed afterwards), and read from there,
+ * so binary files come through byte for byte. A deletion has no blob to read.
+ */
+export async function withCheckedOutBlobs<T>(
+  run: ProjectGitRun,
+  gitDir: string,
+  states: readonly FileState[],
+  work: (read: ProjectBlobReader) => Promise<T>,
+): Promise<T> {
+  const present = states.filter((s): s is FileState & { oid: string; mode: string } => s.oid !== null && s.mode !== null);
+  const dir = await mkdtemp(join(gitDir, 'entity-memory-files-'));
+  try {
+    if (present.length > 0) {
+      const env = { GIT_INDEX_FILE: join(dir, 'index') };
+      await run(['update-index', '-z', '--index-info'], { input: present.map((s) => `${s.mode} ${s.oid}\t${s.path}\0`).join(''), env });
+      await run(checkoutAllArgv(join(dir, 'files')), { env });
+    }
+    return await work(async (_oid, path) => {
+      const file = join(dir, 'files', path);
+      const info = await lstat(file);
+      return info.isSymbolicLink() ? Buffer.from(await readlink(file), 'utf8') : readFile(file);
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// --- small named commands: argv, run, parse (src/git/parse.ts) ---
+
+/** `checkout-index` of the whole (temporary) index into `folder`, overwriting. */
+export function checkoutAllArgv(folder: string): string[] {
+  return ['checkout-index', '-a', '-f', `--prefix=${folder}/`];
+}
+
+export function isAncestorArgv(ancestor: string, commit: string): string[] {
+  return ['merge-base', '--is-ancestor', ancestor, commit];
+}
+
+/** True when `ancestor` is `commit` or one of its ancestors. */
+export async function isAncestor(run: ProjectGitRun, ancestor: string, commit: string): Promise<boolean> {
+  return (await run(isAncestorArgv(ancestor, commit), { okExitCodes: [0, 1] })).exitCode === 0;
+}
+
+export function commitsTouchingArgv(from: string | null, to: string, paths: readonly string[]): string[] {
+  return ['rev-list', ...(from ? [`^${from}`, to] : [to]), '--', ...paths];
+}
+
+/** The commits in `from..to` (all of `to` when `from` is null) that change any of `paths` (literal pathspecs). */
+export async function commitsTouching(run: ProjectGitRun, from: string | null, to: string, paths: readonly string[]): Promise<string[]> {
+  return parseLines((await run(commitsTouchingArgv(from, to, paths), { env: { GIT_LITERAL_PATHSPECS: '1' } })).stdout);
+}
+
+/**
+ * Where git keeps `name` for this working tree (`rev-parse --git-path`): an
+ * absolute path, or one relative to the top of the working tree.
+ */
+export async function gitPath(run: ProjectGitRun, name: string): Promise<string> {
+  return (await run(['rev-parse', '--git-path', name])).stdout.trim();
+}
+
+export const BLOB_CHECK_ARGV: readonly string[] = ['cat-file', '--batch-check=%(objectname) %(objecttype)'];
+
+/** Which of `oids` are not blobs in the repo (gone, say, after a `git gc` pruned them). No git runs for none. */
+export async function missingBlobs(run: ProjectGitRun, oids: readonly string[]): Promise<Set<string>> {
+  if (oids.length === 0) return new Set();
+  return parseNonBlobs((await run([...BLOB_CHECK_ARGV], { input: `${oids.join('\n')}\n` })).stdout);
+}
 
 /**
  * Writes `states` into the working tree: content and executable bit, symlinks
@@ -478,4 +540,104 @@ export async function writeStates(top: string, states: readonly FileState[], rea
       await chmod(file, state.mode === '100755' ? 0o755 : 0o644);
     }
   }
+}
+
+// --- reading the repo: where it is, its config, its status ---
+
+export interface RepoLocation {
+  /** Real path of the top of the working tree. */
+  top: string;
+  /** Absolute path of the git directory (a `.git` file's `gitdir:` target). */
+  gitDir: string;
+  /** Absolute path of the common git directory (objects, refs): the main repo's for a linked worktree. */
+  commonDir: string;
+}
+
+export const LOCATE_ARGV: readonly string[] = ['rev-parse', '--absolute-git-dir', '--path-format=absolute', '--git-common-dir', '--show-toplevel'];
+
+/**
+ * The repo containing `dir`, the folder `run` runs in (its top and git
+ * directories), asked of git each time; null when it is in none.
+ * @throws GitNoWorkTreeError for a bare repo or a folder inside a git directory.
+ */
+export async function locateRepo(run: ProjectGitRun, dir: string): Promise<RepoLocation | null> {
+  try {
+    const { stdout } = await run([...LOCATE_ARGV]);
+    const [gitDir = '', commonDir = '', top = ''] = stdout.trim().split('\n');
+    return { top: await realpath(top), gitDir, commonDir };
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    if (/not a git repository/i.test(error.stderr)) return null;
+    if (/must be run in a work tree/i.test(error.stderr)) {
+      const bare = (await run(['rev-parse', '--is-bare-repository']).catch(() => null))?.stdout.trim() === 'true';
+      throw new GitNoWorkTreeError(
+        bare ? `${dir} is a bare git repository: it has no working tree to commit from; use a clone of it.` : `${dir} lies inside a git directory, not in a working tree.`,
+        error.argv,
+        error.exitCode,
+        error.stderr,
+      );
+    }
+    throw error;
+  }
+}
+
+export const CONFIG_LIST_ARGV: readonly string[] = ['config', '--list', '--show-scope', '--show-origin', '--includes', '-z'];
+
+/**
+ * The repo's effective config as git sees it (system, global, local,
+ * worktree, and every included file), without the settings the run passes
+ * per call. Reading config runs no program.
+ */
+export async function configEntries(run: ProjectGitRun): Promise<ConfigEntry[]> {
+  return parseConfigEntries((await run([...CONFIG_LIST_ARGV])).stdout).filter((e) => e.scope !== 'command');
+}
+
+export const IDENTITY_ARGV: readonly string[] = ['config', '-z', '--get-regexp', '^user\\.(name|email)$'];
+
+/** The identity git would read from config (`parseIdentity`), or null. Read-only: one `git config`. */
+export async function configuredIdentity(run: ProjectGitRun): Promise<Committer | null> {
+  const { stdout, exitCode } = await run([...IDENTITY_ARGV], { okExitCodes: [0, 1] });
+  return exitCode === 0 ? parseIdentity(stdout) : null;
+}
+
+/** Status without optional locks: it never rewrites the user's index. */
+const READ_ONLY = { GIT_OPTIONAL_LOCKS: '0' };
+
+export const STATUS_WITH_HEAD_ARGV: readonly string[] = [
+  'status',
+  '--porcelain=v2',
+  '-z',
+  '--branch',
+  '--no-renames',
+  '--untracked-files=all',
+  '--ignore-submodules=dirty',
+];
+
+/** The whole tree's dirty paths with HEAD's commit and entries (`parseStatusV2`), from one status. */
+export async function statusWithHead(run: ProjectGitRun): Promise<StatusWithHead> {
+  return parseStatusV2((await run([...STATUS_WITH_HEAD_ARGV], { env: READ_ONLY })).stdout);
+}
+
+/** A status limited to `paths` as pathspecs, or of the whole tree past 500 of them (an argv has a limit). */
+export function dirtyAmongArgv(paths: readonly string[]): string[] {
+  const limited = paths.length <= 500;
+  return ['status', '--porcelain=v1', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty', ...(limited ? ['--', ...paths] : [])];
+}
+
+/** Which of `paths` (relative to the top, literal) are dirty; no git at all for none. */
+export async function dirtyAmong(run: ProjectGitRun, paths: readonly string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  const wanted = new Set(paths);
+  const { stdout } = await run(dirtyAmongArgv(paths), { env: { ...READ_ONLY, GIT_LITERAL_PATHSPECS: '1' } });
+  return parseStatus(stdout).paths.filter((p) => wanted.has(p));
+}
+
+/** Empties the index (`read-tree --empty`): the state `git init` left it in. */
+export async function emptyIndex(run: ProjectGitRun): Promise<void> {
+  await run(['read-tree', '--empty']);
+}
+
+/** HEAD's commit; throws GitError when there is none. */
+export async function headCommit(run: ProjectGitRun): Promise<string> {
+  return (await run(['rev-parse', 'HEAD'])).stdout.trim();
 }

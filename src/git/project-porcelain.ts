@@ -36,6 +36,7 @@
 import { type SimpleGit, simpleGit, GitError as SimpleGitError, GitPluginError } from 'simple-git';
 import { meterGitProcess } from '../request-context.js';
 import { classifyGitFailure, GitArgumentError, GitError, GitNoWorkTreeError, GitNotFoundError, GitTimeoutError } from './errors.js';
+import { statusFromResult } from './parse.js';
 import { announceGitSpawn, gitBinary, hardenEnv, PER_CALL_SETTINGS } from './run.js';
 
 export interface PorcelainOptions {
@@ -146,4 +147,42 @@ function subcommand(argv: readonly string[]): string {
 
 function firstLine(text: string): string {
   return text.split('\n').find((l) => l.trim() !== '') ?? '';
+}
+
+// --- the tasks run on a user's repo, each one git process (ProjectRepo runs them with its settings) ---
+
+/** A task for `runPorcelain`: one simple-git call, and what that process printed. */
+export type PorcelainTask<T> = (git: SimpleGit, stdout: () => string) => Promise<T>;
+
+/** `git init` (their default branch and templates apply). Not `-q`: simple-git waits 50 ms after a process that printed nothing. */
+export const initTask: PorcelainTask<unknown> = (git) => git.init();
+
+/**
+ * Branch, dirty and staged paths (`statusFromResult`) from simple-git's
+ * `status()` (`--porcelain -b -u -z`, to which we add `--no-renames` and
+ * `--ignore-submodules=dirty`, so submodules' config is never read).
+ */
+export const statusTask: PorcelainTask<{ branch: string | null; paths: string[]; staged: string[] }> = async (git, stdout) =>
+  statusFromResult(await git.status(['--no-renames', '--ignore-submodules=dirty']), stdout());
+
+/** Null when HEAD has a commit; while it is unborn, whether any non-ignored file is there and whether anything is staged. */
+export const unbornHeadTask: PorcelainTask<{ hasFiles: boolean; staged: boolean } | null> = async (git, stdout) => {
+  // `--untracked-files=normal` after simple-git's `-u`: the last one wins, and an untracked folder is one entry.
+  const result = await git.status(['--no-renames', '--untracked-files=normal', '--ignore-submodules=dirty']);
+  // StatusResult has no "unborn": its `current` is the branch either way. git's own branch line says it.
+  if (!stdout().startsWith('## No commits yet on ')) return null;
+  const { paths, staged } = statusFromResult(result, stdout());
+  return { hasFiles: paths.length > 0, staged: staged.length > 0 };
+};
+
+/** `git add -A`: every non-ignored file (.gitignore and the user's excludes hold). Prints nothing, so simple-git waits 50 ms after it. */
+export const addAllTask: PorcelainTask<unknown> = (git) => git.add(['-A']);
+
+/**
+ * `git commit` of the index with `message`, hooks and signing off. Not
+ * `--quiet`: its summary line carries the full sha (simple-git passes
+ * core.abbrev=40), which saves a `rev-parse HEAD`.
+ */
+export function commitTask(message: string): PorcelainTask<{ commit: string }> {
+  return (git) => git.commit(message, [], { '--no-verify': null, '--no-gpg-sign': null });
 }

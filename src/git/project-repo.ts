@@ -5,13 +5,14 @@
  * the paths we commit.
  *
  * Two ways of running git here, each where it fits (see src/git/README.md):
- * - simple-git (src/git/project-porcelain.ts) for the user's porcelain
+ * - simple-git (src/git/project-porcelain.ts, its named tasks) for the user's porcelain
  *   operations: `status` (its `StatusResult` gives `WorkingTreeState`),
  *   `init`, and the first commit's `add -A` + `commit`. These are what a
  *   person would type, the index and HEAD moving the ordinary way;
  * - the runner (src/git/run.ts) for `locate`, config reads and the
- *   end-of-turn commit's plumbing (src/git/project-plumbing.ts through
- *   `run`): content captured as blobs at the close, a temporary index, a
+ *   end-of-turn commit's plumbing (src/git/project-plumbing.ts, one named
+ *   function per command, run through the private `run`; nothing outside
+ *   src/git/ hands this class an argv): content captured as blobs at the close, a temporary index, a
  *   compare-and-swap of the branch. No porcelain command does that, and the
  *   plumbing is a dozen short processes per turn where the runner's lower
  *   fixed cost counts. The end of a turn's own statuses stay on the runner
@@ -19,12 +20,41 @@
  *   entries, which `StatusResult` lacks) and `dirtyAmong` at commit time.
  * Both run with the same per-call settings, environment and ceilings.
  */
-import { realpath } from 'node:fs/promises';
-import type { SimpleGit, StatusResult } from 'simple-git';
-import { GitError, GitLockedError, GitNoWorkTreeError } from './errors.js';
-import { runPorcelain } from './project-porcelain.js';
+import { GitLockedError } from './errors.js';
+import type { Committer, ConfigEntry, StatusWithHead } from './parse.js';
+import {
+  buildCommit,
+  captureFileStates,
+  commitsTouching,
+  compareAndSwapRef,
+  configEntries,
+  configuredIdentity,
+  dirtyAmong,
+  emptyIndex,
+  entriesAt,
+  gitPath,
+  headCommit,
+  isAncestor,
+  locateRepo,
+  missingBlobs,
+  operationInProgress,
+  readHead,
+  setRef,
+  statusWithHead,
+  syncIndexPaths,
+  withCheckedOutBlobs,
+  type BuiltCommit,
+  type FileState,
+  type ProjectBlobReader,
+  type ProjectGitRun,
+  type ProjectHead,
+  type RepoLocation,
+} from './project-plumbing.js';
+import { addAllTask, commitTask, initTask, runPorcelain, statusTask, unbornHeadTask, type PorcelainTask } from './project-porcelain.js';
 import { envWithoutGit, runGit } from './run.js';
-import type { ProjectGitRun } from './project-plumbing.js';
+
+export type { Committer, ConfigEntry, StatusWithHead } from './parse.js';
+export type { RepoLocation } from './project-plumbing.js';
 
 /**
  * The user's environment without inherited GIT_* variables (a GIT_DIR from a
@@ -41,143 +71,6 @@ export interface WorkingTreeState {
   branch: string | null;
   /** Paths with changes: tracked, staged or untracked (not ignored), sorted. */
   dirtyPaths: string[];
-}
-
-export interface Committer {
-  name: string;
-  email: string;
-}
-
-/** Parses `git status --porcelain=v1 -z --branch --no-renames`. */
-export function parseStatus(output: string): { branch: string | null; paths: string[]; staged: string[] } {
-  const entries = output.split('\0').filter((e) => e !== '');
-  let branch: string | null = null;
-  const paths = new Set<string>();
-  const staged = new Set<string>();
-  for (const entry of entries) {
-    if (entry.startsWith('## ')) {
-      const head = entry.slice(3);
-      if (head.startsWith('HEAD (no branch)')) branch = null;
-      else branch = (head.startsWith('No commits yet on ') ? head.slice('No commits yet on '.length) : head).split('...')[0] ?? null;
-      continue;
-    }
-    paths.add(entry.slice(3));
-    // X is the index column: anything but ' ' (unstaged) and '?'/'!' (untracked, ignored) is staged.
-    if (!' ?!'.includes(entry[0]!)) staged.add(entry.slice(3));
-  }
-  return { branch, paths: [...paths].sort(), staged: [...staged].sort() };
-}
-
-/** `git status --porcelain=v2 --branch` read for the end of a turn. */
-export interface StatusWithHead {
-  /** HEAD's commit; null before the first commit. */
-  headSha: string | null;
-  /** Every path with a change (staged, unstaged or untracked), sorted. */
-  dirtyPaths: string[];
-  /**
-   * HEAD's entry for each dirty path the status described: a path listed
-   * here without an entry is not in HEAD (untracked or newly added). A path
-   * not listed (an unmerged one) must be looked up in HEAD.
-   */
-  headEntries: Map<string, { mode: string; oid: string } | null>;
-}
-
-const ZERO_OID_RE = /^0+$/;
-
-/**
- * Parses `git status --porcelain=v2 -z --branch --no-renames`: `# branch.oid
- * <sha>|(initial)`, ordinary entries `1 XY sub mH mI mW hH hI path`, unmerged
- * `u XY sub m1 m2 m3 mW h1 h2 h3 path`, untracked `? path`.
- */
-export function parseStatusV2(output: string): StatusWithHead {
-  let headSha: string | null = null;
-  const paths = new Set<string>();
-  const headEntries = new Map<string, { mode: string; oid: string } | null>();
-  for (const entry of output.split('\0')) {
-    if (entry === '') continue;
-    if (entry.startsWith('# branch.oid ')) {
-      const oid = entry.slice('# branch.oid '.length);
-      headSha = oid === '(initial)' ? null : oid;
-    } else if (entry.startsWith('1 ')) {
-      // Eight fields before the path, which may itself hold spaces.
-      const fields = entry.split(' ');
-      const path = fields.slice(8).join(' ');
-      const [mode = '', oid = ''] = [fields[3], fields[6]];
-      paths.add(path);
-      headEntries.set(path, ZERO_OID_RE.test(oid) || mode === '000000' ? null : { mode, oid });
-    } else if (entry.startsWith('u ')) {
-      paths.add(entry.split(' ').slice(10).join(' '));
-    } else if (entry.startsWith('? ')) {
-      const path = entry.slice(2);
-      paths.add(path);
-      headEntries.set(path, null);
-    }
-  }
-  return { headSha, dirtyPaths: [...paths].sort(), headEntries };
-}
-
-/**
- * Our reading of simple-git's `StatusResult` (of `status --porcelain -b -u -z
- * --no-renames`): the branch (null when detached), every path with a change
- * and those with a staged one (index column not ' ', '?' or '!'), sorted.
- *
- * simple-git trims every entry before parsing it, so a path that begins or
- * ends with whitespace comes out wrong (`"a.txt "` as `"a.txt"`; `" a"`
- * modified in the working tree as `"a"` staged). When `raw`, the output it
- * parsed, holds such a path, the answer is `parseStatus(raw)` instead, so
- * such a file is never reported clean or under another name.
- */
-export function statusFromResult(result: StatusResult, raw: string): { branch: string | null; paths: string[]; staged: string[] } {
-  if (holdsEdgeWhitespacePath(raw)) return parseStatus(raw);
-  const paths = new Set<string>();
-  const staged = new Set<string>();
-  for (const file of result.files) {
-    paths.add(file.path);
-    if (!' ?!'.includes(file.index)) staged.add(file.path);
-  }
-  return { branch: result.detached ? null : result.current, paths: [...paths].sort(), staged: [...staged].sort() };
-}
-
-function holdsEdgeWhitespacePath(raw: string): boolean {
-  return raw.split('\0').some((entry) => entry.length > 3 && !entry.startsWith('## ') && entry.slice(3) !== entry.slice(3).trim());
-}
-
-export interface RepoLocation {
-  /** Real path of the top of the working tree. */
-  top: string;
-  /** Absolute path of the git directory (a `.git` file's `gitdir:` target). */
-  gitDir: string;
-  /** Absolute path of the common git directory (objects, refs): the main repo's for a linked worktree. */
-  commonDir: string;
-}
-
-/** One effective config entry, as `git config --list --show-scope --show-origin`. */
-export interface ConfigEntry {
-  /** `system`, `global`, `local`, `worktree` or `command`. */
-  scope: string;
-  /** Where it is set: `file:<path>` (a relative path is inside the repo), `command line:` … */
-  origin: string;
-  /** Section and key lowercase, the subsection as written: `filter.LFS.clean`. */
-  key: string;
-  /** Null for a key written without `=` (boolean true). */
-  value: string | null;
-}
-
-/** Parses `git config --list --show-scope --show-origin -z`: `scope NUL origin NUL key [LF value] NUL`. */
-export function parseConfigEntries(output: string): ConfigEntry[] {
-  const fields = output.split('\0');
-  const entries: ConfigEntry[] = [];
-  for (let i = 0; i + 2 < fields.length; i += 3) {
-    const item = fields[i + 2]!;
-    const newline = item.indexOf('\n');
-    entries.push({
-      scope: fields[i]!,
-      origin: fields[i + 1]!,
-      key: newline === -1 ? item : item.slice(0, newline),
-      value: newline === -1 ? null : item.slice(newline + 1),
-    });
-  }
-  return entries;
 }
 
 export interface ProjectRepoOptions {
@@ -206,7 +99,13 @@ export class ProjectRepo {
     private readonly options: ProjectRepoOptions = {},
   ) {}
 
-  private git(args: string[], extra: { input?: string | Uint8Array; env?: NodeJS.ProcessEnv; okExitCodes?: number[] } = {}) {
+  /**
+   * One git command in the repo with this repo's settings (the same per-call
+   * config, neutralised drivers and ceilings as every other call). Private: a
+   * command run on a user's repo is a named one (below, from
+   * src/git/project-plumbing.ts), never an argv built elsewhere.
+   */
+  private readonly run: ProjectGitRun = (args, extra = {}) => {
     const ceilings = this.options.ceilings?.length ? { GIT_CEILING_DIRECTORIES: this.options.ceilings.join(':') } : {};
     return runGit(args, {
       cwd: this.dir,
@@ -216,10 +115,10 @@ export class ProjectRepo {
       timeoutMs: this.options.timeoutMs ?? 60_000,
       config: this.options.config,
     });
-  }
+  };
 
   /** One simple-git process in the repo, with this repo's settings (see src/git/project-porcelain.ts). */
-  private porcelain<T>(env: NodeJS.ProcessEnv, task: (git: SimpleGit, stdout: () => string) => Promise<T>): Promise<T> {
+  private porcelain<T>(env: NodeJS.ProcessEnv, task: PorcelainTask<T>): Promise<T> {
     const ceilings = this.options.ceilings?.length ? { GIT_CEILING_DIRECTORIES: this.options.ceilings.join(':') } : {};
     return runPorcelain(
       { cwd: this.dir, env: userGitEnv({ ...ceilings, ...env }), config: this.options.config, timeoutMs: this.options.timeoutMs ?? 60_000 },
@@ -227,39 +126,80 @@ export class ProjectRepo {
     );
   }
 
-  /**
-   * Runs one git command in the repo with this repo's settings (the same
-   * per-call config, neutralised drivers and ceilings as every other call):
-   * the plumbing of src/git/project-plumbing.ts goes through here.
-   */
-  readonly run: ProjectGitRun = (args, opts = {}) => this.git(args, opts);
+  // --- the plumbing of src/git/project-plumbing.ts, in this repo (see each function there) ---
+
+  /** See `captureFileStates`. */
+  captureFileStates(top: string, paths: readonly string[], options: { write?: boolean } = {}): Promise<FileState[]> {
+    return captureFileStates(this.run, top, paths, options);
+  }
+
+  /** See `readHead`. */
+  readHead(): Promise<ProjectHead> {
+    return readHead(this.run);
+  }
+
+  /** See `operationInProgress`. */
+  operationInProgress(top: string): Promise<string | null> {
+    return operationInProgress(this.run, top);
+  }
+
+  /** See `entriesAt`. */
+  entriesAt(rev: string | null, paths: readonly string[]): Promise<Map<string, { mode: string; oid: string }>> {
+    return entriesAt(this.run, rev, paths);
+  }
+
+  /** See `buildCommit`. */
+  buildCommit(opts: Parameters<typeof buildCommit>[1]): Promise<BuiltCommit> {
+    return buildCommit(this.run, opts);
+  }
+
+  /** See `compareAndSwapRef`. */
+  compareAndSwapRef(ref: string, sha: string, expected: string | null, reason: string): Promise<void> {
+    return compareAndSwapRef(this.run, ref, sha, expected, reason);
+  }
+
+  /** See `setRef`. */
+  setRef(ref: string, sha: string, reason: string): Promise<void> {
+    return setRef(this.run, ref, sha, reason);
+  }
+
+  /** See `syncIndexPaths`. */
+  syncIndexPaths(oldHead: string | null, states: readonly FileState[]): Promise<void> {
+    return syncIndexPaths(this.run, oldHead, states);
+  }
+
+  /** See `isAncestor`. */
+  isAncestor(ancestor: string, commit: string): Promise<boolean> {
+    return isAncestor(this.run, ancestor, commit);
+  }
+
+  /** See `commitsTouching`. */
+  commitsTouching(from: string | null, to: string, paths: readonly string[]): Promise<string[]> {
+    return commitsTouching(this.run, from, to, paths);
+  }
+
+  /** See `gitPath`. */
+  gitPath(name: string): Promise<string> {
+    return gitPath(this.run, name);
+  }
+
+  /** See `missingBlobs`. */
+  missingBlobs(oids: readonly string[]): Promise<Set<string>> {
+    return missingBlobs(this.run, oids);
+  }
+
+  /** See `withCheckedOutBlobs`. */
+  withCheckedOutBlobs<T>(gitDir: string, states: readonly FileState[], work: (read: ProjectBlobReader) => Promise<T>): Promise<T> {
+    return withCheckedOutBlobs(this.run, gitDir, states, work);
+  }
 
   /**
    * The repo containing `dir` (its top and git directories), asked of git
    * each time; null when it is in none.
    * @throws GitNoWorkTreeError for a bare repo or a folder inside a git directory.
    */
-  async locate(): Promise<RepoLocation | null> {
-    try {
-      const { stdout } = await this.git(['rev-parse', '--absolute-git-dir', '--path-format=absolute', '--git-common-dir', '--show-toplevel']);
-      const [gitDir = '', commonDir = '', top = ''] = stdout.trim().split('\n');
-      return { top: await realpath(top), gitDir, commonDir };
-    } catch (error) {
-      if (!(error instanceof GitError)) throw error;
-      if (/not a git repository/i.test(error.stderr)) return null;
-      if (/must be run in a work tree/i.test(error.stderr)) {
-        const bare = (await this.git(['rev-parse', '--is-bare-repository']).catch(() => null))?.stdout.trim() === 'true';
-        throw new GitNoWorkTreeError(
-          bare
-            ? `${this.dir} is a bare git repository: it has no working tree to commit from; use a clone of it.`
-            : `${this.dir} lies inside a git directory, not in a working tree.`,
-          error.argv,
-          error.exitCode,
-          error.stderr,
-        );
-      }
-      throw error;
-    }
+  locate(): Promise<RepoLocation | null> {
+    return locateRepo(this.run, this.dir);
   }
 
   /** The top of the repo containing `dir`, or null when it is in none. */
@@ -272,9 +212,8 @@ export class ProjectRepo {
    * local, worktree, and every included file), without the settings we pass
    * per call. Reading config runs no program.
    */
-  async configEntries(): Promise<ConfigEntry[]> {
-    const { stdout } = await this.git(['config', '--list', '--show-scope', '--show-origin', '--includes', '-z']);
-    return parseConfigEntries(stdout).filter((e) => e.scope !== 'command');
+  configEntries(): Promise<ConfigEntry[]> {
+    return configEntries(this.run);
   }
 
   /**
@@ -283,7 +222,7 @@ export class ProjectRepo {
    * printed nothing (bench/project-status.ts: p50 78 ms with `-q`, 28 ms without).
    */
   async init(): Promise<void> {
-    await this.porcelain({}, (git) => git.init());
+    await this.porcelain({}, initTask);
   }
 
   /**
@@ -302,9 +241,7 @@ export class ProjectRepo {
    * `--no-renames` and `--ignore-submodules=dirty`) read by `statusFromResult`.
    */
   async status(): Promise<WorkingTreeState & { staged: string[] }> {
-    const { branch, paths, staged } = await this.porcelain({ GIT_OPTIONAL_LOCKS: '0' }, async (git, stdout) =>
-      statusFromResult(await git.status(['--no-renames', '--ignore-submodules=dirty']), stdout()),
-    );
+    const { branch, paths, staged } = await this.porcelain({ GIT_OPTIONAL_LOCKS: '0' }, statusTask);
     return { isRepo: true, branch, dirtyPaths: paths, staged };
   }
 
@@ -317,12 +254,8 @@ export class ProjectRepo {
    * bench/project-commit.ts). On the runner, not simple-git, whose
    * `StatusResult` carries neither. Never writes the index (GIT_OPTIONAL_LOCKS=0).
    */
-  async statusWithHead(): Promise<StatusWithHead> {
-    const { stdout } = await this.git(
-      ['status', '--porcelain=v2', '-z', '--branch', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'],
-      { env: { GIT_OPTIONAL_LOCKS: '0' } },
-    );
-    return parseStatusV2(stdout);
+  statusWithHead(): Promise<StatusWithHead> {
+    return statusWithHead(this.run);
   }
 
   /**
@@ -338,16 +271,8 @@ export class ProjectRepo {
    * guards. simple-git would not be measurably slower (bench/project-status.ts:
    * p50 within 1 ms of the runner per status).
    */
-  async dirtyAmong(paths: readonly string[]): Promise<string[]> {
-    if (paths.length === 0) return [];
-    const wanted = new Set(paths);
-    // An argv has a limit; beyond a few hundred paths one whole scan is as good.
-    const limited = paths.length <= 500;
-    const { stdout } = await this.git(
-      ['status', '--porcelain=v1', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty', ...(limited ? ['--', ...paths] : [])],
-      { env: { GIT_OPTIONAL_LOCKS: '0', GIT_LITERAL_PATHSPECS: '1' } },
-    );
-    return parseStatus(stdout).paths.filter((p) => wanted.has(p));
+  dirtyAmong(paths: readonly string[]): Promise<string[]> {
+    return dirtyAmong(this.run, paths);
   }
 
   /**
@@ -355,20 +280,8 @@ export class ProjectRepo {
    * `user.email`, every scope and include, the last value of each winning),
    * or null unless both are set and non-empty. Read-only: one `git config`.
    */
-  async configuredIdentity(): Promise<Committer | null> {
-    const { stdout, exitCode } = await this.git(['config', '-z', '--get-regexp', '^user\\.(name|email)$'], { okExitCodes: [0, 1] });
-    if (exitCode !== 0) return null;
-    let name = '';
-    let email = '';
-    for (const item of stdout.split('\0')) {
-      const newline = item.indexOf('\n');
-      if (newline === -1) continue;
-      const key = item.slice(0, newline);
-      const value = item.slice(newline + 1).trim();
-      if (key === 'user.name') name = value;
-      if (key === 'user.email') email = value;
-    }
-    return name !== '' && email !== '' ? { name, email } : null;
+  configuredIdentity(): Promise<Committer | null> {
+    return configuredIdentity(this.run);
   }
 
   /**
@@ -376,15 +289,8 @@ export class ProjectRepo {
    * branch), whether the working tree or index holds any non-ignored file
    * and whether anything is staged. One status, with GIT_OPTIONAL_LOCKS=0.
    */
-  async unbornHead(): Promise<{ hasFiles: boolean; staged: boolean } | null> {
-    // `--untracked-files=normal` after simple-git's `-u`: the last one wins, and an untracked folder is one entry.
-    return this.porcelain({ GIT_OPTIONAL_LOCKS: '0' }, async (git, stdout) => {
-      const result = await git.status(['--no-renames', '--untracked-files=normal', '--ignore-submodules=dirty']);
-      // StatusResult has no "unborn": its `current` is the branch either way. git's own branch line says it.
-      if (!stdout().startsWith('## No commits yet on ')) return null;
-      const { paths, staged } = statusFromResult(result, stdout());
-      return { hasFiles: paths.length > 0, staged: staged.length > 0 };
-    });
+  unbornHead(): Promise<{ hasFiles: boolean; staged: boolean } | null> {
+    return this.porcelain({ GIT_OPTIONAL_LOCKS: '0' }, unbornHeadTask);
   }
 
   /**
@@ -407,19 +313,15 @@ export class ProjectRepo {
     };
     let sha: string;
     try {
-      // `add` prints nothing, so simple-git adds its 50 ms wait here (once per project); `commit` is not
-      // `--quiet`: its summary line carries the full sha (simple-git passes core.abbrev=40), which
-      // saves a `rev-parse HEAD`.
-      await this.whileLocked(() => this.porcelain({}, (git) => git.add(['-A'])));
-      const result = await this.whileLocked(() =>
-        this.porcelain(identity, (git) => git.commit(message, [], { '--no-verify': null, '--no-gpg-sign': null })),
-      );
+      // `add` prints nothing, so simple-git adds its 50 ms wait here (once per project).
+      await this.whileLocked(() => this.porcelain({}, addAllTask));
+      const result = await this.whileLocked(() => this.porcelain(identity, commitTask(message)));
       sha = result.commit;
     } catch (error) {
-      await this.git(['read-tree', '--empty']).catch(() => undefined);
+      await emptyIndex(this.run).catch(() => undefined);
       throw error;
     }
-    return /^[0-9a-f]{40,64}$/.test(sha) ? sha : (await this.git(['rev-parse', 'HEAD'])).stdout.trim();
+    return /^[0-9a-f]{40,64}$/.test(sha) ? sha : await headCommit(this.run);
   }
 
   private async whileLocked<T>(run: () => Promise<T>): Promise<T> {

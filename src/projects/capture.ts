@@ -7,7 +7,7 @@
  */
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { captureFileStates, entriesAt, type ProjectGitRun } from '../git/project-plumbing.js';
+import type { ProjectRepo } from '../git/project-repo.js';
 import { splitAtClose } from './ownership.js';
 import type { RecordedState } from './restore-plan.js';
 
@@ -40,7 +40,7 @@ export interface HeadAtClose {
  * @param known HEAD and its entries as the close's status read them.
  * @throws GitError when git cannot hash the files (the caller records the turn without a capture).
  */
-export async function captureTurnEnd(run: ProjectGitRun, top: string, input: CaptureInput, known: HeadAtClose): Promise<TurnCapture> {
+export async function captureTurnEnd(repo: ProjectRepo, top: string, input: CaptureInput, known: HeadAtClose): Promise<TurnCapture> {
   const changedBeforeStart: string[] = [];
   if (!input.touched && input.startedAt) {
     const atStart = new Set(input.dirtyAtStart);
@@ -53,10 +53,10 @@ export async function captureTurnEnd(run: ProjectGitRun, top: string, input: Cap
   }
   const split = splitAtClose({ ...input, changedBeforeStart });
   const headSha = known.headSha;
-  const states = await captureFileStates(run, top, split.agent);
+  const states = await repo.captureFileStates(top, split.agent);
   // HEAD's entries for the agent's paths: from the status when it told them, else (an unmerged path) one ls-tree.
   const unknown = states.map((s) => s.path).filter((p) => !known.headEntries.has(p));
-  const looked = await entriesAt(run, headSha, unknown);
+  const looked = await repo.entriesAt(headSha, unknown);
   const files = states.map((s) => {
     const b = known.headEntries.has(s.path) ? known.headEntries.get(s.path) : looked.get(s.path);
     return { ...s, baseMode: b?.mode ?? null, baseOid: b?.oid ?? null };

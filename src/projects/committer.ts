@@ -23,22 +23,13 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { ProjectCommitResult, Turn } from '../generated/prisma/client.js';
 import { GitLockedError, GitRefConflictError } from '../git/errors.js';
-import {
-  buildCommit,
-  compareAndSwapRef,
-  entriesAt,
-  operationInProgress,
-  readHead,
-  setRef,
-  syncIndexPaths,
-  type FileState,
-  type ProjectGitRun,
-} from '../git/project-plumbing.js';
+import type { FileState } from '../git/project-plumbing.js';
+import type { ProjectRepo } from '../git/project-repo.js';
 import type { KeyedLocks } from '../locks.js';
 import type { Logger } from '../logger.js';
-import { excerpt } from '../text.js';
 import { KeyedDrains } from '../drains.js';
 import type { PubSub } from '../pubsub.js';
+import { agentIdentity, projectCommitMessage, REFLOG, snapshotMessage, snapshotRef } from './agent-commits.js';
 import { claimedPaths, releaseClaim } from './claims.js';
 import { initialCommitHint } from './initial-commit.js';
 import { decideCommit, skipWarningText } from './ownership.js';
@@ -52,22 +43,6 @@ export interface ProjectCommitterDeps {
   logger: Logger;
   pubsub: PubSub;
   projectLocks: KeyedLocks;
-}
-
-
-export const AGENT_EMAIL = 'agent@openprogram.invalid';
-
-export function agentName(model: string | null): string {
-  return `agent (${model ?? 'unknown model'} via OpenProgram)`;
-}
-
-export function projectCommitMessage(sessionId: string, turn: number, userContent: string): string {
-  return `[agent ${sessionId}] turn ${turn}: ${excerpt(userContent, 60)}\n\nSession-Id: ${sessionId}\nTurn: ${turn}\n`;
-}
-
-/** The private ref a skipped turn's state is kept on. */
-export function snapshotRef(sessionId: string, branch: string, turn: number): string {
-  return branch === 'main' ? `refs/entity-memory/snapshots/${sessionId}/turn-${turn}` : `refs/entity-memory/snapshots/${sessionId}/${branch}/turn-${turn}`;
 }
 
 /** A failure worth trying again: the same captured state may well commit in a moment. */
@@ -272,7 +247,7 @@ export class ProjectCommitter {
     // before git runs: the folder, its repo and its config may all have changed while we waited.
     const gitDir = (await locateProjectRepo(project, this.deps.config)).location.gitDir;
     const message = projectCommitMessage(sessionId, turn.number, userContent);
-    const identity = { name: agentName(model), email: AGENT_EMAIL };
+    const identity = agentIdentity(model);
     for (let look = 0; ; look++) {
       const final = look >= this.options.settleAttempts;
       const decided = await this.look(project, gitDir, turn, { files, suspects, final, message, identity, sessionId, projectId: project.projectId });
@@ -314,13 +289,10 @@ export class ProjectCommitter {
    * turn's captured state is the newer one. A branch that no longer contains
    * the HEAD of the close (a reset, a rebase) is never explained this way.
    */
-  private async movedByEarlierTurns(run: ProjectGitRun, turn: Turn, head: string, paths: readonly string[]): Promise<boolean> {
+  private async movedByEarlierTurns(repo: ProjectRepo, turn: Turn, head: string, paths: readonly string[]): Promise<boolean> {
     const from = turn.projectHeadAtClose;
-    if (from) {
-      const ancestor = await run(['merge-base', '--is-ancestor', from, head], { okExitCodes: [0, 1] });
-      if (ancestor.exitCode !== 0) return false;
-    }
-    const shas = await commitsTouching(run, from, head, paths);
+    if (from && !(await repo.isAncestor(from, head))) return false;
+    const shas = await repo.commitsTouching(from, head, paths);
     if (shas.length === 0) return false;
     const ours = await this.deps.db.turn.count({
       where: { projectCommitSha: { in: shas }, closedAt: { lte: turn.closedAt ?? turn.createdAt } },
@@ -329,7 +301,7 @@ export class ProjectCommitter {
   }
 
   private async decideAndApply(place: RepoPlace, turn: Turn, ctx: LookContext): Promise<ProjectOutcome | null> {
-    const run = place.repo.run;
+    const repo = place.repo;
     const gitDir = place.location.gitDir;
     // The index is per working tree, so its lock is in this worktree's git directory (what
     // `git rev-parse --git-path index.lock` prints, without the process).
@@ -339,9 +311,9 @@ export class ProjectCommitter {
     // not this turn's business, and the agent's paths are committed from their captured blobs.
     const [locked, busy, head, dirtyNow, claimed] = await Promise.all([
       exists(indexLock),
-      operationInProgress(run, place.workdir),
-      readHead(run),
-      place.repo.dirtyAmong(ctx.suspects),
+      repo.operationInProgress(place.workdir),
+      repo.readHead(),
+      repo.dirtyAmong(ctx.suspects),
       claimedPaths(place.location, turn.id),
     ]);
     if (locked) throw new TransientProjectError(`another git is using the repository (${indexLock} exists)`);
@@ -356,13 +328,13 @@ export class ProjectCommitter {
     });
     const snapshot = async (reason: string): Promise<string | null> => {
       if (ctx.files.length === 0) return null;
-      const built = await buildCommit(run, { parent: head.sha, states: ctx.files, message: `${ctx.message}Snapshot: ${reason}\n`, identity: ctx.identity, scratchDir: gitDir });
-      await setRef(run, snapshotRef(ctx.sessionId, turn.branch, turn.number), built.sha, 'entity-memory: snapshot of a skipped turn');
+      const built = await repo.buildCommit({ parent: head.sha, states: ctx.files, message: snapshotMessage(ctx.message, reason), identity: ctx.identity, scratchDir: gitDir });
+      await repo.setRef(snapshotRef(ctx.sessionId, turn.branch, turn.number), built.sha, REFLOG.turnSnapshot);
       return built.sha;
     };
     // With no commit yet, every file of the folder is "the user's": say how to get out of that.
     const skipped = decision.kind === 'busy' || decision.kind === 'dirty';
-    const hint = skipped && head.sha === null && (await place.repo.status()).dirtyPaths.length > 0 ? initialCommitHint(ctx.projectId) : undefined;
+    const hint = skipped && head.sha === null && (await repo.status()).dirtyPaths.length > 0 ? initialCommitHint(ctx.projectId) : undefined;
     switch (decision.kind) {
       case 'wait':
         return null;
@@ -382,12 +354,12 @@ export class ProjectCommitter {
     }
     if (head.sha !== turn.projectHeadAtClose) {
       // The user committed (or reset) since the close: build on their HEAD only if it left the agent's paths alone.
-      const there = await entriesAt(run, head.sha, ctx.files.map((f) => f.path));
+      const there = await repo.entriesAt(head.sha, ctx.files.map((f) => f.path));
       let moved = ctx.files.filter((f) => {
         const e = there.get(f.path);
         return (e?.oid ?? null) !== f.baseOid || (e ? e.mode !== f.baseMode : false);
       });
-      if (moved.length > 0 && (await this.movedByEarlierTurns(run, turn, head.sha!, moved.map((f) => f.path)))) moved = [];
+      if (moved.length > 0 && (await this.movedByEarlierTurns(repo, turn, head.sha!, moved.map((f) => f.path)))) moved = [];
       if (moved.length > 0) {
         const reason = `the branch moved since the turn closed and changes ${listed(moved.map((f) => f.path))} too`;
         const snapshotSha = await snapshot(reason);
@@ -398,11 +370,11 @@ export class ProjectCommitter {
         });
       }
     }
-    const built = await buildCommit(run, { parent: head.sha, states: ctx.files, message: ctx.message, identity: ctx.identity, scratchDir: gitDir });
+    const built = await repo.buildCommit({ parent: head.sha, states: ctx.files, message: ctx.message, identity: ctx.identity, scratchDir: gitDir });
     if (built.unchanged) return outcome('NOTHING_TO_COMMIT');
-    await compareAndSwapRef(run, head.ref!, built.sha, head.sha, `entity-memory: agent turn ${turn.number}`);
+    await repo.compareAndSwapRef(head.ref!, built.sha, head.sha, REFLOG.turn(turn.number));
     const paths = ctx.files.map((f) => f.path);
-    const synced = await syncIndexWithRetry(run, head.sha, ctx.files);
+    const synced = await syncIndexWithRetry(repo, head.sha, ctx.files);
     const count = `${paths.length} ${paths.length === 1 ? 'path' : 'paths'}`;
     return outcome('COMMITTED', {
       sha: built.sha,
@@ -411,13 +383,6 @@ export class ProjectCommitter {
         : `Committed ${count}; another git held the index, so git status may list them as staged: run git reset -q -- ${paths.join(' ')} to refresh it.`,
     });
   }
-}
-
-/** The commits in `from..to` (all of `to` when `from` is null) that change any of `paths`. */
-async function commitsTouching(run: ProjectGitRun, from: string | null, to: string, paths: readonly string[]): Promise<string[]> {
-  const range = from ? [`^${from}`, to] : [to];
-  const { stdout } = await run(['rev-list', ...range, '--', ...paths], { env: { GIT_LITERAL_PATHSPECS: '1' } });
-  return stdout.split('\n').filter((line) => line !== '');
 }
 
 function listed(paths: readonly string[]): string {
@@ -435,11 +400,11 @@ async function exists(path: string): Promise<boolean> {
  * The branch has moved: the index must follow for the agent's paths. A user's
  * index.lock appearing right now is waited for (15 s); the commit stands either way.
  */
-async function syncIndexWithRetry(run: ProjectGitRun, oldHead: string | null, states: readonly FileState[]): Promise<boolean> {
+async function syncIndexWithRetry(repo: ProjectRepo, oldHead: string | null, states: readonly FileState[]): Promise<boolean> {
   const deadline = Date.now() + 15_000;
   for (let attempt = 1; ; attempt++) {
     try {
-      await syncIndexPaths(run, oldHead, states);
+      await repo.syncIndexPaths(oldHead, states);
       return true;
     } catch (error) {
       if (!(error instanceof GitLockedError) || Date.now() > deadline) return false;

@@ -10,7 +10,8 @@ import { lstat, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { BadUserInputError, ForbiddenError } from '../errors.js';
-import { GitNoWorkTreeError, ProjectRepo, type RepoLocation } from '../git/index.js';
+import { GitNoWorkTreeError } from '../git/errors.js';
+import { ProjectRepo, type RepoLocation } from '../git/project-repo.js';
 import { autoCommitState, judgeRepoConfig, unsafeConfigMessage, type AutoCommitState, type RepoConfigVerdict } from './repo-config.js';
 import { checkWorkdir, insideRoots, realRoots } from './workdir.js';
 

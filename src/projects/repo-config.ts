@@ -17,7 +17,7 @@
  *   "dirty", which only ever makes us commit less.
  */
 import { createHash } from 'node:crypto';
-import type { ConfigEntry } from '../git/index.js';
+import type { ConfigEntry } from '../git/project-repo.js';
 
 /** Auto-commit in a project: what `Project.autoCommit.state` reports. */
 export const AUTO_COMMIT_STATES = ['ENABLED', 'TRUSTED', 'DISABLED_UNSAFE_CONFIG', 'UNAVAILABLE'] as const;

@@ -104,7 +104,7 @@ export async function captureAtClose(
   const ownPending = pathsOf(claims, input.sessionId, true);
   // Without touchedPaths, what another session's turn left and has not committed yet is that agent's, not ours.
   const dirtyAtClose = input.touched ? dirty : dirty.filter((p) => !others.has(p));
-  const capture = await captureTurnEnd(place.repo.run, place.workdir, { touched: input.touched, dirtyAtStart: input.dirtyAtStart, dirtyAtClose, startedAt: input.startedAt }, status);
+  const capture = await captureTurnEnd(place.repo, place.workdir, { touched: input.touched, dirtyAtStart: input.dirtyAtStart, dirtyAtClose, startedAt: input.startedAt }, status);
   const agent = new Set(capture.files.map((f) => f.path));
   return {
     capture,

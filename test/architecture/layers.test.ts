@@ -54,6 +54,11 @@ describe('the layers of src/', () => {
       'src/projects/committer.ts': "import '../mirror/index.js';\nexport const c = 1;\n",
       'src/importers/files.ts': "import '../ids.js';\nimport '../mirror/index.js';\nexport const f = 1;\n",
       'src/services/sessions.ts': "import '../importers/files.js';\nexport const n = 1;\n",
+      // A user's repo: projects/ may import its git, services/ and git/index.ts may not.
+      'src/projects/restore.ts': "import '../git/project-plumbing.js';\nexport const p = 1;\n",
+      'src/git/project-plumbing.ts': "import './run.js';\nexport const g = 1;\n",
+      'src/git/index.ts': "import './project-plumbing.js';\nexport const x = 1;\n",
+      'src/services/restore.ts': "import '../projects/restore.js';\nimport '../git/project-plumbing.js';\nexport const s = 1;\n",
       'src/services/rules.ts': "import '../mirror/index.js';\nimport '../mirror/worker.js';\nimport '../schema/session.js';\nexport const s = 1;\n",
       'src/schema/session.ts': "import '../services/rules.js';\nimport '../mirror/index.js';\nimport '../app.js';\nexport const q = 1;\n",
       'src/app.ts': "import './schema/session.js';\nimport './mirror/worker.js';\nimport './missing.js';\nexport const a = 1;\n",
@@ -72,10 +77,12 @@ describe('the layers of src/', () => {
         'importers-for-imports-only: src/services/sessions.ts -> src/importers/files.ts',
         'leaves-stay-leaves: src/ids.ts -> src/schema/session.ts',
         'mirror-below-services: src/mirror/rebuild.ts -> src/projects/committer.ts',
+        'only-projects-open-a-user-repo: src/git/index.ts -> src/git/project-plumbing.ts',
         'projects-below-services: src/projects/committer.ts -> src/mirror/index.ts',
         'resolvable: src/app.ts -> ./missing.js',
         'schema-below-app: src/schema/session.ts -> src/app.ts',
         'services-below-schema: src/services/rules.ts -> src/schema/session.ts',
+        'services-never-import-git-project: src/services/restore.ts -> src/git/project-plumbing.ts',
       ].sort(),
     );
     // An upward import closes a cycle with the downward ones, so there are several; two the fixture makes on purpose:

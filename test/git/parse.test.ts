@@ -1,5 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { attachPatches, parseLog, parseLsTree, parseRawNumstat, parseTrailers, splitPatch } from '../../src/git/parse.js';
+import {
+  attachPatches,
+  parseIdentity,
+  parseLines,
+  parseLog,
+  parseLsTree,
+  parseNonBlobs,
+  parseRawDiffPaths,
+  parseRawNumstat,
+  parseStagedPaths,
+  parseStatus,
+  parseStatusV2,
+  parseTrailers,
+  parseTreeListing,
+  splitPatch,
+} from '../../src/git/parse.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -66,5 +81,33 @@ describe('parseLsTree', () => {
       { path: 'a b\tc', size: 432 },
       { path: 'e', size: 0 },
     ]);
+  });
+});
+
+describe("a user's project: status, identity and listings", () => {
+  it('reads porcelain v1 and v2 status byte for byte: branch, staged, HEAD entries, paths with spaces', () => {
+    const v1 = '## main...origin/main\0M  staged.txt\0 M with space .txt\0?? new.txt\0';
+    expect(parseStatus(v1)).toEqual({ branch: 'main', paths: ['new.txt', 'staged.txt', 'with space .txt'], staged: ['staged.txt'] });
+    expect(parseStatus('## No commits yet on trunk\0')).toEqual({ branch: 'trunk', paths: [], staged: [] });
+    expect(parseStatus('## HEAD (no branch)\0').branch).toBeNull();
+    const v2 = `# branch.oid ${A}\0# branch.head main\0` + `1 .M N... 100644 100644 100644 ${B} ${B} a b.txt\0` + `1 A. N... 000000 100644 100644 ${'0'.repeat(40)} ${B} added.txt\0` + '? new.txt\0';
+    const got = parseStatusV2(v2);
+    expect(got.headSha).toBe(A);
+    expect(got.dirtyPaths).toEqual(['a b.txt', 'added.txt', 'new.txt']);
+    expect([...got.headEntries]).toEqual([['a b.txt', { mode: '100644', oid: B }], ['added.txt', null], ['new.txt', null]]);
+    expect(parseStatusV2('# branch.oid (initial)\0').headSha).toBeNull();
+  });
+
+  it('reads the configured identity (last value winning, both needed) and the listings the plumbing gets back', () => {
+    expect(parseIdentity('user.name\nOld\0user.email\nme@x\0user.name\n Ann \0')).toEqual({ name: 'Ann', email: 'me@x' });
+    expect(parseIdentity('user.name\nAnn\0')).toBeNull();
+    expect(parseTreeListing(`100644 blob ${A}\tdir/a b\x00040000 tree ${B}\td\0`)).toEqual([
+      { path: 'dir/a b', entry: { mode: '100644', type: 'blob', oid: A } },
+      { path: 'd', entry: { mode: '040000', type: 'tree', oid: B } },
+    ]);
+    expect(parseRawDiffPaths(`:100644 100644 ${A} ${B} M\0x y\0:000000 100644 ${A} ${B} A\0z\0`)).toEqual(['x y', 'z']);
+    expect(parseStagedPaths(`100644 ${A} 0\tone\x00100644 ${B} 0\ttwo\tthree\0`)).toEqual(['one', 'two\tthree']);
+    expect(parseNonBlobs(`${A} blob\n${B} missing\n`)).toEqual(new Set([B]));
+    expect(parseLines('a\n\nb\n')).toEqual(['a', 'b']);
   });
 });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { turnCommitMessage, turnTrailers } from '../../src/mirror/commit-message.js';
 import { parseTrailers } from '../../src/git/parse.js';
 import { excerpt } from '../../src/text.js';
-import { projectCommitMessage } from '../../src/projects/committer.js';
+import { projectCommitMessage } from '../../src/projects/agent-commits.js';
 import { assertBranchRefName } from '../../src/services/sessions/validate.js';
 import { eventually, git } from '../helpers/git.js';
 import { startTestServer, type Result, type TestServer } from '../helpers/server.js';

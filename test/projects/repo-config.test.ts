@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfigEntries, type ConfigEntry } from '../../src/git/project-repo.js';
+import { parseConfigEntries, type ConfigEntry } from '../../src/git/parse.js';
 import { autoCommitState, judgeRepoConfig, unsafeConfigMessage } from '../../src/projects/repo-config.js';
 
 const entry = (key: string, value: string | null = '/usr/bin/prog', scope = 'local', origin = 'file:.git/config'): ConfigEntry => ({ scope, origin, key, value });

@@ -1,17 +1,16 @@
 /**
  * Projects: creating, changing, importing, and binding sessions to them.
  */
-import { readdir, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import type { Prisma, Project, ProjectStatus, Session } from '../../generated/prisma/client.js';
 import { AppError, BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
-import { GitError, ProjectRepo, type RepoLocation } from '../../git/index.js';
 import { assertValidId, newId } from '../../ids.js';
-import { INITIAL_COMMIT_MESSAGE, initialCommitUnsafeMessage, SETUP_IDENTITY } from '../../projects/initial-commit.js';
-import { checkRepoPlace, openProjectRepo, placeOf, type PlaceProject } from '../../projects/project-place.js';
-import { judgeRepoConfig } from '../../projects/repo-config.js';
+import { findRepoFolders } from '../../projects/find-repos.js';
+import { initProjectRepo } from '../../projects/initial-commit.js';
+import { checkRepoPlace, openProjectRepo } from '../../projects/project-place.js';
+import { workdirDirty } from '../../projects/working-tree.js';
 import { outsideRequest } from '../../request-context.js';
-import { checkScanRoot, realRoots } from '../../projects/workdir.js';
+import { checkScanRoot } from '../../projects/workdir.js';
 import { now, type Deps } from '../deps.js';
 import { newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
 import { assertShortText } from '../sessions/validate.js';
@@ -50,21 +49,11 @@ export interface CreateProjectInput {
 export async function createProject(input: CreateProjectInput, deps: Deps): Promise<Project> {
   assertName(input.name);
   assertShortText(input.description, 'description');
-  let checked = await checkRepoPlace(input.workdir, deps.config);
+  const checked = await checkRepoPlace(input.workdir, deps.config);
   const workdir = checked.workdir;
   const existing = await deps.db.project.findUnique({ where: { workdir } });
   if (existing) throw new ConflictError(`${workdir} is already the project ${existing.projectId} (${existing.name}).`, { projectId: existing.projectId });
-  if (checked.location === null) {
-    const repo = new ProjectRepo(workdir, { ceilings: realRoots(deps.config) });
-    // Nothing to commit in an empty folder, so nothing to refuse there.
-    const commitFirst = input.initialCommit === true && (await readdir(workdir)).length > 0;
-    // Judged before init, so a refusal leaves the folder as it was: a fresh repo has no
-    // config of its own yet, but the global and system configs apply to it.
-    if (commitFirst) assertNoFilterDrivers(workdir, judgeRepoConfig(await repo.configEntries()));
-    await repo.init();
-    checked = await checkRepoPlace(workdir, deps.config);
-    if (commitFirst && checked.location) await initialCommitInto(workdir, checked.location, deps);
-  }
+  if (checked.location === null) await initProjectRepo(workdir, deps.config, input.initialCommit === true);
   return deps.db.project.create({
     data: {
       projectId: newId(),
@@ -75,42 +64,6 @@ export async function createProject(input: CreateProjectInput, deps: Deps): Prom
       createdAt: now(deps),
     },
   });
-}
-
-function assertNoFilterDrivers(workdir: string, verdict: ReturnType<typeof judgeRepoConfig>): void {
-  if (verdict.unsafeKeys.length > 0) {
-    throw new BadUserInputError(initialCommitUnsafeMessage(workdir, verdict), { field: 'initialCommit', unsafeKeys: verdict.unsafeKeys });
-  }
-}
-
-/**
- * The first commit of a repo `createProject` has just made: every non-ignored
- * file, authored and committed by the user's git identity in that folder
- * (`user.name`, `user.email`), else `SETUP_IDENTITY`. The config is judged
- * again as at every use (an `init.templateDir` can bring a config with filter
- * drivers). On any refusal or failure the repo is removed again, so the
- * folder is left as it was found.
- */
-async function initialCommitInto(workdir: string, location: RepoLocation, deps: Deps): Promise<void> {
-  try {
-    const place = await placeOf({ projectId: '', trustedConfig: null }, workdir, location, deps.config);
-    assertNoFilterDrivers(workdir, place.verdict);
-    const who = (await place.repo.configuredIdentity()) ?? SETUP_IDENTITY;
-    await place.repo.initialCommit(INITIAL_COMMIT_MESSAGE, who);
-  } catch (error) {
-    // Ours to remove: the folder had no `.git` at all (checkRepoPlace refuses an unreadable
-    // one), so the one there now is what init() just made.
-    if (location.gitDir === join(workdir, '.git')) await rm(location.gitDir, { recursive: true, force: true });
-    if (error instanceof AppError) throw error;
-    if (error instanceof GitError) {
-      throw new BadUserInputError(
-        `The first commit in ${workdir} could not be made (git: ${error.stderr || error.message}); nothing was created. ` +
-          'Fix that and try again, or create the project without initialCommit.',
-        { field: 'initialCommit' },
-      );
-    }
-    throw error;
-  }
 }
 
 export interface UpdateProjectInput {
@@ -160,16 +113,6 @@ export async function requireProject(deps: Pick<Deps, 'db'>, projectId: string):
 }
 
 /**
- * The dirty paths of a project's working directory now (what a session
- * joining it starts from), with the folder and repo checked again.
- * @throws BadUserInputError or ForbiddenError when they cannot be used now.
- */
-export async function workdirDirty(project: PlaceProject, deps: Pick<Deps, 'config'>): Promise<string[]> {
-  const place = await openProjectRepo(project, deps.config);
-  return (await place.repo.status()).dirtyPaths;
-}
-
-/**
  * Binds a session to a project; its later turns commit there.
  * @throws ConflictError when the session belongs to another project or has an open turn.
  */
@@ -192,8 +135,6 @@ export async function addSessionToProject(input: { sessionId: string; projectId:
   });
 }
 
-const SKIP_DIRS = new Set(['node_modules', '.git', 'vendor', 'target', 'dist', 'build', '.cache']);
-
 /**
  * Finds git repos under `root` (to `maxDepth` levels, default 3, at most 10)
  * and adds those not yet known as projects. Running it twice adds nothing.
@@ -209,26 +150,7 @@ export async function importProjects(input: { root: string; maxDepth?: number | 
     throw new BadUserInputError(`maxDepth must be from 0 to 10, got ${maxDepth}.`, { field: 'maxDepth' });
   }
   const root = await checkScanRoot(input.root, deps.config, 'root');
-  const found: string[] = [];
-  async function walk(dir: string, depth: number): Promise<void> {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    if (entries.some((e) => e.name === '.git')) {
-      found.push(dir);
-      return;
-    }
-    if (depth >= maxDepth) return;
-    for (const entry of entries) {
-      if (entry.isDirectory() && !entry.isSymbolicLink() && !SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.')) {
-        await walk(join(dir, entry.name), depth + 1);
-      }
-    }
-  }
-  await walk(root, 0);
+  const found = await findRepoFolders(root, maxDepth);
   const added: Project[] = [];
   for (const dir of found) {
     let workdir: string;

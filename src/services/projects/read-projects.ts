@@ -3,9 +3,10 @@
  */
 import type { Project, ProjectCommitResult, Turn } from '../../generated/prisma/client.js';
 import { AppError } from '../../errors.js';
-import { GitRepo, type WorkingTreeState } from '../../git/index.js';
+import { GitRepo } from '../../git/index.js';
 import { locateProjectRepo, openProjectRepo } from '../../projects/project-place.js';
 import type { AutoCommitState } from '../../projects/repo-config.js';
+import type { WorkingTreeState } from '../../projects/working-tree.js';
 import type { Deps } from '../deps.js';
 import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
 import type { CommitRef } from '../replay/read-commits.js';

@@ -2,7 +2,7 @@ import type { Session } from '../../generated/prisma/client.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { assertValidId, newId } from '../../ids.js';
 import { now, type Deps } from '../deps.js';
-import { workdirDirty } from '../projects/manage-projects.js';
+import { workdirDirty } from '../../projects/working-tree.js';
 import { assertShortText } from './validate.js';
 
 export interface CreateSessionInput {

@@ -1,0 +1,278 @@
+/**
+ * Taking the agent's project edits later, or going back, in the user's repo:
+ * `applySnapshotFiles` writes a skipped turn's kept state into the working
+ * tree, and `restoreFiles` puts every path the agent touched back to the state
+ * a restore plan (restore-plan.ts) names. Both write only the agent's paths,
+ * and only where the working tree still holds what the agent (or the last
+ * restore) left there: anything else is the user's, and the request is
+ * refused with CONFLICT before anything is written. A restore leaves a commit
+ * on the user's branch, or a private snapshot commit when it cannot; the
+ * caller records it (src/services/projects/project-restore.ts).
+ */
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import type { ProjectFilesResultKind } from '../generated/prisma/client.js';
+import { GitRefConflictError } from '../git/errors.js';
+import { writeStates, type FileState } from '../git/project-plumbing.js';
+import type { ProjectRepo } from '../git/project-repo.js';
+import { KeyedLocks } from '../locks.js';
+import { agentIdentity, REFLOG, restoreCommitMessage, restoreSnapshotRef, snapshotMessage } from './agent-commits.js';
+import { withProjectLock } from './project-lock.js';
+import { openProjectRepo, type PlaceProject, type RepoPlace } from './project-place.js';
+import { changedPaths, type RecordedState, type RestorePlan } from './restore-plan.js';
+
+/** What the project's repo needs here: where folders may be, and the working directories' locks (default: this call's own). */
+export interface RestoreRepoDeps {
+  config: Pick<Config, 'allowedRoots' | 'dataDir'>;
+  projectLocks?: KeyedLocks;
+}
+
+/** What was written into the working tree, and what was left in the repo for it. */
+export interface FilesWritten {
+  /** The paths written into the working tree, sorted. */
+  paths: string[];
+  result: ProjectFilesResultKind;
+  /** The commit made on the user's branch (COMMITTED), or null. */
+  commitSha: string | null;
+  /** The private snapshot commit the restore is kept on (SNAPSHOT), or null. */
+  snapshotSha: string | null;
+  /** The states written, with what HEAD held for them: what a restore records (empty for a snapshot applied). */
+  files: RecordedState[];
+  message: string;
+}
+
+/**
+ * Writes a skipped turn's private snapshot (its recorded `files`, kept on
+ * `snapshotSha`) into the working tree: HEAD, the index, branches and refs are
+ * not touched.
+ * @throws ConflictError (extensions.paths) when a path holds neither what HEAD
+ * held when the snapshot was taken nor the snapshot's content, or is a folder
+ * now; NotFoundError for content no longer in the repo; the project's own
+ * refusal (openProjectRepo).
+ */
+export async function applySnapshotFiles(
+  project: PlaceProject,
+  deps: RestoreRepoDeps,
+  snapshot: { turn: number; files: RecordedState[]; snapshotSha: string },
+): Promise<FilesWritten> {
+  const { turn, files, snapshotSha } = snapshot;
+  return underProjectLock(deps, project, async (place) => {
+    const repo = place.repo;
+    const paths = files.map((f) => f.path);
+    const now = await repo.captureFileStates(place.workdir, paths, { write: false });
+    const blocked = await blockedPaths(place.workdir, paths);
+    const conflicts = files
+      .filter((f) => blocked.has(f.path) || (changedPaths([baseOf(f)], now).length > 0 && changedPaths([f], now).length > 0))
+      .map((f) => f.path);
+    if (conflicts.length > 0) {
+      throw new ConflictError(
+        `Not applied: ${listed(conflicts)} changed since turn ${turn}'s snapshot was taken (or became a folder); nothing was written. ` +
+          `Commit or stash your changes to ${conflicts.length === 1 ? 'it' : 'them'} first, or compare with git diff ${snapshotSha}.`,
+        { paths: conflicts },
+      );
+    }
+    const writes: FileState[] = files.filter((f) => changedPaths([f], now).length > 0).map(({ path, mode, oid }) => ({ path, mode, oid }));
+    const done = { commitSha: null, snapshotSha: null, files: [] };
+    if (writes.length === 0) {
+      return { ...done, paths: [], result: 'NOTHING', message: `The working tree already holds turn ${turn}'s snapshot; nothing was written.` };
+    }
+    await assertBlobs(repo, writes);
+    await repo.withCheckedOutBlobs(place.location.gitDir, writes, (read) => writeStates(place.workdir, writes, read));
+    return {
+      ...done,
+      paths: writes.map((w) => w.path),
+      result: 'APPLIED',
+      message: `Wrote ${count(writes.length)} of turn ${turn}'s snapshot into the working tree; nothing was committed or staged.`,
+    };
+  });
+}
+
+/**
+ * Writes `plan` into the working tree as the agent's restore to `toTurn`
+ * (0: before the first turn), and leaves it in the repo: a commit on the
+ * user's branch by the agent when nothing else is uncommitted, no git
+ * operation is in progress and auto-commit is on, else a private snapshot on
+ * `restoreSnapshotRef(sessionId, restoreId)`; the working tree is written
+ * either way.
+ * @throws ConflictError (extensions.paths) when a path differs from what the
+ * agent, or the last restore, left there; as `applySnapshotFiles` otherwise.
+ */
+export async function restoreFiles(
+  project: PlaceProject,
+  deps: RestoreRepoDeps,
+  restore: { plan: RestorePlan; sessionId: string; model: string | null; toTurn: number; restoreId: string },
+): Promise<FilesWritten> {
+  const { plan, sessionId, toTurn, restoreId } = restore;
+  return underProjectLock(deps, project, async (place) => {
+    const repo = place.repo;
+    const gitDir = place.location.gitDir;
+    const nowStates = await repo.captureFileStates(place.workdir, plan.paths, { write: false });
+    const blocked = await blockedPaths(place.workdir, plan.paths);
+    const conflicts = [...new Set([...changedPaths(plan.lastLeft, nowStates), ...blocked])].sort();
+    if (conflicts.length > 0) {
+      throw new ConflictError(
+        `Not restored: ${listed(conflicts)} changed since the agent (or the last restore) left ${conflicts.length === 1 ? 'it' : 'them'}; ` +
+          'nothing was written. Commit, stash or undo your changes there first.',
+        { paths: conflicts },
+      );
+    }
+    const writes = plan.writes;
+    const target = toTurn === 0 ? 'before the first turn' : `after turn ${toTurn}`;
+    if (writes.length === 0) {
+      return {
+        paths: [],
+        result: 'NOTHING',
+        commitSha: null,
+        snapshotSha: null,
+        files: [],
+        message: `The agent's paths already hold their state ${target}; nothing was written.`,
+      };
+    }
+    // Where a clean tree lets the restore be a commit, and what HEAD held for the recorded bases.
+    const head = await repo.readHead();
+    const busy = await repo.operationInProgress(place.workdir);
+    const indexLock = await repo.gitPath('index.lock');
+    const indexLocked = await exists(indexLock.startsWith('/') ? indexLock : join(place.workdir, indexLock));
+    const agentPaths = new Set(plan.paths);
+    const userDirty = (await repo.status()).dirtyPaths.filter((p) => !agentPaths.has(p));
+    const base = await repo.entriesAt(head.sha, writes.map((w) => w.path));
+    const files: RecordedState[] = writes.map((w) => ({ ...w, baseMode: base.get(w.path)?.mode ?? null, baseOid: base.get(w.path)?.oid ?? null }));
+    const whyNot =
+      busy ??
+      (head.ref === null ? 'HEAD is detached' : null) ??
+      (indexLocked ? 'another git holds the index' : null) ??
+      (place.autoCommit === 'DISABLED_UNSAFE_CONFIG' ? "auto-commit is off for this repo's config" : null) ??
+      (userDirty.length > 0 ? `you have other uncommitted changes (${listed(userDirty)})` : null);
+    await assertBlobs(repo, writes);
+    const message = restoreCommitMessage(sessionId, toTurn);
+    const identity = agentIdentity(restore.model);
+    const built = await repo.buildCommit({
+      parent: head.sha,
+      states: writes,
+      message: whyNot ? snapshotMessage(message, whyNot) : message,
+      identity,
+      scratchDir: gitDir,
+    });
+    await repo.withCheckedOutBlobs(gitDir, writes, (read) => writeStates(place.workdir, writes, read));
+    const paths = writes.map((w) => w.path);
+    const written = `Restored ${count(paths.length)} to their state ${target}`;
+    const keep = async (reason: string): Promise<FilesWritten> => {
+      const snapshot = whyNot
+        ? built
+        : await repo.buildCommit({ parent: head.sha, states: writes, message: snapshotMessage(message, reason), identity, scratchDir: gitDir });
+      const ref = restoreSnapshotRef(sessionId, restoreId);
+      await repo.setRef(ref, snapshot.sha, REFLOG.restoreSnapshot);
+      return {
+        paths,
+        result: 'SNAPSHOT',
+        commitSha: null,
+        snapshotSha: snapshot.sha,
+        files,
+        message: `${written} in the working tree; not committed because ${reason}, so it is kept on ${ref}.`,
+      };
+    };
+    if (whyNot) return keep(whyNot);
+    if (built.unchanged) {
+      // What was written is what HEAD holds: the restore undid uncommitted agent edits, nothing to commit.
+      return { paths, result: 'APPLIED', commitSha: null, snapshotSha: null, files, message: `${written}; they now match HEAD, so there was nothing to commit.` };
+    }
+    try {
+      await repo.compareAndSwapRef(head.ref!, built.sha, head.sha, REFLOG.restore(toTurn));
+    } catch (error) {
+      if (!(error instanceof GitRefConflictError)) throw error;
+      return keep('the branch moved while restoring');
+    }
+    let synced = true;
+    await repo.syncIndexPaths(head.sha, writes).catch(() => {
+      synced = false;
+    });
+    return {
+      paths,
+      result: 'COMMITTED',
+      commitSha: built.sha,
+      snapshotSha: null,
+      files,
+      message: synced
+        ? `${written} and committed them.`
+        : `${written} and committed them; another git held the index, so git status may list them as staged: run git reset -q -- ${paths.join(' ')} to refresh it.`,
+    };
+  });
+}
+
+/** Opens the project's repo, then runs `work` under its lock with the place checked again. */
+async function underProjectLock<T>(deps: RestoreRepoDeps, project: PlaceProject, work: (place: RepoPlace) => Promise<T>): Promise<T> {
+  const before = await openProjectRepo(project, deps.config);
+  const gitDir = before.location.gitDir;
+  try {
+    return await withProjectLock(
+      deps.projectLocks ?? new KeyedLocks(),
+      project.workdir,
+      async () => {
+        const place = await openProjectRepo(project, deps.config);
+        if (place.location.gitDir !== gitDir) {
+          throw new ConflictError(`The git directory of ${project.workdir} moved from ${gitDir} to ${place.location.gitDir}; nothing was written. Try again.`);
+        }
+        return work(place);
+      },
+      { gitDir, waitMs: 15_000 },
+    );
+  } catch (error) {
+    if ((error as { code?: string } | null)?.code === 'ELOCKED') {
+      throw new ConflictError(`Another entity-memory server is committing in ${project.workdir}; nothing was written. Try again in a moment.`);
+    }
+    throw error;
+  }
+}
+
+/** The state of `f`'s path in HEAD when it was captured. */
+function baseOf(f: RecordedState): FileState {
+  return { path: f.path, mode: f.baseOid ? f.baseMode : null, oid: f.baseOid };
+}
+
+/**
+ * Paths that cannot be written as files: a folder now, or below something
+ * that is not a plain folder (a symlink could lead the write out of the tree).
+ */
+async function blockedPaths(top: string, paths: readonly string[]): Promise<Set<string>> {
+  const blocked = new Set<string>();
+  for (const path of paths) {
+    const parts = path.split('/');
+    for (let i = 1; i <= parts.length; i++) {
+      const info = await lstat(join(top, ...parts.slice(0, i))).catch(() => null);
+      if (!info) break;
+      if (i === parts.length ? info.isDirectory() : !info.isDirectory()) {
+        blocked.add(path);
+        break;
+      }
+    }
+  }
+  return blocked;
+}
+
+/**
+ * @throws NotFoundError when a blob of `states` is no longer in the repo
+ * (pruned by git gc), before anything is written.
+ */
+async function assertBlobs(repo: ProjectRepo, states: readonly FileState[]): Promise<void> {
+  const missing = await repo.missingBlobs(states.flatMap((s) => (s.oid ? [s.oid] : [])));
+  if (missing.size === 0) return;
+  const paths = states.filter((s) => s.oid && missing.has(s.oid)).map((s) => s.path);
+  throw new NotFoundError(`The content of ${listed(paths)} is no longer in the repository (pruned by git gc?); nothing was written.`, { paths });
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function count(n: number): string {
+  return `${n} ${n === 1 ? 'path' : 'paths'}`;
+}
+
+function listed(paths: readonly string[]): string {
+  return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, and ${paths.length - 5} more` : '');
+}
