@@ -11,7 +11,7 @@
  * /health is not gated (it says only ok/starting). The static pages (GraphiQL at /graphql in a
  * browser, the web UI at other paths, src/http/web-ui.ts) hold no data and take the token from
  * `#token=` in the browser, so they pass the Host and Origin checks only. The WebSocket upgrade
- * gets the first two; its token comes in graphql-ws's `connection_init` (src/server.ts).
+ * gets the first two; its token comes in graphql-ws's `connection_init` (src/http/ws-admission.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';

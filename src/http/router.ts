@@ -1,0 +1,65 @@
+/**
+ * Which path goes where, in this order: `/health` (never gated), then the gate (src/http/gate.ts:
+ * Host, Origin, token, body type), then the web UI's static files at every path but /graphql
+ * (src/http/web-ui.ts), then yoga at /graphql (POST, GET, and GraphiQL in a browser). The static
+ * files are served while the database is still opening; the API answers 503 until it is open.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { App } from '../app.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { withRequest } from '../request-context.js';
+import { checkHttp, sendRefusal } from './gate.js';
+import { createWebUi, DEFAULT_WEB_DIR, isWebUiPath } from './web-ui.js';
+
+export interface RouterOptions {
+  config: Config;
+  logger: Logger;
+  /** The token every API request must bear; undefined when none is required. */
+  token: string | undefined;
+  /** The app once its database is open; undefined while it opens (/health says starting, the API 503). */
+  app: () => App | undefined;
+}
+
+/**
+ * The HTTP server's request listener. Never throws: every request is answered (yoga answers its
+ * own failures; /health's report never rejects).
+ */
+export function createRouter({ config, logger, token, app }: RouterOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const webUi = createWebUi(config.webDir ?? DEFAULT_WEB_DIR, logger);
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const ready = app();
+    if (path === '/health') {
+      const answer = (status: number, body: object) => {
+        res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify(body));
+      };
+      if (!ready) answer(503, { status: 'starting' });
+      else void ready.health.report().then((report) => answer(report.status === 'ok' ? 200 : 503, report));
+      return;
+    }
+    const refusal = checkHttp(config, token, req, path);
+    if (refusal) {
+      sendRefusal(res, refusal);
+      return;
+    }
+    // Static files: served while the database is still opening too.
+    if (isWebUiPath(path)) {
+      webUi.handle(req, res, path);
+      return;
+    }
+    // CORS answers differ by Origin; caches must not hand one origin's answer to another.
+    res.setHeader('vary', 'Origin');
+    if (!ready) {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+      res.end(JSON.stringify({ errors: [{ message: 'The server is starting; try again in a moment.' }] }));
+      return;
+    }
+    const yoga = ready.yoga;
+    const header = req.headers['x-request-id'];
+    withRequest(Array.isArray(header) ? header[0] : header, () => {
+      void yoga.handle(req, res);
+    });
+  };
+}
