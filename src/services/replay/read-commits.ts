@@ -428,29 +428,24 @@ export interface MirrorStatus {
 }
 
 /**
- * How far the mirror is, from the database alone: no git process. `gitCommits`
- * is the number of closed turns the mirror recorded as committed (their
- * `commitSha`), which is what the repo holds while it is healthy: rebuilds are
- * byte-identical and every commit records one turn. A repo that is absent is
- * looked at (its files only) and `lastError` says what is wrong; one broken
- * in place is found by the health monitor (`repoProblem`) or by the mirror's
- * next look, and reported here from then on, while the mirror heals it.
+ * `Session.mirror` for every session of a page at once: how far the mirror is,
+ * from the database alone (no git process). The branches (shared with the
+ * page's other reads), the outbox, and the ends of every branch are read in
+ * one statement each for all the sessions asked for in the same tick, whatever
+ * their number and length. One loader per request.
+ *
+ * `gitCommits` is the number of closed turns the mirror recorded as committed
+ * (their `commitSha`), which is what the repo holds while it is healthy:
+ * rebuilds are byte-identical and every commit records one turn. A repo that
+ * is absent is looked at (its files only) and `lastError` says what is wrong;
+ * one broken in place is found by the health monitor (`repoProblem`) or by the
+ * mirror's next look, and reported here from then on, while the mirror heals it.
  *
  * Both counts are read from each branch's ends, not counted: a branch's own
  * turns are numbered on from the turn it grows from (its fork turn's number,
  * 0 without one) to its newest, and committed on from there to its newest
  * committed one (a turn is committed only after its parent); at most one turn
  * of a session is open.
- */
-export async function mirrorStatus(deps: Pick<Deps, 'config' | 'db'>, session: Pick<Session, 'sessionId' | 'openTurnId'>): Promise<MirrorStatus> {
-  return new MirrorStatusLoader(deps, new SessionReads(deps.db)).load(session);
-}
-
-/**
- * `Session.mirror` for every session of a page at once: the branches (shared
- * with the page's other reads), the outbox, and the ends of every branch, one
- * statement each for all the sessions asked for in the same tick, whatever
- * their number and length. One loader per request.
  */
 export class MirrorStatusLoader {
   private readonly batcher: Batcher<Pick<Session, 'sessionId' | 'openTurnId'>, MirrorStatus>;
