@@ -23,7 +23,9 @@ export interface CommitInfo {
   trailers: Record<string, string>;
 }
 
-export type DiffStatus = 'ADDED' | 'MODIFIED' | 'DELETED' | 'RENAMED';
+/** How a commit changed a file: `FileChange.status`'s `ChangeStatus`. */
+export const DIFF_STATUSES = ['ADDED', 'MODIFIED', 'DELETED', 'RENAMED'] as const;
+export type DiffStatus = (typeof DIFF_STATUSES)[number];
 
 export interface FileDiff {
   path: string;
