@@ -220,15 +220,3 @@ export function isBinarySection(section: string): boolean {
 export function parsePatches(patch: string): (string | null)[] {
   return splitPatch(patch).map((section) => (isBinarySection(section) ? null : section));
 }
-
-/**
- * Gives each file its patch section. Raw and patch output come from the same
- * diff queue, so the n-th section belongs to the n-th file.
- */
-export function attachPatches(files: FileDiff[], patch: string): FileDiff[] {
-  const sections = parsePatches(patch);
-  if (sections.length !== files.length) {
-    throw malformed('diff-tree', `${sections.length} patch sections for ${files.length} files`);
-  }
-  return files.map((file, n) => ({ ...file, patch: sections[n]! }));
-}

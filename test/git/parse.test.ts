@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { attachPatches, parseLog, parseLsTree, parseRawNumstat, parseTrailers, splitPatch } from '../../src/git/parse.js';
+import type { FileDiff } from '../../src/git/index.js';
+import { parseLog, parseLsTree, parsePatches, parseRawNumstat, parseTrailers, splitPatch } from '../../src/git/parse.js';
+
+/**
+ * Gives each file its patch section. Raw and patch output come from the same
+ * diff queue, so the n-th section belongs to the n-th file (as commitDiff pairs them).
+ */
+function attachPatches(files: FileDiff[], patch: string): FileDiff[] {
+  const sections = parsePatches(patch);
+  if (sections.length !== files.length) throw new Error(`${sections.length} patch sections for ${files.length} files`);
+  return files.map((file, n) => ({ ...file, patch: sections[n]! }));
+}
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
