@@ -92,19 +92,6 @@ export function parseLog(stdout: string): CommitInfo[] {
   return commits;
 }
 
-/** Parses `log -z --format=TRAILER_LOG_FORMAT` output. */
-export function parseTrailerLog(stdout: string): { sha: string; trailers: Record<string, string> }[] {
-  if (stdout === '') return [];
-  const tokens = stdout.split('\0');
-  if (tokens[tokens.length - 1] === '') tokens.pop();
-  if (tokens.length % 2 !== 0) throw malformed('log', 'odd number of fields');
-  const out: { sha: string; trailers: Record<string, string> }[] = [];
-  for (let i = 0; i < tokens.length; i += 2) {
-    out.push({ sha: tokens[i]!, trailers: parseTrailers(tokens[i + 1]!) });
-  }
-  return out;
-}
-
 /** Parses `for-each-ref --format='%(objectname) %(refname)' refs/heads/` into branch → sha. */
 export function parseBranchTips(stdout: string): Map<string, string> {
   const tips = new Map<string, string>();
@@ -117,13 +104,6 @@ export function parseBranchTips(stdout: string): Map<string, string> {
     tips.set(ref.slice('refs/heads/'.length), sha);
   }
   return tips;
-}
-
-/** Parses `rev-list --parents -n 1` output: the commit, then its parents. */
-export function parseRevListParents(stdout: string): { sha: string; parents: string[] } {
-  const [sha, ...parents] = stdout.trim().split(' ');
-  if (!sha) throw malformed('rev-list', 'empty');
-  return { sha, parents };
 }
 
 /** Parses `ls-tree -r -l -z` output; only blobs (submodules and the like are skipped). */
@@ -158,7 +138,7 @@ const STATUS: Record<string, DiffStatus> = { A: 'ADDED', M: 'MODIFIED', T: 'MODI
  * Parses `diff-tree -r -M --raw --numstat -z` output: first the raw entries
  * (`:modes shas status\0path\0[path2\0]`), then as many numstat entries
  * (`adds\tdels\tpath\0`, or `adds\tdels\t\0old\0new\0` for a rename).
- * `patch` is left null; see `attachPatches`.
+ * `patch` is left null: `GitRepo.diffPatches` reads the patches, in the same order, when asked.
  */
 export function parseRawNumstat(stdout: string): FileDiff[] {
   const tokens = stdout.split('\0');
