@@ -43,11 +43,6 @@ export function updateIndexAddArgv(): string[] {
   return ['update-index', '--add', '-z', '--stdin'];
 }
 
-/** Compare-and-swap: fails unless the ref is at `oldSha` (all zeros: must not exist). */
-export function updateRefArgv(ref: string, newSha: string, oldSha: string, reason: string): string[] {
-  return ['update-ref', '-m', reason, ref, newSha, oldSha];
-}
-
 /** Makes index and working tree match `treeish`; tracked files not in it are removed. */
 export function readTreeResetArgv(treeish: string): string[] {
   return ['read-tree', '--reset', '-u', treeish];

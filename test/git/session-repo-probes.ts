@@ -5,13 +5,14 @@
  * its base, a branch made at a commit. Through the project's runner, in the
  * repo's own git directory, as GitRepo runs git.
  */
-import { logArgv, updateRefArgv } from '../../src/git/argv.js';
+import { logArgv } from '../../src/git/argv.js';
 import { GitArgumentError, GitError, GitObjectNotFoundError } from '../../src/git/errors.js';
 import type { FileDiff, GitRepo } from '../../src/git/index.js';
 import { parseTrailers } from '../../src/git/parse.js';
-import { assertBranchName, assertRev, assertSha, isShaPrefix, zeroSha } from '../../src/git/refs.js';
+import { assertBranchName, assertRev, assertSha, isShaPrefix } from '../../src/git/refs.js';
 import { gitEnv, runGit } from '../../src/git/run.js';
 import type { SessionRepo } from '../../src/git/session-repo.js';
+import { updateRefArgv, zeroSha } from './helpers.js';
 
 /** `log -z` records of a sha and its trailers as git reads them (unfolded, trailers only). */
 const TRAILER_LOG_FORMAT = '%H%x00%(trailers:only,unfold)';
