@@ -25,7 +25,9 @@ export interface MirrorFailedPayload {
   willRetry: boolean;
 }
 
-export type TimelineKind = 'COMMITTED' | 'BRANCH_CREATED' | 'BRANCH_SWITCHED' | 'CHECKED_OUT';
+/** What moved a session's timeline: `Subscription.timeline`'s `TimelineEventKind`. */
+export const TIMELINE_KINDS = ['COMMITTED', 'BRANCH_CREATED', 'BRANCH_SWITCHED', 'CHECKED_OUT'] as const;
+export type TimelineKind = (typeof TIMELINE_KINDS)[number];
 
 export interface TimelinePayload {
   kind: TimelineKind;

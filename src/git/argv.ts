@@ -26,9 +26,6 @@ export const LOG_FIELDS = [
  */
 export const LOG_FORMAT = '%H%x00%P%x00%an%x00%ae%x00%at%x00%cn%x00%ce%x00%ct%x00%(trailers:only,unfold)%x00%B';
 
-/** sha then trailers only: what idempotent mirroring needs, without the bodies. */
-export const TRAILER_LOG_FORMAT = '%H%x00%(trailers:only,unfold)';
-
 export function initArgv(): string[] {
   return ['init', '-q', '-b', 'main'];
 }
@@ -44,11 +41,6 @@ export function configSetArgv(key: string, value: string): string[] {
 /** Reads NUL-separated paths from stdin and stages them as they are on disk. */
 export function updateIndexAddArgv(): string[] {
   return ['update-index', '--add', '-z', '--stdin'];
-}
-
-/** Compare-and-swap: fails unless the ref is at `oldSha` (all zeros: must not exist). */
-export function updateRefArgv(ref: string, newSha: string, oldSha: string, reason: string): string[] {
-  return ['update-ref', '-m', reason, ref, newSha, oldSha];
 }
 
 /** Makes index and working tree match `treeish`; tracked files not in it are removed. */
@@ -84,11 +76,6 @@ export function logArgv(opts: { rev?: string; all?: boolean; skip?: number; limi
 
 export function revListCountArgv(target: { rev: string } | { all: true }): string[] {
   return 'all' in target ? ['rev-list', '--count', '--all'] : ['rev-list', '--count', '--end-of-options', target.rev, '--'];
-}
-
-/** `<sha> <parent>...` of one commit. */
-export function revListParentsArgv(rev: string): string[] {
-  return ['rev-list', '--parents', '--max-count=1', '--end-of-options', rev, '--'];
 }
 
 export function lsTreeArgv(rev: string): string[] {

@@ -73,14 +73,6 @@ export function rawGitDate(date: Date): string {
 }
 
 /**
- * The same date for `GIT_AUTHOR_DATE`/`GIT_COMMITTER_DATE`: the `@` makes git
- * read it as a timestamp even when small (`20200101` would be a calendar day).
- */
-export function envGitDate(date: Date): string {
-  return `@${rawGitDate(date)}`;
-}
-
-/**
  * The exact bytes stored as a commit message: the text as given, plus a
  * final newline when missing (git's own convention). Throws on NUL, which git
  * cannot store.

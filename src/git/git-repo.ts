@@ -26,9 +26,7 @@ import {
   logArgv,
   lsTreeArgv,
   revListCountArgv,
-  revListParentsArgv,
   LOG_FORMAT,
-  TRAILER_LOG_FORMAT,
   verifyCommitArgv,
 } from './argv.js';
 import { assertRepoPath } from './commit-input.js';
@@ -38,8 +36,6 @@ import {
   parseLog,
   parseLsTree,
   parseRawNumstat,
-  parseRevListParents,
-  parseTrailerLog,
   parsePatches,
   type CommitInfo,
   type FileDiff,
@@ -88,17 +84,6 @@ export interface LogOptions {
   skip?: number;
   /** At most this many commits. */
   limit: number;
-}
-
-export interface CommitDiff {
-  /** The first parent, or null for a root commit (diffed against the empty tree). */
-  base: string | null;
-  files: FileDiff[];
-}
-
-export interface TrailerCommit {
-  sha: string;
-  trailers: Record<string, string>;
 }
 
 /** Options of one run: stdin, extra environment, accepted exit codes, its own limit, extra settings. */
@@ -228,30 +213,6 @@ export class GitRepo {
     }
   }
 
-  /**
-   * The trailers (`Session-Id`, `Turn`, `Message-Ids`, ...) of every commit
-   * reachable from `ref`, newest first, without reading message bodies
-   * into JS. `limit` bounds the walk (default: the whole history).
-   */
-  async findTrailerCommits(ref: string, limit?: number): Promise<TrailerCommit[]> {
-    const rev = assertRev(ref);
-    const max = limit === undefined ? undefined : assertCount(limit, 'limit');
-    if (max === 0) return [];
-    try {
-      const { stdout } = await this.git(logArgv({ rev, limit: max, format: TRAILER_LOG_FORMAT }));
-      return parseTrailerLog(stdout);
-    } catch (error) {
-      if (error instanceof GitObjectNotFoundError && rev === 'HEAD' && (await this.readHead()).sha === null) return [];
-      throw error;
-    }
-  }
-
-  /** The trailers of one commit, or null when `sha` names no commit. One spawn. */
-  async readTrailers(sha: string): Promise<Record<string, string> | null> {
-    const stdout = await this.logOneCommit(sha, TRAILER_LOG_FORMAT);
-    return stdout === null ? null : (parseTrailerLog(stdout)[0]?.trailers ?? null);
-  }
-
   /** Every file in the commit's tree with its size in bytes. Unknown rev: `GitObjectNotFoundError`. */
   async listFiles(sha: string): Promise<TreeFile[]> {
     const rev = assertRev(sha);
@@ -274,20 +235,6 @@ export class GitRepo {
       }
       throw error;
     }
-  }
-
-  /**
-   * What commit `sha` changed, against its first parent (or the empty tree
-   * for a root commit), renames detected. 3 spawns; `diffFiles` and
-   * `diffPatches` do the parts, one spawn each, when the parent is known.
-   */
-  async diff(sha: string): Promise<CommitDiff> {
-    const rev = assertRev(sha);
-    const { sha: commit, parents } = parseRevListParents((await this.git(revListParentsArgv(rev))).stdout);
-    const base = parents[0] ?? null;
-    const [files, patches] = await Promise.all([this.diffFiles(commit, base), this.diffPatches(commit, base)]);
-    if (patches.length !== files.length) throw new GitError(`diff of ${commit}: ${patches.length} patches for ${files.length} files`);
-    return { base, files: files.map((file, n) => ({ ...file, patch: patches[n]! })) };
   }
 
   /**

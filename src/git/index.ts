@@ -21,7 +21,8 @@ export {
 export type { Identity, RepoFile } from './commit-input.js';
 export { assertRepoPath } from './commit-input.js';
 export { GitRepo } from './git-repo.js';
-export type { GitDirs, GitRepoOptions, HeadState, LogOptions, CommitDiff, TrailerCommit, CommitInfo, FileDiff, TreeFile } from './git-repo.js';
+export { DIFF_STATUSES } from './parse.js';
+export type { GitDirs, GitRepoOptions, HeadState, LogOptions, CommitInfo, FileDiff, TreeFile } from './git-repo.js';
 export { SessionRepo, SESSION_REPO_CONFIG } from './session-repo.js';
 export type { SessionRepoOptions, CommitTurnSpec } from './session-repo.js';
 export { fastImport, fastImportMark } from './fast-import.js';

@@ -24,7 +24,9 @@ export interface CommitInfo {
   trailers: Record<string, string>;
 }
 
-export type DiffStatus = 'ADDED' | 'MODIFIED' | 'DELETED' | 'RENAMED';
+/** How a commit changed a file: `FileChange.status`'s `ChangeStatus`. */
+export const DIFF_STATUSES = ['ADDED', 'MODIFIED', 'DELETED', 'RENAMED'] as const;
+export type DiffStatus = (typeof DIFF_STATUSES)[number];
 
 export interface FileDiff {
   path: string;
@@ -91,19 +93,6 @@ export function parseLog(stdout: string): CommitInfo[] {
   return commits;
 }
 
-/** Parses `log -z --format=TRAILER_LOG_FORMAT` output. */
-export function parseTrailerLog(stdout: string): { sha: string; trailers: Record<string, string> }[] {
-  if (stdout === '') return [];
-  const tokens = stdout.split('\0');
-  if (tokens[tokens.length - 1] === '') tokens.pop();
-  if (tokens.length % 2 !== 0) throw malformed('log', 'odd number of fields');
-  const out: { sha: string; trailers: Record<string, string> }[] = [];
-  for (let i = 0; i < tokens.length; i += 2) {
-    out.push({ sha: tokens[i]!, trailers: parseTrailers(tokens[i + 1]!) });
-  }
-  return out;
-}
-
 /** Parses `for-each-ref --format='%(objectname) %(refname)' refs/heads/` into branch → sha. */
 export function parseBranchTips(stdout: string): Map<string, string> {
   const tips = new Map<string, string>();
@@ -116,13 +105,6 @@ export function parseBranchTips(stdout: string): Map<string, string> {
     tips.set(ref.slice('refs/heads/'.length), sha);
   }
   return tips;
-}
-
-/** Parses `rev-list --parents -n 1` output: the commit, then its parents. */
-export function parseRevListParents(stdout: string): { sha: string; parents: string[] } {
-  const [sha, ...parents] = stdout.trim().split(' ');
-  if (!sha) throw malformed('rev-list', 'empty');
-  return { sha, parents };
 }
 
 /** Parses `ls-tree -r -l -z` output; only blobs (submodules and the like are skipped). */
@@ -157,7 +139,7 @@ const STATUS: Record<string, DiffStatus> = { A: 'ADDED', M: 'MODIFIED', T: 'MODI
  * Parses `diff-tree -r -M --raw --numstat -z` output: first the raw entries
  * (`:modes shas status\0path\0[path2\0]`), then as many numstat entries
  * (`adds\tdels\tpath\0`, or `adds\tdels\t\0old\0new\0` for a rename).
- * `patch` is left null; see `attachPatches`.
+ * `patch` is left null: `GitRepo.diffPatches` reads the patches, in the same order, when asked.
  */
 export function parseRawNumstat(stdout: string): FileDiff[] {
   const tokens = stdout.split('\0');
@@ -218,18 +200,6 @@ export function isBinarySection(section: string): boolean {
 /** The patch of each file of a `diff-tree -p` output, in git's order; null for a binary file. */
 export function parsePatches(patch: string): (string | null)[] {
   return splitPatch(patch).map((section) => (isBinarySection(section) ? null : section));
-}
-
-/**
- * Gives each file its patch section. Raw and patch output come from the same
- * diff queue, so the n-th section belongs to the n-th file.
- */
-export function attachPatches(files: FileDiff[], patch: string): FileDiff[] {
-  const sections = parsePatches(patch);
-  if (sections.length !== files.length) {
-    throw malformed('diff-tree', `${sections.length} patch sections for ${files.length} files`);
-  }
-  return files.map((file, n) => ({ ...file, patch: sections[n]! }));
 }
 
 // --- a user's project: status and config ---

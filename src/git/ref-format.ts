@@ -104,8 +104,3 @@ export function refFormatProblem(name: string, options: RefFormatOptions = {}): 
   }
   return null;
 }
-
-/** True when git accepts `name` as a ref name (see `refFormatProblem`). */
-export function isValidRefName(name: string, options: RefFormatOptions = {}): boolean {
-  return refFormatProblem(name, options) === null;
-}

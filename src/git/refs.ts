@@ -59,8 +59,3 @@ export function assertRev(rev: unknown): string {
   }
   throw new GitArgumentError(`invalid revision: ${JSON.stringify(rev)}`);
 }
-
-/** The all-zero id meaning "must not exist" in `update-ref`, sized like `sha`. */
-export function zeroSha(like?: string): string {
-  return '0'.repeat(like?.length === 64 ? 64 : 40);
-}

@@ -30,14 +30,13 @@ import {
   initArgv,
   readTreeResetArgv,
   updateIndexAddArgv,
-  updateRefArgv,
 } from './argv.js';
 import { assertFiles, commitMessageBytes, contentBytes, normalizeIdentity, type Identity, type RepoFile } from './commit-input.js';
-import { GitObjectNotFoundError, GitRefConflictError } from './errors.js';
+import { GitRefConflictError } from './errors.js';
 import { fastImport } from './fast-import.js';
 import { GitRepo } from './git-repo.js';
 import { parseConfigList } from './parse.js';
-import { assertBranchName, assertFullSha, assertSha, EMPTY_TREE_SHA1, zeroSha } from './refs.js';
+import { assertBranchName, assertFullSha, assertSha, EMPTY_TREE_SHA1 } from './refs.js';
 import { DEFAULT_GIT_TIMEOUT_MS, gitEnv, runGit } from './run.js';
 
 /**
@@ -323,19 +322,6 @@ export class SessionRepo extends GitRepo {
   async checkoutDetached(sha: string): Promise<void> {
     assertSha(sha);
     await this.git(checkoutDetachedArgv(sha), this.worktreeRun());
-  }
-
-  /**
-   * Creates branch `name` at the commit `atSha` (full or unique prefix).
-   * Throws `GitObjectNotFoundError` for an unknown commit and
-   * `GitRefConflictError` when the branch already exists.
-   */
-  async createBranch(name: string, atSha: string): Promise<void> {
-    assertBranchName(name);
-    assertSha(atSha);
-    const commit = await this.resolveCommit(atSha);
-    if (commit === null) throw new GitObjectNotFoundError(`unknown commit ${atSha}`);
-    await this.git(updateRefArgv(`refs/heads/${name}`, commit, zeroSha(commit), 'entity-memory: create branch'));
   }
 
   /**

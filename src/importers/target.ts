@@ -8,7 +8,8 @@
 import type { ImportedMessage, ImportedSession, ImportedUpdate, ImportProblem } from './model.js';
 
 /** The importers that exist; kept on the session (Session.source). */
-export type ImportSource = 'claude-code' | 'chat';
+export const IMPORT_SOURCES = ['claude-code', 'chat'] as const;
+export type ImportSource = (typeof IMPORT_SOURCES)[number];
 
 /** One session's worth of parsed messages: a whole file, or what a follower read since last time. */
 export interface SessionImport {

@@ -23,6 +23,22 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
 }>({
   defaultFieldNullability: false,
+  /**
+   * No validation plugin (@pothos/plugin-validation, plugin-zod): input is
+   * checked in the services (src/services/sessions/validate.ts,
+   * message-draft.ts, the import service's checks), because GraphQL is not
+   * their only caller. The command line's import writes through
+   * `serviceImportTarget` in process, the benchmarks and some tests call the
+   * services directly, and a check kept in the schema would be skipped on
+   * those ways in while `importSession` over HTTP and in process must refuse
+   * the same input. Some limits are the server's configuration
+   * (`--max-content-bytes`, read from `deps` per call), not constants fixed
+   * when the schema is built. And a refusal is a BadUserInputError whose
+   * `extensions` carry `code: BAD_USER_INPUT` with the `field` it names
+   * (`messages[3].content`, `assistant.messageId`) and figures such as
+   * `bytes`, `limit` or `rule`, which clients and tests read: the plugin's
+   * own errors would have to be mapped back to that.
+   */
   plugins: [PrismaPlugin, RelayPlugin, ComplexityPlugin],
   // Checked when the first root field resolves, before any of them runs.
   complexity: {

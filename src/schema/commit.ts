@@ -15,6 +15,7 @@ import {
   type DiffView,
   type FileChangeView,
 } from '../services/replay/read-commits.js';
+import { DIFF_STATUSES } from '../git/index.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../services/page.js';
 import { loaders } from './loaders.js';
 import { builder } from './builder.js';
@@ -91,7 +92,7 @@ const Blob = builder
     }),
   });
 
-const ChangeStatus = builder.enumType('ChangeStatus', { values: ['ADDED', 'MODIFIED', 'DELETED', 'RENAMED'] as const });
+const ChangeStatus = builder.enumType('ChangeStatus', { values: DIFF_STATUSES });
 
 // Every patch of a commit comes from one git process, shared by its files.
 const patchCost = SHARED_GIT_COST;

@@ -6,7 +6,7 @@
  */
 import type { ImportSummary as ImportSummaryShape, ImportFileError, SkippedCount } from '../importers/import-files.js';
 import type { ImportProblem as ImportProblemShape } from '../importers/model.js';
-import type { ImportSource, SessionImportOutcome } from '../importers/target.js';
+import { IMPORT_SOURCES, type ImportSource, type SessionImportOutcome } from '../importers/target.js';
 import { BadUserInputError } from '../errors.js';
 import { importClaudeCode } from '../services/imports/import-claude-code.js';
 import { importSession } from '../services/imports/import-session.js';
@@ -15,10 +15,15 @@ import { RoleEnum } from './enums.js';
 import { Session } from './session.js';
 import { QUERY_COST, listCost } from './cost.js';
 
+// Not a GraphQL enum: its values ('claude-code') are not GraphQL names, so the schema says them in words.
+const SOURCE_NAMES = IMPORT_SOURCES.map((source) => `'${source}'`);
+
+const isImportSource = (source: string): source is ImportSource => (IMPORT_SOURCES as readonly string[]).includes(source);
+
 builder.prismaObjectFields('Session', (t) => ({
   source: t.exposeString('source', {
     nullable: true,
-    description: "The importer that wrote the session ('claude-code', 'chat'); null for sessions made through the API. Imported sessions never make project commits.",
+    description: `The importer that wrote the session (${SOURCE_NAMES.join(', ')}); null for sessions made through the API. Imported sessions never make project commits.`,
   }),
   metadata: t.field({
     type: 'JSON',
@@ -81,7 +86,7 @@ const ImportedUpdateInput = builder.inputType('ImportedUpdateInput', {
 const ImportSessionInput = builder.inputType('ImportSessionInput', {
   description: "One session's parsed messages (src/importers/target.ts SessionImport).",
   fields: (t) => ({
-    source: t.string({ required: true, description: "'claude-code' or 'chat'." }),
+    source: t.string({ required: true, description: `${SOURCE_NAMES.join(' or ')}.` }),
     session: t.field({ type: ImportedSessionInput, required: true }),
     messages: t.field({ type: [ImportedMessageInput], required: true }),
     updates: t.field({ type: [ImportedUpdateInput], required: true }),
@@ -147,12 +152,12 @@ builder.mutationFields((t) => ({
     description: "Adds one session's parsed messages (idempotent: messages the session has are skipped). Used by the command line's import when a server holds the data.",
     args: { input: t.arg({ type: ImportSessionInput, required: true }) },
     resolve: (_root, { input }, ctx) => {
-      if (input.source !== 'claude-code' && input.source !== 'chat') {
-        throw new BadUserInputError("source must be 'claude-code' or 'chat'.", { field: 'source' });
+      if (!isImportSource(input.source)) {
+        throw new BadUserInputError(`source must be ${SOURCE_NAMES.join(' or ')}.`, { field: 'source' });
       }
       return importSession(
         {
-          source: input.source as ImportSource,
+          source: input.source,
           session: {
             id: input.session.id,
             title: input.session.title ?? null,

@@ -9,7 +9,7 @@ import { assertValidId } from '../ids.js';
 import { isFullSha } from '../git/index.js';
 import { gitCanRead, sessionCommit, shaCommitRef, type CommitRef } from '../services/replay/read-commits.js';
 import { requireSession } from '../services/sessions/read-session.js';
-import type { DirtyTreeWarningPayload, MirrorFailedPayload, ProjectCommittedPayload, TimelinePayload, TurnCommittedPayload } from '../pubsub.js';
+import { TIMELINE_KINDS, type DirtyTreeWarningPayload, type MirrorFailedPayload, type ProjectCommittedPayload, type TimelinePayload, type TurnCommittedPayload } from '../pubsub.js';
 import { requireProject } from '../services/projects/manage-projects.js';
 import { projectReader } from '../services/projects/read-projects.js';
 import { Project } from './project.js';
@@ -85,9 +85,7 @@ function forSession<T extends { sessionId: string }>(
   return ctx.deps.pubsub.subscribe(topic, sessionId ?? undefined) as AsyncIterable<T>;
 }
 
-const TimelineEventKind = builder.enumType('TimelineEventKind', {
-  values: ['COMMITTED', 'BRANCH_CREATED', 'BRANCH_SWITCHED', 'CHECKED_OUT'] as const,
-});
+const TimelineEventKind = builder.enumType('TimelineEventKind', { values: TIMELINE_KINDS });
 
 const TimelineEvent = builder.objectRef<TimelinePayload>('TimelineEvent').implement({
   fields: (t) => ({

@@ -72,11 +72,11 @@ export function toPage<T>(
   fetched: T[],
   size: number,
   hasPrevious: boolean,
-  cursorOf: (item: T) => string,
+  cursorOf: (item: T, index: number) => string,
   totalCount: () => Promise<number>,
 ): Page<T> {
   const items = fetched.slice(0, size);
-  const edges = items.map((node) => ({ cursor: cursorOf(node), node }));
+  const edges = items.map((node, index) => ({ cursor: cursorOf(node, index), node }));
   return {
     edges,
     pageInfo: {
@@ -96,6 +96,14 @@ export function toPage<T>(
 export function countOnlyPage<T>(totalCount: () => Promise<number>, after?: string | null, kind?: string): Page<T> {
   if (after && kind) decodeIntCursor(after, kind);
   return toPage<T>([], 0, false, () => '', totalCount);
+}
+
+/**
+ * A list with nothing in it: no edges, a count of 0.
+ * @throws BadUserInputError for an `after` that is not a cursor of this list (`kind`), as a page would.
+ */
+export function emptyPage<T>(after?: string | null, kind?: string): Page<T> {
+  return countOnlyPage<T>(async () => 0, after, kind);
 }
 
 /** The rows after a newest-first cursor, for a where clause: older, or as old with a smaller key. */
@@ -154,4 +162,25 @@ export async function ascendingPage<Item>(
   const after = page.after ? decodeIntCursor(page.after, page.kind) : null;
   const fetched = await fetch(after, page.size + 1);
   return toPage(fetched, page.size, after !== null, (item) => encodeCursor(page.kind, page.keyOf(item)), count);
+}
+
+/**
+ * One page of `size` items of a list read by position, the cursor holding the
+ * number of items up to and including its own: the git-backed commit lists
+ * (`git log --skip`), which have no key git could start a walk from. `fetch`
+ * reads `take` items after the first `skip`; `count` counts the whole list,
+ * only when the client asks, given the items known to exist (`seen`: those
+ * skipped and those fetched) for when it cannot read more. A first page with
+ * nothing on it is the empty list, counted 0 without asking.
+ * @throws BadUserInputError for a cursor that is not one of this list's (`kind`), before `fetch` runs.
+ */
+export async function offsetPage<Item>(
+  page: { size: number; after: string | null | undefined; kind: string },
+  fetch: (skip: number, take: number) => Promise<Item[]>,
+  count: (seen: number) => Promise<number>,
+): Promise<Page<Item>> {
+  const skip = page.after ? decodeIntCursor(page.after, page.kind) : 0;
+  const fetched = await fetch(skip, page.size + 1);
+  if (fetched.length === 0 && skip === 0) return emptyPage();
+  return toPage(fetched, page.size, skip > 0, (_item, index) => encodeCursor(page.kind, skip + index + 1), () => count(skip + fetched.length));
 }

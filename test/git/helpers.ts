@@ -29,6 +29,19 @@ export function git(dir: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd: dir, env: gitEnv(), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).trimEnd();
 }
 
+/**
+ * `update-ref` as compare-and-swap: fails unless the ref is at `oldSha` (all
+ * zeros: must not exist). The server moves refs through fast-import only.
+ */
+export function updateRefArgv(ref: string, newSha: string, oldSha: string, reason: string): string[] {
+  return ['update-ref', '-m', reason, ref, newSha, oldSha];
+}
+
+/** The all-zero id meaning "must not exist" in `update-ref`, sized like `like`. */
+export function zeroSha(like?: string): string {
+  return '0'.repeat(like?.length === 64 ? 64 : 40);
+}
+
 export const ALICE: Identity = { name: 'Agent Smith', email: 'agent@openprogram.invalid', date: new Date('2026-05-01T12:00:00Z') };
 
 const ROLES = ['u', 'a', 't', 't', 'a'] as const;

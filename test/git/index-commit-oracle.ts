@@ -12,12 +12,21 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { readTreeResetArgv, updateIndexAddArgv, updateRefArgv } from '../../src/git/argv.js';
-import { assertFiles, commitMessageBytes, contentBytes, envGitDate, normalizeIdentity, type Identity } from '../../src/git/commit-input.js';
+import { readTreeResetArgv, updateIndexAddArgv } from '../../src/git/argv.js';
+import { assertFiles, commitMessageBytes, contentBytes, normalizeIdentity, rawGitDate, type Identity } from '../../src/git/commit-input.js';
 import { GitRefConflictError } from '../../src/git/errors.js';
-import { assertBranchName, assertFullSha, EMPTY_TREE_SHA1, zeroSha } from '../../src/git/refs.js';
+import { assertBranchName, assertFullSha, EMPTY_TREE_SHA1 } from '../../src/git/refs.js';
 import { gitEnv, runGit, type GitResult } from '../../src/git/run.js';
 import type { CommitTurnSpec, SessionRepo } from '../../src/git/session-repo.js';
+import { updateRefArgv, zeroSha } from './helpers.js';
+
+/**
+ * A date for `GIT_AUTHOR_DATE`/`GIT_COMMITTER_DATE`: the `@` makes git read it
+ * as a timestamp even when small (`20200101` would be a calendar day).
+ */
+function envGitDate(date: Date): string {
+  return `@${rawGitDate(date)}`;
+}
 
 // The argv and environment only this oracle uses (production commits through fast-import).
 const writeTreeArgv = (): string[] => ['write-tree'];

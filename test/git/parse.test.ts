@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { FileDiff } from '../../src/git/index.js';
 import {
-  attachPatches,
   parseIdentity,
   parseLines,
   parseLog,
   parseLsTree,
   parseNonBlobs,
+  parsePatches,
   parseRawDiffPaths,
   parseRawNumstat,
   parseStagedPaths,
@@ -15,6 +16,16 @@ import {
   parseTreeListing,
   splitPatch,
 } from '../../src/git/parse.js';
+
+/**
+ * Gives each file its patch section. Raw and patch output come from the same
+ * diff queue, so the n-th section belongs to the n-th file (as commitDiff pairs them).
+ */
+function attachPatches(files: FileDiff[], patch: string): FileDiff[] {
+  const sections = parsePatches(patch);
+  if (sections.length !== files.length) throw new Error(`${sections.length} patch sections for ${files.length} files`);
+  return files.map((file, n) => ({ ...file, patch: sections[n]! }));
+}
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);

@@ -1,7 +1,12 @@
 import { execFile } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isValidRefName, refFormatProblem, type RefFormatRule } from '../../src/git/ref-format.js';
+import { refFormatProblem, type RefFormatOptions, type RefFormatRule } from '../../src/git/ref-format.js';
+
+/** True when git accepts `name` as a ref name, by our reading of its rules. */
+function isValidRefName(name: string, options: RefFormatOptions = {}): boolean {
+  return refFormatProblem(name, options) === null;
+}
 
 /** The real `git check-ref-format`: true when it exits 0. */
 function gitAccepts(name: string, allowOneLevel: boolean): Promise<boolean> {

@@ -15,6 +15,7 @@ import { gitEnv, onGitSpawn, type GitSpawnEvent } from '../../src/git/run.js';
 import { SESSION_REPO_CONFIG, SessionRepo } from '../../src/git/session-repo.js';
 import { ALICE, at, git, tempDir, turn } from './helpers.js';
 import { fsck } from './index-commit-oracle.js';
+import { commitDiff, commitTrailers, createBranch, trailerCommits } from './session-repo-probes.js';
 
 /** The git subcommands spawned while `fn` runs. */
 async function spawnsDuring<T>(fn: () => Promise<T>): Promise<{ result: T; commands: string[] }> {
@@ -145,7 +146,7 @@ describe('SessionRepo.init', () => {
     expect(await repo.log({ limit: 10 })).toEqual([]);
     expect(await repo.countCommits('HEAD')).toBe(0);
     expect(await repo.countCommits({ all: true })).toBe(0);
-    expect(await repo.findTrailerCommits('HEAD')).toEqual([]);
+    expect(await trailerCommits(repo, 'HEAD')).toEqual([]);
     expect(await repo.branchTips()).toEqual(new Map());
   });
 });
@@ -419,10 +420,10 @@ describe('SessionRepo checkout', () => {
   it('creates branches at a commit, refusing existing names and unknown commits', async () => {
     const repo = await newRepo();
     const [c1] = await commitTurns(repo, 1, 2);
-    await repo.createBranch('retry-x', c1!.slice(0, 10));
+    await createBranch(repo, 'retry-x', c1!.slice(0, 10));
     expect(git(repo.dir, 'rev-parse', 'refs/heads/retry-x')).toBe(c1);
-    await expect(repo.createBranch('retry-x', c1!)).rejects.toBeInstanceOf(GitRefConflictError);
-    await expect(repo.createBranch('retry-y', 'deadbeefdeadbeef')).rejects.toBeInstanceOf(GitObjectNotFoundError);
+    await expect(createBranch(repo, 'retry-x', c1!)).rejects.toBeInstanceOf(GitRefConflictError);
+    await expect(createBranch(repo, 'retry-y', 'deadbeefdeadbeef')).rejects.toBeInstanceOf(GitObjectNotFoundError);
     expect(await repo.headState()).toMatchObject({ branch: 'main' });
   });
 
@@ -486,13 +487,13 @@ describe('SessionRepo reads', () => {
   it('lists trailers of a branch cheaply and reads one commit’s trailers', async () => {
     const repo = await newRepo();
     const shas = await commitTurns(repo, 1, 3);
-    const found = await repo.findTrailerCommits('main');
+    const found = await trailerCommits(repo, 'main');
     expect(found.map((c) => c.sha)).toEqual([...shas].reverse());
     expect(found.map((c) => c.trailers.Turn)).toEqual(['3', '2', '1']);
     expect(found[0]!.trailers['Message-Ids']).toBe(turn(3).ids.join(','));
-    expect(await repo.findTrailerCommits('main', 1)).toHaveLength(1);
-    expect(await repo.readTrailers(shas[1]!)).toEqual({ 'Session-Id': 'sess-1', Turn: '2', 'Message-Ids': turn(2).ids.join(',') });
-    expect(await repo.readTrailers('1234567')).toBeNull();
+    expect(await trailerCommits(repo, 'main', 1)).toHaveLength(1);
+    expect(await commitTrailers(repo, shas[1]!)).toEqual({ 'Session-Id': 'sess-1', Turn: '2', 'Message-Ids': turn(2).ids.join(',') });
+    expect(await commitTrailers(repo, '1234567')).toBeNull();
   });
 
   it('lists files with sizes and reads them back; missing paths and folders are null', async () => {
@@ -545,7 +546,7 @@ describe('SessionRepo reads', () => {
     git(repo.dir, '-c', 'user.name=T', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'two');
     const head = git(repo.dir, 'rev-parse', 'HEAD');
 
-    const d = await repo.diff(head.slice(0, 9));
+    const d = await commitDiff(repo, head.slice(0, 9));
     expect(d.base).toBe(root);
     const byPath = Object.fromEntries(d.files.map((f) => [f.path, f]));
     expect(Object.keys(byPath).sort()).toEqual(['gone.txt', 'image.bin', 'keep.txt', 'new "name".txt', 'ünïcødé.txt'].sort());
@@ -560,7 +561,7 @@ describe('SessionRepo reads', () => {
     expect(byPath['ünïcødé.txt']).toMatchObject({ status: 'ADDED', additions: 1, deletions: 0 });
     expect(byPath['ünïcødé.txt']!.patch).toContain('+hé\n');
 
-    const first = await repo.diff(root);
+    const first = await commitDiff(repo, root);
     expect(first.base).toBeNull();
     expect(first.files.map((f) => [f.path, f.status]).sort()).toEqual(
       [['gone.txt', 'ADDED'], ['image.bin', 'ADDED'], ['keep.txt', 'ADDED'], ['old name.txt', 'ADDED']].sort(),
@@ -568,7 +569,7 @@ describe('SessionRepo reads', () => {
     expect(first.files.find((f) => f.path === 'old name.txt')!.additions).toBe(20);
     expect(first.files.find((f) => f.path === 'image.bin')!.patch).toBeNull();
 
-    await expect(repo.diff('deadbeef00')).rejects.toBeInstanceOf(GitObjectNotFoundError);
+    await expect(commitDiff(repo, 'deadbeef00')).rejects.toBeInstanceOf(GitObjectNotFoundError);
   });
 
   it('passes git fsck after branches, detaches and orphans', async () => {

@@ -20,13 +20,13 @@ import type { Prisma, Session } from '../../generated/prisma/client.js';
 import { BadUserInputError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
 import type { ImportedMessage, ImportProblem } from '../../importers/model.js';
-import type { ImportSource, ImportTarget, SessionImport, SessionImportOutcome } from '../../importers/target.js';
+import { IMPORT_SOURCES, type ImportSource, type ImportTarget, type SessionImport, type SessionImportOutcome } from '../../importers/target.js';
 import { now, type Deps } from '../deps.js';
 import { SessionWriter, type MessageDraft } from '../sessions/session-writer.js';
 import { moveRepoToView, publishNewBranches, publishTimeline } from '../sessions/session-view.js';
 import { assertContentSize, assertShortText, metadataText } from '../sessions/validate.js';
 
-const SOURCES: readonly ImportSource[] = ['claude-code', 'chat'];
+const SOURCES: readonly ImportSource[] = IMPORT_SOURCES;
 /** Messages per transaction: big enough that a long transcript takes a few, small enough to keep each short. */
 const CHUNK = 500;
 const MAX_MESSAGES = 200_000;

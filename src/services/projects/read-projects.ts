@@ -8,7 +8,7 @@ import { locateProjectRepo, openProjectRepo } from '../../projects/project-place
 import type { AutoCommitState } from '../../projects/repo-config.js';
 import type { WorkingTreeState } from '../../projects/working-tree.js';
 import type { Deps } from '../deps.js';
-import { decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
+import { emptyPage, offsetPage, pageSize, type Page, type PageArgs } from '../page.js';
 import type { CommitRef } from '../replay/read-commits.js';
 
 /**
@@ -45,17 +45,16 @@ async function checkedReader(project: Project, deps: Pick<Deps, 'config' | 'logg
  * (`Project.autoCommit` says why). Runs no status.
  */
 export async function projectHistory(project: Project, args: PageArgs, deps: Pick<Deps, 'config' | 'logger'>): Promise<Page<CommitRef>> {
-  const size = pageSize(args);
-  const empty = toPage<CommitRef>([], size, false, () => '', async () => 0);
+  const page = { size: pageSize(args), after: args.after, kind: 'history' };
   const repo = await checkedReader(project, deps);
-  if (!repo) return empty;
-  const head = await repo.headState();
-  if (!head.sha) return empty;
-  const skip = args.after ? decodeIntCursor(args.after, 'history') : 0;
-  const infos = await repo.log({ ref: head.sha, skip, limit: size + 1 });
-  let position = skip;
-  const refs = infos.map((info) => ({ repo, sessionId: null, info, cursor: encodeCursor('history', ++position) }));
-  return toPage(refs, size, skip > 0, (ref) => ref.cursor, () => repo.countCommits(head.sha!));
+  if (!repo) return emptyPage();
+  const { sha } = await repo.headState();
+  if (!sha) return emptyPage();
+  return offsetPage<CommitRef>(
+    page,
+    async (skip, take) => (await repo.log({ ref: sha, skip, limit: take })).map((info) => ({ repo, sessionId: null, info })),
+    () => repo.countCommits(sha),
+  );
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Deps } from '../deps.js';
 import { branchSegments, messageFilter, segmentsOf, type BranchRows } from './branch-path.js';
 import { SessionReads } from '../sessions/session-reads.js';
 import { Batcher, chunks } from '../batcher.js';
-import { ascendingPage, countOnlyPage, decodeIntCursor, encodeCursor, pageSize, toPage, type Page, type PageArgs } from '../page.js';
+import { ascendingPage, countOnlyPage, emptyPage, offsetPage, pageSize, type Page, type PageArgs } from '../page.js';
 
 /**
  * A commit of a repo, with the repo to ask for more (and the session, for
@@ -155,10 +155,9 @@ export async function timeline(
   args: TimelineArgs,
   reads: SessionReads = new SessionReads(deps.db),
 ): Promise<Page<CommitRef>> {
-  const size = pageSize(args);
+  const page = { size: pageSize(args), after: args.after, kind: 'commit' };
   const repo = openSessionRepo(deps.config, session.sessionId);
   const branch = args.branch ?? session.currentBranch;
-  const empty = toPage<CommitRef>([], size, false, () => '', async () => 0);
   if (!args.all) {
     if (!isValidBranchName(branch)) throw new BadUserInputError(`${JSON.stringify(branch)} is not a branch name of a session.`, { field: 'branch' });
     // Both asked for at once, so a page of sessions reads them in the same statements.
@@ -166,21 +165,19 @@ export async function timeline(
     if (!rows.branches.some((b) => b.name === branch)) {
       throw new NotFoundError(`Session ${session.sessionId} has no branch ${JSON.stringify(branch)}.`, { branch });
     }
-    if (!repo.exists()) return empty;
-    const skip = args.after ? decodeIntCursor(args.after, 'commit') : 0;
-    if (args.countOnly) return countOnlyPage(async () => ends.committed?.number ?? 0);
-    return branchTimeline(deps, reads, rows, session.sessionId, branch, ends.committed, size, skip, empty);
+    if (!repo.exists()) return emptyPage();
+    if (args.countOnly) return countOnlyPage(async () => ends.committed?.number ?? 0, args.after, 'commit');
+    return branchTimeline(deps, reads, rows, session.sessionId, branch, ends.committed, page);
   }
-  if (!repo.exists()) return empty;
-  const skip = args.after ? decodeIntCursor(args.after, 'commit') : 0;
-  const infos = await whileRepoMayBeRebuilt(repo, () => repo.log({ all: true, skip, limit: size + 1 }), []);
-  if (infos.length === 0 && skip === 0) return empty;
-  const refs = infos.map((info) => ({ repo, sessionId: session.sessionId, info }));
-  let position = skip;
-  const cursors = new Map(refs.map((ref) => [ref.info.sha, encodeCursor('commit', ++position)]));
-  return toPage<CommitRef>(refs, size, skip > 0, (ref) => cursors.get(commitShaOf(ref))!, () =>
+  if (!repo.exists()) return emptyPage();
+  return offsetPage<CommitRef>(
+    page,
+    async (skip, take) => {
+      const infos = await whileRepoMayBeRebuilt(repo, () => repo.log({ all: true, skip, limit: take }), []);
+      return infos.map((info) => ({ repo, sessionId: session.sessionId, info }));
+    },
     // When git fails between the page and its count, the count is what was seen.
-    whileRepoMayBeRebuilt(repo, () => countTurnCommits(repo), skip + infos.length),
+    (seen) => whileRepoMayBeRebuilt(repo, () => countTurnCommits(repo), seen),
   );
 }
 
@@ -199,19 +196,19 @@ async function branchTimeline(
   sessionId: string,
   branch: string,
   own: { number: number } | null,
-  size: number,
-  skip: number,
-  empty: Page<CommitRef>,
+  page: { size: number; after: string | null | undefined; kind: string },
 ): Promise<Page<CommitRef>> {
   // A branch is in git from its first committed turn on.
-  if (!own) return empty;
+  if (!own) return emptyPage(page.after, page.kind);
   const segments = segmentsOf(rows, sessionId, branch, { branch, number: own.number });
-  const shas = skip >= own.number ? [] : await reads.commitShas(sessionId, segments, own.number - skip, size + 1);
-  if (shas.length === 0 && skip === 0) return empty;
-  const refs = shas.map((sha) => shaCommitRef(deps, sessionId, sha));
-  let position = skip;
-  const cursors = new Map(refs.map((ref) => [ref.sha, encodeCursor('commit', ++position)]));
-  return toPage<CommitRef>(refs, size, skip > 0, (ref) => cursors.get(commitShaOf(ref))!, async () => own.number);
+  return offsetPage<CommitRef>(
+    page,
+    async (skip, take) => {
+      const shas = skip >= own.number ? [] : await reads.commitShas(sessionId, segments, own.number - skip, take);
+      return shas.map((sha) => shaCommitRef(deps, sessionId, sha));
+    },
+    async () => own.number,
+  );
 }
 
 /** The parents that can be read; none while git fails on the repo. */
@@ -428,29 +425,24 @@ export interface MirrorStatus {
 }
 
 /**
- * How far the mirror is, from the database alone: no git process. `gitCommits`
- * is the number of closed turns the mirror recorded as committed (their
- * `commitSha`), which is what the repo holds while it is healthy: rebuilds are
- * byte-identical and every commit records one turn. A repo that is absent is
- * looked at (its files only) and `lastError` says what is wrong; one broken
- * in place is found by the health monitor (`repoProblem`) or by the mirror's
- * next look, and reported here from then on, while the mirror heals it.
+ * `Session.mirror` for every session of a page at once: how far the mirror is,
+ * from the database alone (no git process). The branches (shared with the
+ * page's other reads), the outbox, and the ends of every branch are read in
+ * one statement each for all the sessions asked for in the same tick, whatever
+ * their number and length. One loader per request.
+ *
+ * `gitCommits` is the number of closed turns the mirror recorded as committed
+ * (their `commitSha`), which is what the repo holds while it is healthy:
+ * rebuilds are byte-identical and every commit records one turn. A repo that
+ * is absent is looked at (its files only) and `lastError` says what is wrong;
+ * one broken in place is found by the health monitor (`repoProblem`) or by the
+ * mirror's next look, and reported here from then on, while the mirror heals it.
  *
  * Both counts are read from each branch's ends, not counted: a branch's own
  * turns are numbered on from the turn it grows from (its fork turn's number,
  * 0 without one) to its newest, and committed on from there to its newest
  * committed one (a turn is committed only after its parent); at most one turn
  * of a session is open.
- */
-export async function mirrorStatus(deps: Pick<Deps, 'config' | 'db'>, session: Pick<Session, 'sessionId' | 'openTurnId'>): Promise<MirrorStatus> {
-  return new MirrorStatusLoader(deps, new SessionReads(deps.db)).load(session);
-}
-
-/**
- * `Session.mirror` for every session of a page at once: the branches (shared
- * with the page's other reads), the outbox, and the ends of every branch, one
- * statement each for all the sessions asked for in the same tick, whatever
- * their number and length. One loader per request.
  */
 export class MirrorStatusLoader {
   private readonly batcher: Batcher<Pick<Session, 'sessionId' | 'openTurnId'>, MirrorStatus>;
