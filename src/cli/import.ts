@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import type { ImportSummary } from '../importers/import-files.js';
+import { IMPORT_SOURCES, isImportSource } from '../importers/target.js';
 import { CannotRun, exitFor, filesWithErrors } from './errors.js';
 import { followCommand } from './follow.js';
 import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
@@ -78,7 +79,8 @@ export async function importCommand(argv: string[]): Promise<number | undefined>
     throw new ConfigError((error as Error).message.split('\n')[0] ?? 'bad arguments');
   }
   const [kind, ...paths] = positionals;
-  if (kind !== 'claude-code' && kind !== 'chat') throw new ConfigError(kind === undefined ? 'import what? claude-code or chat' : `unknown import ${JSON.stringify(kind)}: claude-code or chat`);
+  const names = IMPORT_SOURCES.join(' or ');
+  if (!isImportSource(kind)) throw new ConfigError(kind === undefined ? `import what? ${names}` : `unknown import ${JSON.stringify(kind)}: ${names}`);
   if (kind === 'chat') {
     if (values.follow) throw new ConfigError('--follow is for claude-code only');
     if (paths.length === 0) throw new ConfigError('import chat needs at least one FILE');

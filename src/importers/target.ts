@@ -10,6 +10,9 @@ import type { ImportedMessage, ImportedSession, ImportedUpdate, ImportProblem } 
 /** The importers that exist; kept on the session (Session.source). */
 export const IMPORT_SOURCES = ['claude-code', 'chat'] as const;
 export type ImportSource = (typeof IMPORT_SOURCES)[number];
+/** Whether a name (a command-line word, an API input) is one of IMPORT_SOURCES. */
+export const isImportSource = (source: string | undefined): source is ImportSource =>
+  source !== undefined && (IMPORT_SOURCES as readonly string[]).includes(source);
 
 /** One session's worth of parsed messages: a whole file, or what a follower read since last time. */
 export interface SessionImport {

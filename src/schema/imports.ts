@@ -6,7 +6,7 @@
  */
 import type { ImportSummary as ImportSummaryShape, ImportFileError, SkippedCount } from '../importers/import-files.js';
 import type { ImportProblem as ImportProblemShape } from '../importers/model.js';
-import { IMPORT_SOURCES, type ImportSource, type SessionImportOutcome } from '../importers/target.js';
+import { IMPORT_SOURCES, isImportSource, type SessionImportOutcome } from '../importers/target.js';
 import { BadUserInputError } from '../errors.js';
 import { importClaudeCode } from '../services/imports/import-claude-code.js';
 import { importSession } from '../services/imports/import-session.js';
@@ -18,7 +18,6 @@ import { QUERY_COST, listCost } from './cost.js';
 // Not a GraphQL enum: its values ('claude-code') are not GraphQL names, so the schema says them in words.
 const SOURCE_NAMES = IMPORT_SOURCES.map((source) => `'${source}'`);
 
-const isImportSource = (source: string): source is ImportSource => (IMPORT_SOURCES as readonly string[]).includes(source);
 
 builder.prismaObjectFields('Session', (t) => ({
   source: t.exposeString('source', {
