@@ -53,6 +53,8 @@ describe('the layers of src/', () => {
       'src/mirror/rebuild.ts': "import type { W } from './worker.js';\nimport '../projects/committer.js';\nexport const b = 1;\n",
       'src/projects/committer.ts': "import '../mirror/index.js';\nexport const c = 1;\n",
       'src/services/rules.ts': "import '../mirror/index.js';\nimport '../mirror/worker.js';\nimport '../schema/session.js';\nexport const s = 1;\n",
+      'src/services/sessions/turns.ts': "import '../rules.js';\nimport '../replay/views.js';\nexport const t = 1;\n",
+      'src/services/replay/views.ts': "import '../sessions/turns.js';\nexport const v = 1;\n",
       'src/schema/session.ts': "import '../services/rules.js';\nimport '../mirror/index.js';\nimport '../app.js';\nexport const q = 1;\n",
       'src/app.ts': "import './schema/session.js';\nimport './mirror/worker.js';\nimport './missing.js';\nexport const a = 1;\n",
     };
@@ -72,6 +74,7 @@ describe('the layers of src/', () => {
         'resolvable: src/app.ts -> ./missing.js',
         'schema-below-app: src/schema/session.ts -> src/app.ts',
         'services-below-schema: src/services/rules.ts -> src/schema/session.ts',
+        'sessions-base-of-services: src/services/sessions/turns.ts -> src/services/replay/views.ts',
       ].sort(),
     );
     // An upward import closes a cycle with the downward ones, so there are several; two the fixture makes on purpose:

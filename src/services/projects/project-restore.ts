@@ -34,7 +34,7 @@ import { AGENT_EMAIL, agentName } from '../../projects/committer.js';
 import { withProjectLock } from '../../projects/project-lock.js';
 import { openProjectRepo, type RepoPlace } from '../../projects/project-place.js';
 import { changedPaths, planRestore, type AgentEvent, type RecordedState } from '../../projects/restore-plan.js';
-import { branchSegments, turnFilter } from '../replay/branch-path.js';
+import { branchSegments, turnFilter } from '../sessions/branch-path.js';
 import { now, type Deps } from '../deps.js';
 import { readProjectCommit } from './read-projects.js';
 import type { CommitRef } from '../replay/read-commits.js';
