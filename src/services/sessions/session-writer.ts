@@ -11,7 +11,20 @@ import type { Message, Prisma, Role, Session, Turn } from '../../generated/prism
 import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
 import { assertValidId, newId } from '../../ids.js';
 import type { ProjectClose } from '../../projects/turn-close.js';
-import { classify, type AnsweredFacts, type Incoming, type TurnDecision, type TurnEnd, type TurnState } from './turn-engine.js';
+import { classify, type Incoming, type TurnDecision, type TurnState } from './turn-engine.js';
+import {
+  answeredMessage,
+  branchHead,
+  closedTurnEndingWith,
+  growPoint,
+  messageRole,
+  turnTip,
+  TURN_MESSAGE,
+  type Answered,
+  type GrowPoint,
+  type TurnMessage,
+  type TurnPoint,
+} from './turn-lookups.js';
 import { deferForeignKeysSql, dialectOf, lockSessionRowSql, placeholders } from '../../db/dialect.js';
 import { escapeNul } from '../../db/nul-text.js';
 
@@ -48,9 +61,6 @@ export interface TurnClose {
   startedAt?: Date | null;
 }
 
-type TurnMessage = Pick<Message, 'id' | 'messageId' | 'role' | 'seq'>;
-/** The columns of a TurnMessage, as every lookup of one selects them. */
-const TURN_MESSAGE = { id: true, messageId: true, role: true, seq: true } as const satisfies Record<keyof TurnMessage, true>;
 
 /**
  * The agent's end-of-turn state in the project (src/projects/turn-close.ts), captured before the
@@ -65,21 +75,6 @@ export interface WriterOutcome {
   createdBranches: string[];
   /** Whether a closed turn queued a project commit (the project committer is told after commit). */
   projectJobsQueued: boolean;
-}
-
-/** What a new turn needs of the turn it grows from. */
-type TurnPoint = Pick<Turn, 'id' | 'number' | 'branch' | 'messagesThrough'>;
-
-/** A turn a new turn can grow from, as the turn rules see it and as the writer needs it. */
-interface GrowPoint extends TurnEnd {
-  turn: TurnPoint;
-  tipMessage: TurnMessage;
-}
-
-/** A user message to retry, as the turn rules see it and as the writer needs it. */
-interface Answered extends AnsweredFacts {
-  user: Message;
-  original: Turn | null;
 }
 
 type Decision = TurnDecision<GrowPoint, Answered>;
@@ -433,61 +428,28 @@ export class SessionWriter {
       switch (decision.fact) {
         case 'head': {
           // A branch's head is its highest-numbered turn (the unique index on session, branch, number finds it).
-          const head = (this.lastClosed?.turn.branch === this.currentBranch ? this.lastClosed : null) ?? (await this.branchHead(this.currentBranch));
+          const head = (this.lastClosed?.turn.branch === this.currentBranch ? this.lastClosed : null) ?? (await branchHead(this.tx, this.sessionId, this.currentBranch));
           state.head = head && growPoint(head.turn, head.tip);
           break;
         }
         case 'viewed': {
           const viewed = await this.tx.turn.findUniqueOrThrow({ where: { id: this.viewTurnId! } });
-          state.viewed = growPoint(viewed, await this.turnTip(viewed));
+          state.viewed = growPoint(viewed, await turnTip(this.tx, viewed));
           break;
         }
         case 'point':
-          state.point = await this.closedTurnEndingWith(named);
+          state.point = await closedTurnEndingWith(this.tx, this.sessionId, named);
           break;
         case 'answered':
-          state.answered = await this.answered(named);
+          state.answered = await answeredMessage(this.tx, this.sessionId, named);
           break;
-        case 'predecessorRole': {
-          const earlier = await this.tx.message.findUnique({
-            where: { sessionId_messageId: { sessionId: this.sessionId, messageId: named } },
-            select: { role: true },
-          });
-          state.predecessorRole = earlier?.role ?? null;
+        case 'predecessorRole':
+          state.predecessorRole = await messageRole(this.tx, this.sessionId, named);
           break;
-        }
         case 'predecessor':
           throw unexpected(decision, via);
       }
     }
-  }
-
-  /** The closed turn whose last message is `messageId`, if any. */
-  private async closedTurnEndingWith(messageId: string): Promise<GrowPoint | null> {
-    const message = await this.tx.message.findUnique({
-      where: { sessionId_messageId: { sessionId: this.sessionId, messageId } },
-      select: { ...TURN_MESSAGE, turnId: true },
-    });
-    if (!message?.turnId) return null;
-    const turn = await this.tx.turn.findUnique({ where: { id: message.turnId } });
-    if (!turn || turn.open) return null;
-    const tip = await this.turnTip(turn);
-    return tip.id === message.id ? growPoint(turn, tip) : null;
-  }
-
-  /** The message `userMessageId` with its turn, and whether that turn is closed with a reply; null when the session has no such message. */
-  private async answered(userMessageId: string): Promise<Answered | null> {
-    const user = await this.tx.message.findUnique({
-      where: { sessionId_messageId: { sessionId: this.sessionId, messageId: userMessageId } },
-      include: { turn: true },
-    });
-    if (!user) return null;
-    const { turn: original, ...message } = user;
-    const replied =
-      original !== null &&
-      !original.open &&
-      (await this.tx.message.count({ where: { turnId: original.id, role: 'ASSISTANT' } })) > 0;
-    return { role: user.role, replied, user: message, original };
   }
 
   /**
@@ -561,45 +523,6 @@ export class SessionWriter {
         ];
     this.open = { turn, messages, unwritten: 0, held: null };
     return this.open;
-  }
-
-  /** The last message of a turn (what the next turn's user message follows). */
-  private async turnTip(turn: Pick<Turn, 'id' | 'userMessageId'>): Promise<TurnMessage> {
-    const last = await this.tx.message.findFirst({
-      where: { turnId: turn.id },
-      select: TURN_MESSAGE,
-      orderBy: { seq: 'desc' },
-    });
-    return (
-      last ??
-      (await this.tx.message.findUniqueOrThrow({
-        where: { id: turn.userMessageId },
-        select: TURN_MESSAGE,
-      }))
-    );
-  }
-
-  /**
-   * A branch's head (its highest-numbered turn, found by the unique index on session, branch,
-   * number) and that turn's last message, in one statement; null for a branch without turns.
-   */
-  private async branchHead(branch: string): Promise<{ turn: TurnPoint; tip: TurnMessage } | null> {
-    const p = placeholders(this.tx);
-    const rows = await this.tx.$queryRawUnsafe<Record<string, unknown>[]>(
-      `SELECT t."id" AS "id", t."number" AS "number", t."messagesThrough" AS "messagesThrough",
-         m."id" AS "tipId", m."messageId" AS "tipMessageId", m."role" AS "tipRole", m."seq" AS "tipSeq"
-       FROM "Turn" t JOIN "Message" m ON m."id" = COALESCE(
-         (SELECT l."id" FROM "Message" l WHERE l."turnId" = t."id" ORDER BY l."seq" DESC LIMIT 1), t."userMessageId")
-       WHERE t."sessionId" = ${p()} AND t."branch" = ${p()} ORDER BY t."number" DESC LIMIT 1`,
-      this.sessionId,
-      branch,
-    );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      turn: { id: String(row.id), number: Number(row.number), branch, messagesThrough: Number(row.messagesThrough) },
-      tip: { id: String(row.tipId), messageId: String(row.tipMessageId), role: String(row.tipRole) as Role, seq: Number(row.tipSeq) },
-    };
   }
 
   /**
@@ -736,10 +659,6 @@ function projectCloseFields(
     projectSuspects: captured ? JSON.stringify(captured.suspects) : null,
     projectCaptureError: captured ? null : (project?.error ?? 'The project was not looked at when the turn closed.'),
   };
-}
-
-function growPoint(turn: TurnPoint, tip: TurnMessage): GrowPoint {
-  return { turnId: turn.id, tip: tip.messageId, turn, tipMessage: tip };
 }
 
 /** A decision the entry point `via` cannot take: a bug in the writer or the rules, not the caller's input. */
