@@ -51,7 +51,7 @@ export function serviceImportTarget(deps: Deps): ImportTarget {
 export async function importSession(input: SessionImport, deps: Deps): Promise<SessionImportOutcome> {
   const header = validateHeader(input);
   const sessionId = header.sessionId;
-  const messages = validateMessages(input, deps);
+  const messages = importedDrafts(input, deps);
   const updates = input.updates.map((u, i) => {
     assertValidId(u.messageId, `updates[${i}].messageId`);
     assertContentSize(u.content, deps.config.maxContentBytes, `updates[${i}].content`);
@@ -299,7 +299,7 @@ function validateHeader(input: SessionImport): Header {
 }
 
 /** Each message checked as the API checks one (messageDraft), plus what an import adds: a messageId each, sent once, a role. */
-function validateMessages(input: SessionImport, deps: Deps): Validated[] {
+function importedDrafts(input: SessionImport, deps: Deps): Validated[] {
   if (input.messages.length > MAX_MESSAGES) {
     throw new BadUserInputError(`messages has ${input.messages.length} entries; send at most ${MAX_MESSAGES} per import.`, { field: 'messages' });
   }
