@@ -83,6 +83,13 @@ module.exports = {
       to: { path: any(SCHEMA, TOP) },
     },
     {
+      name: 'sessions-base-of-services',
+      comment: 'src/services/sessions/ is the base of src/services/: replay, projects and imports build on it, never the other way.',
+      severity: 'error',
+      from: { path: '^src/services/sessions/' },
+      to: { path: '^src/services/(replay|projects|imports)/' },
+    },
+    {
       name: 'schema-below-app',
       comment: 'src/schema/ is the Pothos schema; the handler, the app and the server are built on it, not the other way.',
       severity: 'error',

@@ -60,6 +60,8 @@ describe('the layers of src/', () => {
       'src/git/index.ts': "import './project-plumbing.js';\nexport const x = 1;\n",
       'src/services/restore.ts': "import '../projects/restore.js';\nimport '../git/project-plumbing.js';\nexport const s = 1;\n",
       'src/services/rules.ts': "import '../mirror/index.js';\nimport '../mirror/worker.js';\nimport '../schema/session.js';\nexport const s = 1;\n",
+      'src/services/sessions/turns.ts': "import '../rules.js';\nimport '../replay/views.js';\nexport const t = 1;\n",
+      'src/services/replay/views.ts': "import '../sessions/turns.js';\nexport const v = 1;\n",
       'src/schema/session.ts': "import '../services/rules.js';\nimport '../mirror/index.js';\nimport '../app.js';\nexport const q = 1;\n",
       'src/app.ts': "import './schema/session.js';\nimport './mirror/worker.js';\nimport './missing.js';\nexport const a = 1;\n",
     };
@@ -83,6 +85,7 @@ describe('the layers of src/', () => {
         'schema-below-app: src/schema/session.ts -> src/app.ts',
         'services-below-schema: src/services/rules.ts -> src/schema/session.ts',
         'services-never-import-git-project: src/services/restore.ts -> src/git/project-plumbing.ts',
+        'sessions-base-of-services: src/services/sessions/turns.ts -> src/services/replay/views.ts',
       ].sort(),
     );
     // An upward import closes a cycle with the downward ones, so there are several; two the fixture makes on purpose:

@@ -1,29 +1,25 @@
 /**
  * The server side of imports (issue 13): one session's parsed messages
  * (src/importers/target.ts) written into the DAG under the same turn rules as
- * the API, many messages per transaction through SessionWriter.
- *
- * - A USER message closes the open turn and opens the next (so does a SYSTEM
- *   message outside any turn: a local command before the first prompt); one
- *   not following the tip of the current branch forks (fork-<messageId>)
- *   exactly as appendMessage does.
- * - An ASSISTANT message answering a user message that already has a reply is
- *   a retry (retry-<messageId>), as retryTurn does.
- * - Other messages join the open turn; one whose place is a closed turn (a
- *   late record) or that comes before any turn is a problem, not stored; what
- *   followed it attaches to where it would have.
- * - Messages the session already has are skipped: importing twice adds nothing.
+ * the API (src/services/sessions/turn-engine.ts, an import's source: a USER
+ * message closes the open turn and opens the next, a second reply is a retry,
+ * a record that cannot be placed is a problem, not stored, and what followed
+ * it attaches to where it would have), many messages per transaction through
+ * SessionWriter. Messages the session already has are skipped: importing
+ * twice adds nothing.
  * Closed turns queue their session repo commit in the outbox as usual; an
  * imported session never makes project commits (SessionWriter, turn-close.ts).
  */
-import type { Prisma, Session } from '../../generated/prisma/client.js';
+import type { Prisma, Role, Session } from '../../generated/prisma/client.js';
 import { BadUserInputError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
 import type { ImportedMessage, ImportProblem } from '../../importers/model.js';
 import { IMPORT_SOURCES, type ImportSource, type ImportTarget, type SessionImport, type SessionImportOutcome } from '../../importers/target.js';
 import { now, type Deps } from '../deps.js';
+import { messageDraft } from '../sessions/message-draft.js';
 import { SessionWriter, type MessageDraft } from '../sessions/session-writer.js';
 import { moveRepoToView, publishNewBranches, publishTimeline } from '../sessions/session-view.js';
+import { classify, type Incoming, type PredecessorFacts, type TurnMember, type TurnState } from '../sessions/turn-engine.js';
 import { assertContentSize, assertShortText, metadataText } from '../sessions/validate.js';
 
 const SOURCES: readonly ImportSource[] = IMPORT_SOURCES;
@@ -33,7 +29,7 @@ const MAX_MESSAGES = 200_000;
 
 /** What the import knows of each message of the session. */
 interface Known {
-  role: string;
+  role: Role;
   /** The turn it was recorded in (a retry's user message: its original turn). */
   turnId: string | null;
 }
@@ -55,7 +51,7 @@ export function serviceImportTarget(deps: Deps): ImportTarget {
 export async function importSession(input: SessionImport, deps: Deps): Promise<SessionImportOutcome> {
   const header = validateHeader(input);
   const sessionId = header.sessionId;
-  const messages = validateMessages(input, deps);
+  const messages = importedDrafts(input, deps);
   const updates = input.updates.map((u, i) => {
     assertValidId(u.messageId, `updates[${i}].messageId`);
     assertContentSize(u.content, deps.config.maxContentBytes, `updates[${i}].content`);
@@ -93,18 +89,18 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
       }
     }
     const openTurn = session.openTurnId
-      ? await deps.db.turn.findUnique({ where: { id: session.openTurnId }, select: { id: true, userMessageId: true } })
+      ? await deps.db.turn.findUnique({ where: { id: session.openTurnId }, select: { id: true, number: true, userMessageId: true } })
       : null;
-    /** The open turn: its id, its user message and whether it has an ASSISTANT message yet. */
-    let open: { turnId: string; userMessageId: string; hasAssistant: boolean; members: Set<string> } | null = null;
+    /** The open turn: its id, its number, its user message and its messages (the user message first). */
+    let open: { turnId: string; number: number; userMessageId: string; members: TurnMember[] } | null = null;
     if (openTurn) {
-      const members = rows.filter((r) => r.turnId === openTurn.id).map((r) => r.messageId);
       const user = byInternal.get(openTurn.userMessageId) ?? '';
+      const members = rows.filter((r) => r.turnId === openTurn.id && r.messageId !== user).map((r) => ({ messageId: r.messageId, role: r.role }));
       open = {
         turnId: openTurn.id,
+        number: openTurn.number,
         userMessageId: user,
-        hasAssistant: members.some((m) => known.get(m)?.role === 'ASSISTANT'),
-        members: new Set([user, ...members]),
+        members: [{ messageId: user, role: known.get(user)?.role ?? 'USER' }, ...members],
       };
     }
 
@@ -159,65 +155,58 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
         for (const { message: m, draft } of chunk) {
           const pred = resolve(m.predecessorId);
           const predInfo = pred !== null ? known.get(pred) : undefined;
-          if (pred !== null && !predInfo) {
-            drop(m, `its predecessor ${pred} is not in the session`);
+          const predecessor: PredecessorFacts | null = predInfo
+            ? { ...predInfo, turnTip: predInfo.turnId ? (tipOfTurn.get(predInfo.turnId) ?? null) : null, replied: replied.has(pred!) }
+            : null;
+          const incoming: Incoming = {
+            via: 'message',
+            role: m.role,
+            messageId: m.messageId,
+            predecessorId: pred,
+            callerId: m.callerId != null ? resolve(m.callerId) : null,
+          };
+          const state = (): TurnState => ({
+            source: 'import',
+            sessionId,
+            branch: writer.branch,
+            viewTurnId: writer.viewTurnIdNow,
+            open: open && { number: open.number, members: open.members },
+            predecessor,
+          });
+          let decision = classify(state(), incoming);
+          // A prompt or a retry ends the turn before it: closed, the same record is placed again.
+          while (decision.kind === 'close') {
+            await closeOpen();
+            decision = classify(state(), incoming);
+          }
+          if (decision.kind === 'drop') {
+            drop(m, decision.reason);
             continue;
           }
-          // A prompt opens a turn; so does a SYSTEM record outside any (a local command before the first prompt).
-          if (m.role === 'USER' || (m.role === 'SYSTEM' && !open)) {
-            await closeOpen();
-            let from = pred;
-            if (pred !== null && predInfo) {
-              if (!predInfo.turnId) {
-                drop(m, `its predecessor ${pred} is in no turn`);
-                continue;
-              }
-              // A prompt after the middle of a turn grows from that turn's end: turns are whole.
-              // Not the tip of the current branch: a fork, as appendMessage makes it.
-              from = tipOfTurn.get(predInfo.turnId) ?? pred;
-            }
-            const stored = await writer.openWith({ ...draft, predecessorId: from });
-            open = { turnId: stored.turnId!, userMessageId: m.messageId, hasAssistant: false, members: new Set([m.messageId]) };
+          if (decision.kind === 'newTurn' || decision.kind === 'retryOf') {
+            // Placed by the writer under the API's rules: where the turn grows from, whether the reply is a retry.
+            const stored =
+              decision.kind === 'newTurn'
+                ? await writer.openWith({ ...draft, predecessorId: decision.predecessorId, callerId: null })
+                : await writer.retry(decision.userMessageId, { ...draft, predecessorId: null, callerId: null });
+            const user = decision.kind === 'newTurn' ? [] : [{ messageId: decision.userMessageId, role: 'USER' as const }];
+            open = {
+              turnId: stored.turnId!,
+              number: writer.openTurnNumber!,
+              userMessageId: decision.kind === 'newTurn' ? m.messageId : decision.userMessageId,
+              members: [...user, { messageId: m.messageId, role: m.role }],
+            };
             known.set(m.messageId, { role: m.role, turnId: stored.turnId });
             tipOfTurn.set(stored.turnId!, m.messageId);
             added += 1;
             continue;
           }
-          const inOpen = pred === null ? open !== null : open?.members.has(pred) === true;
-          if (m.role === 'ASSISTANT' && pred !== null && predInfo?.role === 'USER' && replied.has(pred)) {
-            // A second reply to an answered prompt: a retry.
-            await closeOpen();
-            const stored = await writer.retry(pred, { ...draft, predecessorId: null });
-            open = { turnId: stored.turnId!, userMessageId: pred, hasAssistant: true, members: new Set([pred, m.messageId]) };
-            known.set(m.messageId, { role: 'ASSISTANT', turnId: stored.turnId });
-            tipOfTurn.set(stored.turnId!, m.messageId);
-            added += 1;
-            continue;
-          }
-          if (!open) {
-            drop(m, pred === null ? 'it comes before any prompt' : `it follows ${pred}, whose turn is closed (a late record)`);
-            continue;
-          }
-          if (!inOpen) {
-            drop(m, `it follows ${pred}, whose turn is closed (a late record)`);
-            continue;
-          }
-          let callerId = m.callerId != null ? resolve(m.callerId) : null;
-          if (m.role === 'TOOL') {
-            if (callerId !== null && (!open.members.has(callerId) || known.get(callerId)?.role !== 'ASSISTANT')) callerId = null;
-            if (callerId === null && !open.hasAssistant) {
-              drop(m, 'a tool result with no assistant message in its turn to be its caller');
-              continue;
-            }
-          } else {
-            callerId = null;
-          }
-          pending.push({ ...draft, predecessorId: pred, callerId });
-          open.members.add(m.messageId);
+          if (decision.kind !== 'joins' || !open) throw new Error(`The turn rules answered ${decision.kind} to an imported message.`);
+          pending.push({ ...draft, predecessorId: decision.predecessorId, callerId: decision.callerId });
+          open.members.push({ messageId: m.messageId, role: m.role });
           known.set(m.messageId, { role: m.role, turnId: open.turnId });
           tipOfTurn.set(open.turnId, m.messageId);
           if (m.role === 'ASSISTANT') {
-            open.hasAssistant = true;
             if (pred !== null && predInfo?.role === 'USER') replied.add(pred);
             else if (pred === null && open.userMessageId) replied.add(open.userMessageId);
           }
@@ -231,7 +220,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
             const target = known.get(update.messageId);
             if (!target) {
               problems.push({ line: update.line, message: `update of message ${update.messageId}, which the session does not have; ignored` });
-            } else if (!open || !open.members.has(update.messageId)) {
+            } else if (!open || !open.members.some((member) => member.messageId === update.messageId)) {
               problems.push({ line: update.line, message: `update of message ${update.messageId}, whose turn is closed; ignored` });
             } else {
               await tx.message.update({
@@ -243,8 +232,8 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
           }
           if (input.closeLastTurn) await closeOpen();
         }
-        await writer.flush();
-        return { closed, added, updated, branches: [...writer.createdBranches], project: writer.projectJobsQueued };
+        const outcome = await writer.flush();
+        return { closed, added, updated, branches: outcome.createdBranches, project: outcome.projectJobsQueued };
       }, { timeout: 60_000 });
 
       turnsAdded += step.closed;
@@ -309,32 +298,23 @@ function validateHeader(input: SessionImport): Header {
   };
 }
 
-function validateMessages(input: SessionImport, deps: Deps): Validated[] {
+/** Each message checked as the API checks one (messageDraft), plus what an import adds: a messageId each, sent once, a role. */
+function importedDrafts(input: SessionImport, deps: Deps): Validated[] {
   if (input.messages.length > MAX_MESSAGES) {
     throw new BadUserInputError(`messages has ${input.messages.length} entries; send at most ${MAX_MESSAGES} per import.`, { field: 'messages' });
   }
   const seen = new Set<string>();
   return input.messages.map((m, i) => {
-    const at = (name: string) => `messages[${i}].${name}`;
-    assertValidId(m.messageId, at('messageId'));
-    if (seen.has(m.messageId)) throw new BadUserInputError(`messageId ${m.messageId} is sent twice.`, { field: at('messageId') });
+    const field = `messages[${i}]`;
+    assertValidId(m.messageId, `${field}.messageId`);
+    if (seen.has(m.messageId)) throw new BadUserInputError(`messageId ${m.messageId} is sent twice.`, { field: `${field}.messageId` });
     seen.add(m.messageId);
-    if (!['USER', 'ASSISTANT', 'TOOL', 'SYSTEM'].includes(m.role)) throw new BadUserInputError(`${at('role')} is not a role.`, { field: at('role') });
-    if (m.predecessorId != null) assertValidId(m.predecessorId, at('predecessorId'));
-    if (m.callerId != null) assertValidId(m.callerId, at('callerId'));
-    assertContentSize(m.content, deps.config.maxContentBytes, at('content'));
-    assertShortText(m.toolName, at('toolName'));
-    assertShortText(m.toolCallId, at('toolCallId'));
+    if (!['USER', 'ASSISTANT', 'TOOL', 'SYSTEM'].includes(m.role)) throw new BadUserInputError(`${field}.role is not a role.`, { field: `${field}.role` });
     const createdAt = m.createdAt != null ? new Date(m.createdAt) : null;
+    // The caller is the import's to place (turn-engine.ts): none until then.
     const draft: MessageDraft = {
-      messageId: m.messageId,
-      role: m.role,
-      content: m.content,
-      predecessorId: m.predecessorId,
+      ...messageDraft(m.role, m, deps, field),
       callerId: null,
-      toolName: m.toolName ?? null,
-      toolCallId: m.toolCallId ?? null,
-      metadata: metadataText(m.metadata ?? null, at('metadata')),
       createdAt: createdAt && !Number.isNaN(createdAt.getTime()) ? createdAt : null,
     };
     return { message: m, draft };

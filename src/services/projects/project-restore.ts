@@ -11,7 +11,7 @@ import { BadUserInputError, NotFoundError } from '../../errors.js';
 import { assertValidId, newId } from '../../ids.js';
 import { applySnapshotFiles, restoreFiles, type FilesWritten } from '../../projects/restore.js';
 import { planRestore, type AgentEvent, type RecordedState } from '../../projects/restore-plan.js';
-import { branchSegments, turnFilter } from '../replay/branch-path.js';
+import { branchSegments, turnFilter } from '../sessions/branch-path.js';
 import { now, type Deps } from '../deps.js';
 import { readProjectCommit } from './read-projects.js';
 import type { CommitRef } from '../replay/read-commits.js';

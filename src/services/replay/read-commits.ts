@@ -10,7 +10,7 @@ import { BadUserInputError, NotFoundError } from '../../errors.js';
 import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type GitRepo, type SessionRepo } from '../../git/index.js';
 import { countTurnCommits, isReconciling, describeFault, inspectSessionRepo, sessionRepoPath, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
-import { branchSegments, messageFilter, segmentsOf, type BranchRows } from './branch-path.js';
+import { branchSegments, messageFilter, segmentsOf, type BranchRows } from '../sessions/branch-path.js';
 import { SessionReads } from '../sessions/session-reads.js';
 import { Batcher, chunks } from '../batcher.js';
 import { ascendingPage, countOnlyPage, emptyPage, offsetPage, pageSize, type Page, type PageArgs } from '../page.js';

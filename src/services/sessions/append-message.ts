@@ -22,11 +22,10 @@ export async function appendMessage(input: AppendMessageInput, deps: Deps): Prom
     // A USER message starts a turn: note what the user had uncommitted in the project now.
     const dirty = input.role === 'USER' ? await projectDirtyNow(deps, input.sessionId) : null;
     const { message, branches } = await deps.db.$transaction(async (tx) => {
-      const writer = await SessionWriter.load(tx, input.sessionId, now(deps));
-      writer.projectDirtyAtStart = dirty;
+      const writer = await SessionWriter.load(tx, input.sessionId, now(deps), { projectDirtyAtStart: dirty });
       const appended = await writer.append(draft);
-      await writer.flush();
-      return { message: appended, branches: writer.createdBranches };
+      const { createdBranches } = await writer.flush();
+      return { message: appended, branches: createdBranches };
     });
     await publishNewBranches(deps, input.sessionId, branches);
     return message;

@@ -79,12 +79,10 @@ async function closeUnderLock(
     const written = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, sessionId, now(deps));
       if (early === undefined && writer.capturesProject) throw new CaptureFirst();
-      writer.projectDirtyAtClose = project?.baseline ?? null;
-      writer.projectCapture = project;
       await fill(writer);
-      const turnClosed = await writer.closeTurn(close);
-      await writer.flush();
-      return { closed: turnClosed, branches: writer.createdBranches, project: writer.projectJobsQueued };
+      const turnClosed = await writer.closeTurn(close, project);
+      const outcome = await writer.flush();
+      return { closed: turnClosed, branches: outcome.createdBranches, project: outcome.projectJobsQueued };
     });
     await publishNewBranches(deps, sessionId, written.branches);
     await project?.claim(written.closed.id);

@@ -6,7 +6,7 @@ import type { Db } from '../../db/index.js';
 import { NotFoundError } from '../../errors.js';
 import { assertValidId, isValidId } from '../../ids.js';
 import { spendTextBytes } from '../../request-context.js';
-import { messageFilter } from '../replay/branch-path.js';
+import { messageFilter } from './branch-path.js';
 import { SessionReads } from './session-reads.js';
 import { Batcher, chunks } from '../batcher.js';
 import { ascendingPage, countOnlyPage, newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';

@@ -14,7 +14,7 @@
 import type { Prisma, Turn } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/index.js';
 import { Batcher, chunks } from '../batcher.js';
-import { loadBranchRows, segmentsOf, type BranchRows, type ForkTurn, type Segment } from '../replay/branch-path.js';
+import { loadBranchRows, segmentsOf, type BranchRows, type ForkTurn, type Segment } from './branch-path.js';
 import { placeholders } from '../../db/dialect.js';
 
 /** Bound values per statement: well under SQLite's limit (32,766), for pages of up to 500 sessions in one. */

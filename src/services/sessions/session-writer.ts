@@ -1,5 +1,6 @@
 /**
- * The rules for adding to a session's DAG, applied inside one database
+ * Adds to a session's DAG under the turn rules (turn-engine.ts decides, the
+ * writer looks up what they ask and writes), inside one database
  * transaction. A writer loads the session once, keeps the open turn in memory,
  * and flushes the session row at the end, so recordTurn costs a handful of
  * statements however many tool results it carries: a turn opened with
@@ -9,8 +10,21 @@
 import type { Message, Prisma, Role, Session, Turn } from '../../generated/prisma/client.js';
 import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
 import { assertValidId, newId } from '../../ids.js';
-import type { TurnCapture } from '../../projects/capture.js';
-import { assertBranchRefName } from './validate.js';
+import type { ProjectClose } from '../../projects/turn-close.js';
+import { classify, type Incoming, type TurnDecision, type TurnState } from './turn-engine.js';
+import {
+  answeredMessage,
+  branchHead,
+  closedTurnEndingWith,
+  growPoint,
+  messageRole,
+  turnTip,
+  TURN_MESSAGE,
+  type Answered,
+  type GrowPoint,
+  type TurnMessage,
+  type TurnPoint,
+} from './turn-lookups.js';
 import { deferForeignKeysSql, dialectOf, lockSessionRowSql, placeholders } from '../../db/dialect.js';
 import { escapeNul } from '../../db/nul-text.js';
 
@@ -47,10 +61,23 @@ export interface TurnClose {
   startedAt?: Date | null;
 }
 
-type TurnMessage = Pick<Message, 'id' | 'messageId' | 'role' | 'seq'>;
 
-/** What a new turn needs of the turn it grows from. */
-type TurnPoint = Pick<Turn, 'id' | 'number' | 'branch' | 'messagesThrough'>;
+/**
+ * The agent's end-of-turn state in the project (src/projects/turn-close.ts), captured before the
+ * close: stored on the turn for its commit; `baseline` is where the session's next turn recorded
+ * without a visible start (recordTurn) begins.
+ */
+export type ProjectAtClose = Pick<ProjectClose, 'capture' | 'error' | 'baseline'>;
+
+/** What a writer's callers do after its transaction commits. */
+export interface WriterOutcome {
+  /** Branches this writer created, for the timeline events sent after commit. */
+  createdBranches: string[];
+  /** Whether a closed turn queued a project commit (the project committer is told after commit). */
+  projectJobsQueued: boolean;
+}
+
+type Decision = TurnDecision<GrowPoint, Answered>;
 
 interface OpenTurn {
   turn: Pick<Turn, 'id' | 'number' | 'userMessageId' | 'messagesThrough'>;
@@ -73,25 +100,10 @@ export class SessionWriter {
   private openTurnId: string | null;
   private currentBranch: string;
   private viewTurnId: string | null;
-  /**
-   * The project's dirty paths as seen when this turn began (set by appendMessage,
-   * which sees the start); otherwise the session's baseline is used.
-   */
-  projectDirtyAtStart: string[] | null = null;
-  /**
-   * The project's dirty paths as the turn closes: where the session's next
-   * turn recorded without a visible start (recordTurn) begins.
-   */
-  projectDirtyAtClose: string[] | null = null;
-  /**
-   * The agent's end-of-turn state in the project, captured before the close
-   * (src/projects/turn-close.ts): stored on the turn for its commit.
-   */
-  projectCapture: { capture: TurnCapture | null; error: string | null } | null = null;
-  /** Branches this writer created, for the timeline events sent after commit. */
-  readonly createdBranches: string[] = [];
-  /** Whether a closed turn queued a project commit (the project committer is told after commit). */
-  projectJobsQueued = false;
+  /** The project's dirty paths as the last turn closed (`closeTurn`'s baseline), written by `flush`. */
+  private projectDirtyAtClose: string[] | null = null;
+  private readonly createdBranches: string[] = [];
+  private projectJobsQueued = false;
   private open: OpenTurn | null = null;
   /**
    * The turn this writer closed last and its last message. Every turn is its branch's newest
@@ -106,6 +118,7 @@ export class SessionWriter {
     private readonly tx: Tx,
     readonly session: Session,
     private readonly at: Date,
+    private readonly projectDirtyAtStart: string[] | null,
   ) {
     this.nextSeq = session.nextSeq;
     this.openTurnId = session.openTurnId;
@@ -118,28 +131,38 @@ export class SessionWriter {
    * (deps.sessionLocks) keeps writers apart; servers sharing a PostgreSQL database lock its row
    * (src/db/dialect.ts, lockSessionRowSql), so a turn written through one server waits for one
    * written through another, and each numbers its turn and messages after the other's.
+   * @param options.projectDirtyAtStart the project's dirty paths as seen when the turn opened here
+   *   began (appendMessage sees the start); default null: the session's baseline is used.
    * @throws NotFoundError when the session does not exist.
    */
-  static async load(tx: Tx, sessionId: string, at: Date): Promise<SessionWriter> {
+  static async load(tx: Tx, sessionId: string, at: Date, options: { projectDirtyAtStart?: string[] | null } = {}): Promise<SessionWriter> {
     const lock = lockSessionRowSql(tx);
     if (lock) await tx.$queryRawUnsafe(lock, sessionId);
     const session = await tx.session.findUnique({ where: { sessionId } });
     if (!session) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`, { sessionId });
-    return new SessionWriter(tx, session, at);
+    return new SessionWriter(tx, session, at, options.projectDirtyAtStart ?? null);
   }
 
   get sessionId(): string {
     return this.session.sessionId;
   }
 
-  /** Adds one message under the turn rules and returns it. */
+  /**
+   * Adds one message under the turn rules (turn-engine.ts, as `message`) and returns it.
+   * @throws the rules' refusal (BadUserInputError, ConflictError, NotFoundError); nothing is written then.
+   */
   async append(draft: MessageDraft): Promise<Message> {
-    if (draft.role === 'USER') return this.openTurn(draft);
-    // An ASSISTANT message answering an already answered user message is a retry.
-    if (draft.role === 'ASSISTANT' && !this.openTurnId && draft.predecessorId != null) {
-      return this.openRetry(draft.predecessorId, { ...draft, predecessorId: null });
+    const decision = await this.decide(draft, 'message');
+    switch (decision.kind) {
+      case 'newTurn':
+        return this.openTurn(draft);
+      case 'retryOf':
+        return this.openRetry(decision.userMessageId, { ...draft, predecessorId: null });
+      case 'joins':
+        return this.joinOpenTurn(draft);
+      default:
+        throw unexpected(decision, 'message');
     }
-    return this.joinOpenTurn(draft);
   }
 
   /**
@@ -176,6 +199,16 @@ export class SessionWriter {
     return this.openTurnId;
   }
 
+  /** The number of the turn this writer opened last, while it is open; otherwise null. */
+  get openTurnNumber(): number | null {
+    return this.open?.turn.id === this.openTurnId ? (this.open?.turn.number ?? null) : null;
+  }
+
+  /** The turn the session views during replay after this writer's changes, or null. */
+  get viewTurnIdNow(): string | null {
+    return this.viewTurnId;
+  }
+
   /**
    * An imported session (its source set) is a record of work done elsewhere:
    * its turns never capture or commit anything in a project.
@@ -192,8 +225,10 @@ export class SessionWriter {
   /**
    * Closes the open turn and queues its outbox jobs in the same transaction
    * (the outbox), so a closed turn is never without its pending git commit.
+   * @param project the project's state captured for this close (closeTurnWith); default null:
+   *   a turn of a session in a project then records that the project was not looked at.
    */
-  async closeTurn(close: TurnClose): Promise<Turn> {
+  async closeTurn(close: TurnClose, project: ProjectAtClose | null = null): Promise<Turn> {
     const open = await this.requireOpenTurn('end a turn');
     const closing = {
       open: false,
@@ -203,7 +238,7 @@ export class SessionWriter {
       tokens: close.tokens ?? null,
       touchedPaths: close.touchedPaths ? JSON.stringify(close.touchedPaths) : null,
       startedAt: close.startedAt ?? null,
-      ...(this.inProject ? this.projectCloseFields() : {}),
+      ...(this.inProject ? projectCloseFields(project) : {}),
     };
     const turn = open.held
       ? await this.writeHeld(open.held, closing)
@@ -217,14 +252,18 @@ export class SessionWriter {
     // One create a job: createMany took 0.49 ms for one row here, create 0.29.
     for (const data of jobs) await this.tx.outboxJob.create({ data, select: { id: true } });
     this.projectJobsQueued ||= this.inProject;
+    if (project?.baseline) this.projectDirtyAtClose = project.baseline;
     this.lastClosed = { turn, tip: open.messages[open.messages.length - 1]! };
     this.openTurnId = null;
     this.open = null;
     return turn;
   }
 
-  /** Writes the session's counters (and the open turn's kept message count); call once, last. */
-  async flush(): Promise<void> {
+  /**
+   * Writes the session's counters (and the open turn's kept message count); call once, last.
+   * @throws ConflictError when another writer changed the session meanwhile.
+   */
+  async flush(): Promise<WriterOutcome> {
     if (this.open && (this.open.held || this.open.unwritten > 0)) {
       const messagesThrough = this.open.turn.messagesThrough + this.open.unwritten;
       if (this.open.held) await this.writeHeld(this.open.held, { messagesThrough });
@@ -245,52 +284,19 @@ export class SessionWriter {
     if (count !== 1) {
       throw new ConflictError(`Session ${this.sessionId} was changed by another request at the same time; try again.`);
     }
+    return { createdBranches: [...this.createdBranches], projectJobsQueued: this.projectJobsQueued };
   }
 
   // ------------------------------------------------------------ internals
 
   private async openTurn(draft: MessageDraft, held = false): Promise<Message> {
-    if (this.openTurnId) {
-      const open = await this.requireOpenTurn('');
-      throw new ConflictError(
-        `Turn ${open.turn.number} of session ${this.sessionId} is still open: end it (endTurn) before sending the next user message.`,
-      );
-    }
-    if (draft.callerId) throw new BadUserInputError('callerId is only for TOOL messages.', { field: 'callerId' });
-    const branchName = this.currentBranch;
-    // A branch's head is its highest-numbered turn (the unique index on session, branch, number finds it).
-    const head = (this.lastClosed?.turn.branch === branchName ? this.lastClosed : null) ?? (await this.branchHead(branchName));
-    const headTurn = head?.turn ?? null;
-
-    // Where the new turn grows from: the viewed commit during replay (a fork),
-    // an explicit earlier point (a fork), or the tip of the current branch.
-    let from: TurnPoint | null = headTurn;
-    let fromTip = head?.tip ?? null;
-    let fork = false;
-    if (this.viewTurnId !== null && this.viewTurnId !== headTurn?.id) {
-      const viewed = await this.tx.turn.findUniqueOrThrow({ where: { id: this.viewTurnId } });
-      from = viewed;
-      fromTip = await this.turnTip(viewed);
-      fork = true;
-    }
-    if (draft.predecessorId != null && draft.predecessorId !== fromTip?.messageId) {
-      const point = await this.closedTurnEndingWith(draft.predecessorId);
-      if (!point) {
-        throw new BadUserInputError(
-          fromTip
-            ? `predecessorId must be the last message of a closed turn (here ${fromTip.messageId}); leave it out to continue from there.`
-            : `This is the first message of branch ${branchName}: leave predecessorId out.`,
-          { field: 'predecessorId' },
-        );
-      }
-      from = point.turn;
-      fromTip = point.tip;
-      fork = point.turn.id !== headTurn?.id;
-    }
-
     const messageId = draft.messageId ?? newId();
-    const turnBranch = fork ? `fork-${messageId}` : branchName;
-    if (fork) assertBranchRefName(turnBranch, 'messageId');
+    const decision = await this.decide({ ...draft, messageId }, 'turn');
+    if (decision.kind !== 'open' && decision.kind !== 'continue' && decision.kind !== 'fork') throw unexpected(decision, 'turn');
+    const branchName = this.currentBranch;
+    const from = decision.kind === 'open' ? null : decision.from.turn;
+    const fromTip = decision.kind === 'open' ? null : decision.from.tipMessage;
+    const turnBranch = decision.kind === 'fork' ? decision.branch : branchName;
     const turnId = newId();
     const turnRow = (userMessageId: string) => ({
       id: turnId,
@@ -319,7 +325,7 @@ export class SessionWriter {
       message = { ...inserted, turnId: turn.id };
       this.open = { turn, messages: [pick(message)], unwritten: 0, held: null };
     }
-    if (fork) {
+    if (decision.kind === 'fork') {
       await this.createBranch(turnBranch, 'FORK', from?.id ?? null, turn.id);
     } else {
       const { count } = await this.tx.branch.updateMany({
@@ -344,30 +350,13 @@ export class SessionWriter {
    * @throws BadUserInputError unless `userMessageId` is a USER message whose turn is closed and has a reply.
    */
   private async openRetry(userMessageId: string, draft: MessageDraft): Promise<Message> {
-    if (this.openTurnId) {
-      throw new ConflictError(`Session ${this.sessionId} has an open turn: end it (endTurn) before retrying an earlier one.`);
-    }
-    const user = await this.tx.message.findUnique({
-      where: { sessionId_messageId: { sessionId: this.sessionId, messageId: userMessageId } },
-      include: { turn: true },
-    });
-    if (!user) {
-      throw new NotFoundError(`Session ${this.sessionId} has no message ${JSON.stringify(userMessageId)}.`, { field: 'userMessageId' });
-    }
-    const original = user.turn;
-    const replied =
-      original &&
-      !original.open &&
-      (await this.tx.message.count({ where: { turnId: original.id, role: 'ASSISTANT' } })) > 0;
-    if (user.role !== 'USER' || !original || !replied) {
-      throw new BadUserInputError(
-        `Message ${userMessageId} is not a user message with a reply; only an answered user message can be retried.`,
-        { field: 'userMessageId' },
-      );
-    }
     const messageId = draft.messageId ?? newId();
-    const branchName = `retry-${messageId}`;
-    assertBranchRefName(branchName, 'messageId');
+    const decision = await this.decide({ ...draft, messageId, predecessorId: userMessageId, callerId: null }, 'retry');
+    if (decision.kind !== 'retry') throw unexpected(decision, 'retry');
+    const { user } = decision.answered;
+    // A retried message's turn is closed and answered (the rules checked).
+    const original = decision.answered.original!;
+    const branchName = decision.branch;
     const parent = original.parentTurnId
       ? await this.tx.turn.findUniqueOrThrow({ where: { id: original.parentTurnId }, select: { messagesThrough: true } })
       : null;
@@ -393,18 +382,6 @@ export class SessionWriter {
     return reply;
   }
 
-  /** What a closing turn records about its project: PENDING until the commit runs, and the capture. */
-  private projectCloseFields(): Pick<Turn, 'projectResult' | 'projectHeadAtClose' | 'projectFiles' | 'projectSuspects' | 'projectCaptureError'> {
-    const captured = this.projectCapture?.capture ?? null;
-    return {
-      projectResult: 'PENDING',
-      projectHeadAtClose: captured?.headAtClose ?? null,
-      projectFiles: captured ? JSON.stringify(captured.files) : null,
-      projectSuspects: captured ? JSON.stringify(captured.suspects) : null,
-      projectCaptureError: captured ? null : (this.projectCapture?.error ?? 'The project was not looked at when the turn closed.'),
-    };
-  }
-
   /** What a new turn records about its project: which, and what was dirty as it began. */
   private projectStart(): { projectId: string | null; dirtyAtStart: string | null } {
     if (!this.inProject) return { projectId: null, dirtyAtStart: null };
@@ -422,65 +399,74 @@ export class SessionWriter {
     this.createdBranches.push(name);
   }
 
-  /** The closed turn whose last message is `messageId`, if any. */
-  private async closedTurnEndingWith(messageId: string): Promise<{ turn: Turn; tip: TurnMessage } | null> {
-    const message = await this.tx.message.findUnique({
-      where: { sessionId_messageId: { sessionId: this.sessionId, messageId } },
-      select: { id: true, messageId: true, role: true, seq: true, turnId: true },
-    });
-    if (!message?.turnId) return null;
-    const turn = await this.tx.turn.findUnique({ where: { id: message.turnId } });
-    if (!turn || turn.open) return null;
-    const tip = await this.turnTip(turn);
-    return tip.id === message.id ? { turn, tip } : null;
+  /**
+   * Asks the turn rules (turn-engine.ts) what `draft` does, `via` the entry point it came by,
+   * looking up what they ask for (the open turn is read first when there is one).
+   * @throws the rules' refusal, as they word it.
+   */
+  private async decide(draft: MessageDraft, via: Incoming['via']): Promise<Decision> {
+    const incoming: Incoming = {
+      via,
+      role: draft.role,
+      messageId: draft.messageId ?? '',
+      predecessorId: draft.predecessorId ?? null,
+      callerId: draft.callerId ?? null,
+    };
+    const open = this.openTurnId ? await this.requireOpenTurn('') : null;
+    const state: TurnState<GrowPoint, Answered> = {
+      source: 'api',
+      sessionId: this.sessionId,
+      branch: this.currentBranch,
+      viewTurnId: this.viewTurnId,
+      open: open && { number: open.turn.number, members: open.messages },
+    };
+    for (;;) {
+      const decision = classify(state, incoming);
+      if (decision.kind === 'refuse') throw decision.error;
+      if (decision.kind !== 'need') return decision;
+      const named = incoming.predecessorId!;
+      switch (decision.fact) {
+        case 'head': {
+          // A branch's head is its highest-numbered turn (the unique index on session, branch, number finds it).
+          const head = (this.lastClosed?.turn.branch === this.currentBranch ? this.lastClosed : null) ?? (await branchHead(this.tx, this.sessionId, this.currentBranch));
+          state.head = head && growPoint(head.turn, head.tip);
+          break;
+        }
+        case 'viewed': {
+          const viewed = await this.tx.turn.findUniqueOrThrow({ where: { id: this.viewTurnId! } });
+          state.viewed = growPoint(viewed, await turnTip(this.tx, viewed));
+          break;
+        }
+        case 'point':
+          state.point = await closedTurnEndingWith(this.tx, this.sessionId, named);
+          break;
+        case 'answered':
+          state.answered = await answeredMessage(this.tx, this.sessionId, named);
+          break;
+        case 'predecessorRole':
+          state.predecessorRole = await messageRole(this.tx, this.sessionId, named);
+          break;
+        case 'predecessor':
+          throw unexpected(decision, via);
+      }
+    }
   }
 
-  /** Where a message joining the open turn attaches: its predecessor and, for a tool result, its caller. */
-  private async resolveJoin(open: OpenTurn, draft: MessageDraft): Promise<{ predecessorId: string | null; callerId: string | null }> {
-    let predecessor = open.messages[open.messages.length - 1];
-    if (draft.predecessorId != null) {
-      predecessor = open.messages.find((m) => m.messageId === draft.predecessorId);
-      if (!predecessor && draft.role === 'ASSISTANT') {
-        const earlier = await this.tx.message.findUnique({
-          where: { sessionId_messageId: { sessionId: this.sessionId, messageId: draft.predecessorId } },
-          select: { role: true },
-        });
-        if (earlier?.role === 'USER') {
-          throw new ConflictError(`Turn ${open.turn.number} is open: end it (endTurn) before retrying an earlier user message.`);
-        }
-      }
-      if (!predecessor) {
-        throw new BadUserInputError(
-          `predecessorId ${JSON.stringify(draft.predecessorId)} is not a message of the open turn ${open.turn.number}; leave it out to follow the turn's last message.`,
-          { field: 'predecessorId' },
-        );
-      }
-    }
-    let callerId: string | null = null;
-    if (draft.role === 'TOOL') {
-      const assistants = open.messages.filter((m) => m.role === 'ASSISTANT' && m.id !== open.turn.userMessageId);
-      const caller =
-        draft.callerId != null
-          ? assistants.find((m) => m.messageId === draft.callerId)
-          : assistants[assistants.length - 1];
-      if (!caller) {
-        throw new BadUserInputError(
-          draft.callerId != null
-            ? `callerId ${JSON.stringify(draft.callerId)} is not an ASSISTANT message of the open turn ${open.turn.number}.`
-            : `A TOOL message needs an ASSISTANT message in the open turn to be its caller; append the assistant message first.`,
-          { field: 'callerId' },
-        );
-      }
-      callerId = caller.id;
-    } else if (draft.callerId != null) {
-      throw new BadUserInputError('callerId is only for TOOL messages.', { field: 'callerId' });
-    }
-    return { predecessorId: predecessor?.id ?? null, callerId };
+  /**
+   * Where a message joining the open turn attaches, by the turn rules: the open turn, and its
+   * predecessor's and its caller's row ids.
+   */
+  private async resolveJoin(draft: MessageDraft): Promise<{ open: OpenTurn; predecessorId: string | null; callerId: string | null }> {
+    const decision = await this.decide(draft, 'join');
+    // The rules refuse a join without an open turn, which `decide` has read.
+    const open = this.openTurnId !== null && this.open?.turn.id === this.openTurnId ? this.open : null;
+    if (decision.kind !== 'join' || !open) throw unexpected(decision, 'join');
+    const rowOf = (messageId: string | null) => (messageId === null ? null : open.messages.find((m) => m.messageId === messageId)!.id);
+    return { open, predecessorId: rowOf(decision.predecessorId), callerId: rowOf(decision.callerId) };
   }
 
   private async joinOpenTurn(draft: MessageDraft): Promise<Message> {
-    const open = await this.requireOpenTurn(`add a ${draft.role} message`);
-    const { predecessorId, callerId } = await this.resolveJoin(open, draft);
+    const { open, predecessorId, callerId } = await this.resolveJoin(draft);
     const message = open.held
       ? this.messageRow(draft, predecessorId, callerId, open.turn.id)
       : await this.insertMessage(draft, predecessorId, callerId, open.turn.id);
@@ -495,20 +481,20 @@ export class SessionWriter {
    * each is checked as `append` would, then all are inserted together.
    */
   async appendJoining(drafts: MessageDraft[]): Promise<void> {
-    if (drafts.length === 0) return;
-    const open = await this.requireOpenTurn(`add a ${drafts[0]!.role} message`);
     const rows: Message[] = [];
+    let open: OpenTurn | null = null;
     for (const draft of drafts) {
-      const { predecessorId, callerId } = await this.resolveJoin(open, draft);
-      const row = this.messageRow(draft, predecessorId, callerId, open.turn.id);
+      const join = await this.resolveJoin(draft);
+      open = join.open;
+      const row = this.messageRow(draft, join.predecessorId, join.callerId, open.turn.id);
       rows.push(row);
       open.messages.push(pick(row));
     }
+    if (!open) return;
     if (open.held) open.held.messages.push(...rows);
     else await this.insertMessages(rows);
     open.unwritten += rows.length;
   }
-
 
   private async requireOpenTurn(action: string): Promise<OpenTurn> {
     if (!this.openTurnId) {
@@ -523,7 +509,7 @@ export class SessionWriter {
     });
     const own = await this.tx.message.findMany({
       where: { turnId: turn.id },
-      select: { id: true, messageId: true, role: true, seq: true },
+      select: TURN_MESSAGE,
       orderBy: { seq: 'asc' },
     });
     const messages = own.some((m) => m.id === turn.userMessageId)
@@ -531,51 +517,12 @@ export class SessionWriter {
       : [
           await this.tx.message.findUniqueOrThrow({
             where: { id: turn.userMessageId },
-            select: { id: true, messageId: true, role: true, seq: true },
+            select: TURN_MESSAGE,
           }),
           ...own,
         ];
     this.open = { turn, messages, unwritten: 0, held: null };
     return this.open;
-  }
-
-  /** The last message of a turn (what the next turn's user message follows). */
-  private async turnTip(turn: Pick<Turn, 'id' | 'userMessageId'>): Promise<TurnMessage> {
-    const last = await this.tx.message.findFirst({
-      where: { turnId: turn.id },
-      select: { id: true, messageId: true, role: true, seq: true },
-      orderBy: { seq: 'desc' },
-    });
-    return (
-      last ??
-      (await this.tx.message.findUniqueOrThrow({
-        where: { id: turn.userMessageId },
-        select: { id: true, messageId: true, role: true, seq: true },
-      }))
-    );
-  }
-
-  /**
-   * A branch's head (its highest-numbered turn, found by the unique index on session, branch,
-   * number) and that turn's last message, in one statement; null for a branch without turns.
-   */
-  private async branchHead(branch: string): Promise<{ turn: TurnPoint; tip: TurnMessage } | null> {
-    const p = placeholders(this.tx);
-    const rows = await this.tx.$queryRawUnsafe<Record<string, unknown>[]>(
-      `SELECT t."id" AS "id", t."number" AS "number", t."messagesThrough" AS "messagesThrough",
-         m."id" AS "tipId", m."messageId" AS "tipMessageId", m."role" AS "tipRole", m."seq" AS "tipSeq"
-       FROM "Turn" t JOIN "Message" m ON m."id" = COALESCE(
-         (SELECT l."id" FROM "Message" l WHERE l."turnId" = t."id" ORDER BY l."seq" DESC LIMIT 1), t."userMessageId")
-       WHERE t."sessionId" = ${p()} AND t."branch" = ${p()} ORDER BY t."number" DESC LIMIT 1`,
-      this.sessionId,
-      branch,
-    );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      turn: { id: String(row.id), number: Number(row.number), branch, messagesThrough: Number(row.messagesThrough) },
-      tip: { id: String(row.tipId), messageId: String(row.tipMessageId), role: String(row.tipRole) as Role, seq: Number(row.tipSeq) },
-    };
   }
 
   /**
@@ -698,4 +645,23 @@ function isUniqueViolation(error: unknown): boolean {
 
 function pick(message: Message): TurnMessage {
   return { id: message.id, messageId: message.messageId, role: message.role, seq: message.seq };
+}
+
+/** What a closing turn records about its project: PENDING until the commit runs, and the capture. */
+function projectCloseFields(
+  project: ProjectAtClose | null,
+): Pick<Turn, 'projectResult' | 'projectHeadAtClose' | 'projectFiles' | 'projectSuspects' | 'projectCaptureError'> {
+  const captured = project?.capture ?? null;
+  return {
+    projectResult: 'PENDING',
+    projectHeadAtClose: captured?.headAtClose ?? null,
+    projectFiles: captured ? JSON.stringify(captured.files) : null,
+    projectSuspects: captured ? JSON.stringify(captured.suspects) : null,
+    projectCaptureError: captured ? null : (project?.error ?? 'The project was not looked at when the turn closed.'),
+  };
+}
+
+/** A decision the entry point `via` cannot take: a bug in the writer or the rules, not the caller's input. */
+function unexpected(decision: Decision, via: Incoming['via']): Error {
+  return new Error(`The turn rules answered ${JSON.stringify(decision)} to a message via ${via}.`);
 }

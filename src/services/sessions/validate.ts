@@ -73,11 +73,16 @@ export function assertNonNegativeInt(value: number | null | undefined, field: st
  * @throws BadUserInputError naming git's rule in the message and in `extensions.rule`.
  */
 export function assertBranchRefName(branch: string, field: string): void {
+  const error = branchRefNameError(branch, field);
+  if (error) throw error;
+}
+
+/** The error `assertBranchRefName` throws for `branch`, or null when git accepts the name. */
+export function branchRefNameError(branch: string, field: string): BadUserInputError | null {
   const problem = refFormatProblem(`refs/heads/${branch}`);
-  if (problem) {
-    throw new BadUserInputError(
-      `The branch ${JSON.stringify(branch)} named after ${field} is not a name git accepts: it ${problem.message}. Choose another ${field}.`,
-      { field, rule: problem.rule, branch },
-    );
-  }
+  if (!problem) return null;
+  return new BadUserInputError(
+    `The branch ${JSON.stringify(branch)} named after ${field} is not a name git accepts: it ${problem.message}. Choose another ${field}.`,
+    { field, rule: problem.rule, branch },
+  );
 }
