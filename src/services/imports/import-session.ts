@@ -246,7 +246,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
 
     // The branch the source ended on becomes current (switchBranch semantics), unless a turn stays open.
     let currentBranch = (await deps.db.session.findUniqueOrThrow({ where: { sessionId }, select: { currentBranch: true } })).currentBranch;
-    const leaf = input.newestLeafId !== null ? resolveLeaf(input.newestLeafId, redirect) : null;
+    const leaf = resolve(input.newestLeafId);
     const leafTurn = leaf !== null ? known.get(leaf)?.turnId : null;
     if (leafTurn && !open) {
       const turn = await deps.db.turn.findUnique({ where: { id: leafTurn }, select: { branch: true } });
@@ -352,12 +352,6 @@ async function ensureSession(deps: Deps, header: Header): Promise<{ session: Ses
     if (Object.keys(data).length === 0) return { session: existing, created: false };
     return { session: await tx.session.update({ where: { sessionId: header.sessionId }, data }), created: false };
   });
-}
-
-function resolveLeaf(id: string, redirect: Map<string, string | null>): string | null {
-  let current: string | null = id;
-  for (let hops = 0; current !== null && redirect.has(current) && hops < 1_000_000; hops++) current = redirect.get(current)!;
-  return current;
 }
 
 async function publishSwitch(deps: Deps, sessionId: string, name: string): Promise<void> {
