@@ -3,30 +3,12 @@
  * .dependency-cruiser.cjs states them. Run through dependency-cruiser's API
  * (no network, no build): about 2 s for src/ on the 2-core machine.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { cruise, type ICruiseOptions, type ICruiseResult, type IViolation } from 'dependency-cruiser';
-import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
-import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import type { ICruiseResult } from 'dependency-cruiser';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp.js';
+import { cruiseWith, describeViolation, root, SRC_RULES, writeTree } from './cruise.js';
 
-const root = join(import.meta.dirname, '..', '..');
-
-/** Cruises `<baseDir>/src` with the project's rules; the result's paths are relative to baseDir. */
-async function cruiseSrc(baseDir: string): Promise<ICruiseResult> {
-  const options: ICruiseOptions = await extractDepcruiseOptions(join(root, '.dependency-cruiser.cjs'));
-  const tsConfig = extractTSConfig(join(root, 'tsconfig.json'));
-  const { output } = await cruise(['src'], { ...options, baseDir }, {}, { tsConfig });
-  if (typeof output === 'string') throw new Error(`dependency-cruiser answered text, not a result: ${output.slice(0, 200)}`);
-  return output;
-}
-
-/** One line per violation: "rule: from -> to", a cycle spelled out. */
-function describeViolation(v: IViolation): string {
-  const path = v.cycle?.length ? [v.from, ...v.cycle.map((step) => step.name)].join(' -> ') : `${v.from} -> ${v.to}`;
-  return `${v.rule.name}: ${path}`;
-}
+const cruiseSrc = (baseDir: string): Promise<ICruiseResult> => cruiseWith(SRC_RULES, baseDir);
 
 describe('the layers of src/', () => {
   it('point one way (git <- mirror, projects <- services <- schema <- app) with no import cycle', async () => {
@@ -65,10 +47,7 @@ describe('the layers of src/', () => {
       'src/schema/session.ts': "import '../services/rules.js';\nimport '../mirror/index.js';\nimport '../app.js';\nexport const q = 1;\n",
       'src/app.ts': "import './schema/session.js';\nimport './mirror/worker.js';\nimport './missing.js';\nexport const a = 1;\n",
     };
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
+    writeTree(dir, files);
     const result = await cruiseSrc(dir);
     const found = result.summary.violations.filter((v) => !v.cycle?.length).map(describeViolation).sort();
     expect(found).toEqual(

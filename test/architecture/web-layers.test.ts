@@ -3,30 +3,12 @@
  * them: lib/ <- features/ <- app/, no feature importing another, no import cycle. Run through
  * dependency-cruiser's API with web/tsconfig.json (.tsx, JSX), like layers.test.ts for src/.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { cruise, type ICruiseOptions, type ICruiseResult, type IViolation } from 'dependency-cruiser';
-import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
-import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import type { ICruiseResult } from 'dependency-cruiser';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp.js';
+import { cruiseWith, describeViolation, root, WEB_RULES, writeTree } from './cruise.js';
 
-const root = join(import.meta.dirname, '..', '..');
-
-/** Cruises `<baseDir>/web/src` with the web UI's rules; the result's paths are relative to baseDir. */
-async function cruiseWebSrc(baseDir: string): Promise<ICruiseResult> {
-  const options: ICruiseOptions = await extractDepcruiseOptions(join(root, 'web', '.dependency-cruiser.cjs'));
-  const tsConfig = extractTSConfig(join(root, 'web', 'tsconfig.json'));
-  const { output } = await cruise(['web/src'], { ...options, baseDir }, {}, { tsConfig });
-  if (typeof output === 'string') throw new Error(`dependency-cruiser answered text, not a result: ${output.slice(0, 200)}`);
-  return output;
-}
-
-/** One line per violation: "rule: from -> to", a cycle spelled out. */
-function describeViolation(v: IViolation): string {
-  const path = v.cycle?.length ? [v.from, ...v.cycle.map((step) => step.name)].join(' -> ') : `${v.from} -> ${v.to}`;
-  return `${v.rule.name}: ${path}`;
-}
+const cruiseWebSrc = (baseDir: string): Promise<ICruiseResult> => cruiseWith(WEB_RULES, baseDir);
 
 describe('the layers of web/src', () => {
   it('point one way (lib <- features <- app), no feature importing another, with no import cycle', async () => {
@@ -62,10 +44,7 @@ describe('the layers of web/src', () => {
       'web/src/features/a/steps.ts': 'export const steps = 1;\n',
       'web/src/features/b/Panel.tsx': "import { client } from '../../lib/client';\nexport const Panel = () => null;\nclient('b');\n",
     };
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
+    writeTree(dir, files);
     const result = await cruiseWebSrc(dir);
     const found = result.summary.violations.filter((v) => !v.cycle?.length).map(describeViolation).sort();
     expect(found).toEqual(
