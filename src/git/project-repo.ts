@@ -11,8 +11,8 @@
  *   person would type, the index and HEAD moving the ordinary way;
  * - the runner (src/git/run.ts) for `locate`, config reads and the
  *   end-of-turn commit's plumbing (src/git/project-plumbing.ts, one named
- *   function per command, run through the private `run`; nothing outside
- *   src/git/ hands this class an argv): content captured as blobs at the close, a temporary index, a
+ *   function per command, the commit's tree rebuilt by project-tree.ts, run
+ *   through the private `run`; nothing outside src/git/ hands this class an argv): content captured as blobs at the close, a temporary index, a
  *   compare-and-swap of the branch. No porcelain command does that, and the
  *   plumbing is a dozen short processes per turn where the runner's lower
  *   fixed cost counts. The end of a turn's own statuses stay on the runner
@@ -23,7 +23,6 @@
 import { GitLockedError } from './errors.js';
 import type { Committer, ConfigEntry, StatusWithHead } from './parse.js';
 import {
-  buildCommit,
   captureFileStates,
   commitsTouching,
   compareAndSwapRef,
@@ -43,7 +42,6 @@ import {
   statusWithHead,
   syncIndexPaths,
   withCheckedOutBlobs,
-  type BuiltCommit,
   type FileState,
   type ProjectBlobReader,
   type ProjectGitRun,
@@ -51,6 +49,7 @@ import {
   type RepoLocation,
 } from './project-plumbing.js';
 import { addAllTask, commitTask, initTask, runPorcelain, statusTask, unbornHeadTask, type PorcelainTask } from './project-porcelain.js';
+import { buildCommit, type BuiltCommit } from './project-tree.js';
 import { envWithoutGit, runGit } from './run.js';
 
 export type { Committer, ConfigEntry, StatusWithHead } from './parse.js';
@@ -126,7 +125,7 @@ export class ProjectRepo {
     );
   }
 
-  // --- the plumbing of src/git/project-plumbing.ts, in this repo (see each function there) ---
+  // --- the plumbing of src/git/project-plumbing.ts and project-tree.ts, in this repo (see each function there) ---
 
   /** See `captureFileStates`. */
   captureFileStates(top: string, paths: readonly string[], options: { write?: boolean } = {}): Promise<FileState[]> {

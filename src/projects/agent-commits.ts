@@ -32,6 +32,11 @@ export function snapshotMessage(message: string, reason: string): string {
   return `${message}Snapshot: ${reason}\n`;
 }
 
+/** Up to five of `paths`, then how many more: a list that keeps a warning, an error or a Snapshot trailer short. */
+export function listedPaths(paths: readonly string[]): string {
+  return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, and ${paths.length - 5} more` : '');
+}
+
 /** The private ref a skipped turn's state is kept on. */
 export function snapshotRef(sessionId: string, branch: string, turn: number): string {
   return branch === 'main' ? `refs/entity-memory/snapshots/${sessionId}/turn-${turn}` : `refs/entity-memory/snapshots/${sessionId}/${branch}/turn-${turn}`;

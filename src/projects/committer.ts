@@ -29,7 +29,7 @@ import type { KeyedLocks } from '../locks.js';
 import type { Logger } from '../logger.js';
 import { KeyedDrains } from '../drains.js';
 import type { PubSub } from '../pubsub.js';
-import { agentIdentity, projectCommitMessage, REFLOG, snapshotMessage, snapshotRef } from './agent-commits.js';
+import { agentIdentity, listedPaths, projectCommitMessage, REFLOG, snapshotMessage, snapshotRef } from './agent-commits.js';
 import { claimedPaths, releaseClaim } from './claims.js';
 import { initialCommitHint } from './initial-commit.js';
 import { decideCommit, skipWarningText } from './ownership.js';
@@ -345,7 +345,7 @@ export class ProjectCommitter {
         return outcome('SKIPPED_BUSY', { snapshotSha, reason: decision.reason, message: skipWarningText(turn.number, decision, hint) });
       }
       case 'dirty': {
-        const reason = `uncommitted changes that are not the agent's: ${listed(decision.userPaths)}`;
+        const reason = `uncommitted changes that are not the agent's: ${listedPaths(decision.userPaths)}`;
         const snapshotSha = await snapshot(reason);
         return outcome('SKIPPED_DIRTY', { snapshotSha, dirtyPaths: decision.userPaths, reason, message: skipWarningText(turn.number, decision, hint) });
       }
@@ -361,7 +361,7 @@ export class ProjectCommitter {
       });
       if (moved.length > 0 && (await this.movedByEarlierTurns(repo, turn, head.sha!, moved.map((f) => f.path)))) moved = [];
       if (moved.length > 0) {
-        const reason = `the branch moved since the turn closed and changes ${listed(moved.map((f) => f.path))} too`;
+        const reason = `the branch moved since the turn closed and changes ${listedPaths(moved.map((f) => f.path))} too`;
         const snapshotSha = await snapshot(reason);
         return outcome('SKIPPED_BUSY', {
           snapshotSha,
@@ -383,10 +383,6 @@ export class ProjectCommitter {
         : `Committed ${count}; another git held the index, so git status may list them as staged: run git reset -q -- ${paths.join(' ')} to refresh it.`,
     });
   }
-}
-
-function listed(paths: readonly string[]): string {
-  return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, and ${paths.length - 5} more` : '');
 }
 
 async function exists(path: string): Promise<boolean> {

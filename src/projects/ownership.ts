@@ -8,6 +8,7 @@
  * background) the tree is looked at again to decide whether committing them
  * would take anything of the user's.
  */
+import { listedPaths } from './agent-commits.js';
 
 /** True when `path` is one of `touched` or lies under one of them (a folder). */
 export function isTouched(path: string, touched: readonly string[]): boolean {
@@ -103,7 +104,5 @@ export function skipWarningText(turn: number, decision: { kind: 'dirty'; userPat
   if (decision.kind === 'busy') {
     return `The agent's edits from turn ${turn} were not committed: ${decision.reason}. Finish or abort it; the edits are kept as a snapshot.${hint ? ` ${hint}` : ''}`;
   }
-  const paths = decision.userPaths;
-  const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, and ${paths.length - 5} more` : '');
-  return `You have uncommitted changes (${shown}), so the agent's edits from turn ${turn} won't be auto-committed for now.${hint ? ` ${hint}` : ''}`;
+  return `You have uncommitted changes (${listedPaths(decision.userPaths)}), so the agent's edits from turn ${turn} won't be auto-committed for now.${hint ? ` ${hint}` : ''}`;
 }

@@ -18,7 +18,7 @@ import { GitRefConflictError } from '../git/errors.js';
 import { writeStates, type FileState } from '../git/project-plumbing.js';
 import type { ProjectRepo } from '../git/project-repo.js';
 import { KeyedLocks } from '../locks.js';
-import { agentIdentity, REFLOG, restoreCommitMessage, restoreSnapshotRef, snapshotMessage } from './agent-commits.js';
+import { agentIdentity, listedPaths, REFLOG, restoreCommitMessage, restoreSnapshotRef, snapshotMessage } from './agent-commits.js';
 import { withProjectLock } from './project-lock.js';
 import { openProjectRepo, type PlaceProject, type RepoPlace } from './project-place.js';
 import { changedPaths, type RecordedState, type RestorePlan } from './restore-plan.js';
@@ -68,7 +68,7 @@ export async function applySnapshotFiles(
       .map((f) => f.path);
     if (conflicts.length > 0) {
       throw new ConflictError(
-        `Not applied: ${listed(conflicts)} changed since turn ${turn}'s snapshot was taken (or became a folder); nothing was written. ` +
+        `Not applied: ${listedPaths(conflicts)} changed since turn ${turn}'s snapshot was taken (or became a folder); nothing was written. ` +
           `Commit or stash your changes to ${conflicts.length === 1 ? 'it' : 'them'} first, or compare with git diff ${snapshotSha}.`,
         { paths: conflicts },
       );
@@ -113,7 +113,7 @@ export async function restoreFiles(
     const conflicts = [...new Set([...changedPaths(plan.lastLeft, nowStates), ...blocked])].sort();
     if (conflicts.length > 0) {
       throw new ConflictError(
-        `Not restored: ${listed(conflicts)} changed since the agent (or the last restore) left ${conflicts.length === 1 ? 'it' : 'them'}; ` +
+        `Not restored: ${listedPaths(conflicts)} changed since the agent (or the last restore) left ${conflicts.length === 1 ? 'it' : 'them'}; ` +
           'nothing was written. Commit, stash or undo your changes there first.',
         { paths: conflicts },
       );
@@ -144,7 +144,7 @@ export async function restoreFiles(
       (head.ref === null ? 'HEAD is detached' : null) ??
       (indexLocked ? 'another git holds the index' : null) ??
       (place.autoCommit === 'DISABLED_UNSAFE_CONFIG' ? "auto-commit is off for this repo's config" : null) ??
-      (userDirty.length > 0 ? `you have other uncommitted changes (${listed(userDirty)})` : null);
+      (userDirty.length > 0 ? `you have other uncommitted changes (${listedPaths(userDirty)})` : null);
     await assertBlobs(repo, writes);
     const message = restoreCommitMessage(sessionId, toTurn);
     const identity = agentIdentity(restore.model);
@@ -259,7 +259,7 @@ async function assertBlobs(repo: ProjectRepo, states: readonly FileState[]): Pro
   const missing = await repo.missingBlobs(states.flatMap((s) => (s.oid ? [s.oid] : [])));
   if (missing.size === 0) return;
   const paths = states.filter((s) => s.oid && missing.has(s.oid)).map((s) => s.path);
-  throw new NotFoundError(`The content of ${listed(paths)} is no longer in the repository (pruned by git gc?); nothing was written.`, { paths });
+  throw new NotFoundError(`The content of ${listedPaths(paths)} is no longer in the repository (pruned by git gc?); nothing was written.`, { paths });
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -271,8 +271,4 @@ async function exists(path: string): Promise<boolean> {
 
 function count(n: number): string {
   return `${n} ${n === 1 ? 'path' : 'paths'}`;
-}
-
-function listed(paths: readonly string[]): string {
-  return paths.slice(0, 5).join(', ') + (paths.length > 5 ? `, and ${paths.length - 5} more` : '');
 }

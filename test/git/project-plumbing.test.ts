@@ -2,7 +2,6 @@ import { chmodSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileS
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  buildCommit,
   captureFileStates,
   compareAndSwapRef,
   entriesAt,
@@ -14,6 +13,7 @@ import {
 } from '../../src/git/project-plumbing.js';
 import { GitRefConflictError } from '../../src/git/errors.js';
 import { ProjectRepo } from '../../src/git/project-repo.js';
+import { buildCommit } from '../../src/git/project-tree.js';
 import { onGitSpawn, runGit } from '../../src/git/run.js';
 import { git, tempDir } from './helpers.js';
 
