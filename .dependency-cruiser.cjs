@@ -29,7 +29,7 @@ const PROJECTS = '^src/projects/';
 const GIT = '^src/git/';
 const IMPORTERS = '^src/importers/';
 const CLIENT = '^src/client/';
-/** The git of a user's repo (project-repo, project-plumbing, project-porcelain): src/projects/ owns what is written there. */
+/** The git of a user's repo (every src/git/project-* file: repo, plumbing, porcelain, tree): src/projects/ owns what is written there. */
 const USER_REPO_GIT = '^src/git/project-';
 const LEAVES = any(
   '^src/(errors|ids|logger|locks|config|pubsub|redis-pubsub|drains|request-context|text)\\.ts$',

@@ -2,7 +2,7 @@
  * The git layer: the only place git is spawned, through the runner (run.ts)
  * or, for the user's porcelain operations in a project, simple-git
  * (project-porcelain.ts); README.md says which path runs what, and why.
- * A user's repo (project-repo.ts, project-plumbing.ts, project-porcelain.ts)
+ * A user's repo (project-repo.ts, project-plumbing.ts, project-porcelain.ts, project-tree.ts)
  * is not exported here: src/projects/ imports those files itself, and is the
  * only layer that may (.dependency-cruiser.cjs, services-never-import-git-project).
  */
