@@ -157,14 +157,6 @@ export async function entriesAt(run: ProjectGitRun, rev: string | null, paths: r
   return entries;
 }
 
-/** True when every state equals what `entries` holds for its path (a deletion equals an absent path). */
-export function sameAs(states: readonly FileState[], entries: ReadonlyMap<string, { mode: string; oid: string }>): boolean {
-  return states.every((s) => {
-    const e = entries.get(s.path);
-    return s.oid === null ? e === undefined : e !== undefined && e.oid === s.oid && e.mode === s.mode;
-  });
-}
-
 /** `update-index -z --index-info` input that applies `states` in order (a deletion removes the path). */
 export function indexInfo(states: readonly FileState[]): string {
   // Mode 0 with the zero oid removes the path from the index.

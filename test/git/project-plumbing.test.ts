@@ -7,8 +7,8 @@ import {
   entriesAt,
   operationInProgress,
   readHead,
-  sameAs,
   syncIndexPaths,
+  type FileState,
   type ProjectGitRun,
 } from '../../src/git/project-plumbing.js';
 import { GitRefConflictError } from '../../src/git/errors.js';
@@ -16,6 +16,14 @@ import { ProjectRepo } from '../../src/git/project-repo.js';
 import { buildCommit } from '../../src/git/project-tree.js';
 import { onGitSpawn, runGit } from '../../src/git/run.js';
 import { git, tempDir } from './helpers.js';
+
+/** True when every state equals what `entries` holds for its path (a deletion equals an absent path). */
+function sameAs(states: readonly FileState[], entries: ReadonlyMap<string, { mode: string; oid: string }>): boolean {
+  return states.every((s) => {
+    const e = entries.get(s.path);
+    return s.oid === null ? e === undefined : e !== undefined && e.oid === s.oid && e.mode === s.mode;
+  });
+}
 
 const WHO = { name: 'agent (m via OpenProgram)', email: 'agent@openprogram.invalid' };
 
