@@ -134,7 +134,13 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     if (!shared) await reconcileNow();
     else {
       for (const { sessionId } of await db.session.findMany({ select: { sessionId: true }, orderBy: { sessionId: 'asc' } })) {
-        await mirror.whileLeased(sessionId, () => reconcileNow(sessionId)).catch((error: unknown) => {
+        // Turns left waiting keep the lease for this instance's first drain: given up here, another
+        // instance's scan could take it between this look and this instance's own first scan.
+        const reconcileAndKeep = async () => {
+          await reconcileNow(sessionId);
+          if ((await db.outboxJob.count({ where: { sessionId, kind: 'SESSION' } })) > 0) mirror.notify(sessionId);
+        };
+        await mirror.whileLeased(sessionId, reconcileAndKeep).catch((error: unknown) => {
           logger.error({ err: error, sessionId }, 'could not take a session\'s lease to reconcile it; its holder or the next scan looks at it');
         });
       }

@@ -263,6 +263,7 @@ export class MirrorWorker implements RepoHealer {
     }
     const outcome = await shared.leases.acquire(sessionId);
     if (outcome === null) return false;
+    if (outcome === 'acquired') await this.tookOver(sessionId);
     try {
       await work();
     } finally {

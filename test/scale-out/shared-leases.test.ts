@@ -304,8 +304,13 @@ describe('several instances sharing one database and sessions folder', () => {
     await createSession({ sessionId: 'quick' }, a.app.deps);
     await turn(a.app, 'quick', 1);
     await a.announced('quick', 1);
-    // No event for a lease given up: polled.
-    await eventually(async () => a.app.mirror.leaseCount() === 0, DEADLINE_MS);
+    // No event for a lease given up: polled, until its row says so too (forgotten first, then written).
+    await eventually(
+      async () =>
+        a.app.mirror.leaseCount() === 0 &&
+        (await a.app.db.sessionLease.findUniqueOrThrow({ where: { sessionId: 'quick' } })).expiresAt.getTime() < Date.now(),
+      DEADLINE_MS,
+    );
     const released = await a.app.db.sessionLease.findUniqueOrThrow({ where: { sessionId: 'quick' } });
     expect(released).toMatchObject({ owner: 'a' });
     expect(released.expiresAt.getTime()).toBeLessThan(Date.now());
