@@ -1,10 +1,10 @@
 /**
  * Is a session repo whole? A look at its files only (no git process): the
  * folder, `.git`, `HEAD` and the branch refs, against the commits the
- * database recorded. The mirror worker looks before it touches a repo, and
- * `RepoHealthMonitor` looks at every repo now and then, so a repo deleted,
- * corrupted or rewritten while the server runs is noticed, moved aside and
- * rebuilt without a restart.
+ * database recorded. The mirror worker looks before it touches a repo
+ * (`RepoHealing`), and `RepoHealthMonitor` looks at every repo now and then,
+ * so a repo deleted, corrupted or rewritten while the server runs is noticed,
+ * moved aside and rebuilt without a restart.
  */
 import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,11 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { GitArgumentError, GitError, GitNotFoundError, GitTimeoutError, isFullSha, isValidBranchName } from '../git/index.js';
 import type { Logger } from '../logger.js';
+import type { LeaseHolder } from './lease-holder.js';
+import { LeaseLostError } from './leases.js';
+import { rebuildWaiting, recordFailedRebuild } from './rebuild.js';
 import { sessionRepoPath } from './session-repos.js';
+import type { MirrorWorkerDeps } from './worker-deps.js';
 import { placeholders } from '../db/dialect.js';
 
 export type RepoFaultKind = 'missing' | 'corrupt' | 'diverged';
@@ -315,5 +319,116 @@ export class RepoHealthMonitor {
       });
     }, this.intervalMs);
     this.timer.unref();
+  }
+}
+
+/** What healing asks of the mirror worker whose passes it runs in. None may throw. */
+export interface RepoHealingHooks {
+  /** The repo is rebuilt: open it afresh at the next use. */
+  forget(sessionId: string): void;
+  /** Drain the session again in `delayMs`. */
+  retryLater(sessionId: string, delayMs: number): void;
+  /** Whether the worker has stopped (a failure then says it will not be retried). */
+  stopped(): boolean;
+}
+
+export interface RepoHealingOptions {
+  /** A failed rebuild's first retry delay; doubles per failure. */
+  retryBaseMs: number;
+  /** Ten times this is the longest delay between two rebuilds that keep failing. */
+  retryMaxMs: number;
+}
+
+/**
+ * The mirror worker's healing, at the start of each pass under the session's repo lock: which
+ * sessions' repos are to be rebuilt and why, the backoff of rebuilds that keep failing, and the
+ * look at a repo's files before it is touched.
+ */
+export class RepoHealing {
+  /** Sessions whose repo is to be rebuilt at their next drain, and why. */
+  private readonly due = new Map<string, string>();
+  /** Rebuilds that failed in a row, per session, and when the next may start (epoch ms). */
+  private readonly failures = new Map<string, { count: number; notBefore: number }>();
+
+  /** @param leases the worker's lease holder when servers share the database: a rebuild records only under the lease. */
+  constructor(
+    private readonly deps: MirrorWorkerDeps,
+    private readonly leases: LeaseHolder | null,
+    private readonly options: RepoHealingOptions,
+    private readonly hooks: RepoHealingHooks,
+  ) {}
+
+  /** Rebuilds the session's repo at its next pass, whatever it looks like. */
+  markDue(sessionId: string, reason: string): void {
+    this.due.set(sessionId, reason);
+  }
+
+  /** Whether the session's repo is to be rebuilt at its next pass. */
+  isDue(sessionId: string): boolean {
+    return this.due.has(sessionId);
+  }
+
+  /**
+   * Looks at the session's repo (files only) and, when it is broken or a
+   * rebuild is due, moves it aside and rebuilds it from the database. Call
+   * under the session's lock. Never throws.
+   * @returns false when the repo is broken and could not be rebuilt (recorded, retried with backoff).
+   */
+  async healIfBroken(sessionId: string): Promise<boolean> {
+    let reason = this.due.get(sessionId);
+    const failed = this.failures.get(sessionId);
+    if (reason !== undefined && failed && failed.notBefore > Date.now()) {
+      // A new turn or a look must not restart a failing rebuild before its backoff is over.
+      this.hooks.retryLater(sessionId, failed.notBefore - Date.now());
+      return false;
+    }
+    if (reason === undefined) {
+      let fault: RepoFault | null;
+      try {
+        fault = await diagnoseSessionRepo(this.deps, sessionId);
+      } catch (error) {
+        // Cannot tell (the database is busy, say): commit as usual; git reports what is wrong.
+        this.deps.logger.warn({ err: error, sessionId }, 'could not check a session repo');
+        return true;
+      }
+      if (fault === null) return true;
+      reason = describeFault(fault);
+    }
+    return this.rebuild(sessionId, reason);
+  }
+
+  private async rebuild(sessionId: string, reason: string): Promise<boolean> {
+    const { logger } = this.deps;
+    logger.warn({ sessionId, reason }, 'rebuilding a session repo from the database; what is there is moved aside, never deleted');
+    this.hooks.forget(sessionId);
+    try {
+      const leases = this.leases;
+      await rebuildWaiting(this.deps, sessionId, {
+        ...(leases && { fence: (tx) => leases.fence(tx, sessionId) }),
+        onRebuilt: (turns, ms) => {
+          this.due.delete(sessionId);
+          this.failures.delete(sessionId);
+          clearRepoProblem(this.deps.config, sessionId);
+          logger.info({ sessionId, turns, ms }, 'rebuilt a session repo from the database');
+        },
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof LeaseLostError) {
+        this.leases?.lost(sessionId, error.message);
+        return false;
+      }
+      const failures = (this.failures.get(sessionId)?.count ?? 0) + 1;
+      // A rebuild rewrites the whole session: one that keeps failing is retried ten times less often than a commit.
+      const delay = Math.min(this.options.retryMaxMs * 10, this.options.retryBaseMs * 2 ** Math.min(failures, 20));
+      this.failures.set(sessionId, { count: failures, notBefore: Date.now() + delay });
+      this.due.set(sessionId, reason);
+      const message = `${reason}; rebuilding it from the database failed: ${error instanceof Error ? error.message : String(error)}`;
+      noteRepoProblem(this.deps.config, sessionId, message);
+      logger.error({ err: error, sessionId, attempts: failures, retryInMs: delay }, 'rebuilding a session repo failed; will retry');
+      await recordFailedRebuild(this.deps, sessionId, message, () => !this.hooks.stopped());
+      this.hooks.retryLater(sessionId, delay);
+      return false;
+    }
   }
 }

@@ -1,13 +1,14 @@
 /**
  * The bulk path: many turns in one `git fast-import` stream (a rebuild, a
- * backfill, a long outage caught up), and moving a repo's HEAD to where the
- * session is.
+ * backfill, a long outage caught up), a rebuild in the mirror worker's pass
+ * and its failure recorded, and moving a repo's HEAD to where the session is.
  */
 import { rename, rm } from 'node:fs/promises';
 import type { Db } from '../db/index.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { fastImport, fastImportMark, SessionRepo, type FastImportCommit } from '../git/index.js';
 import type { MirrorWorkerDeps } from './worker-deps.js';
+import { publishCommitted } from './publish-committed.js';
 import { moveAside, openSessionRepo, removeStaleStaging, sessionPathTaken, sessionRepoPath, stagingPath } from './session-repos.js';
 import { loadTurnPlans, type TurnPlan } from './turn-plan.js';
 
@@ -123,6 +124,64 @@ export async function rebuildSession(
     logger.warn({ err: error, sessionId }, 'could not move a rebuilt session repo to the current branch');
   }
   return written.length;
+}
+
+/**
+ * A rebuild in the mirror worker's pass (`rebuildSession`, moving aside what is there), then the
+ * turns that were waiting for their commit announced as if committed one by one: they are in the
+ * rebuilt repo.
+ * @param options.fence as for `rebuildSession`.
+ * @param options.onRebuilt runs once the rebuild is recorded, before anything is announced (with
+ *   the turns written and the milliseconds taken).
+ * @throws whatever stopped the rebuild (the database is then unchanged), or the database's error
+ *   when the turns announced cannot be read.
+ */
+export async function rebuildWaiting(
+  deps: Pick<MirrorWorkerDeps, 'db' | 'config' | 'logger' | 'pubsub'>,
+  sessionId: string,
+  options: { fence?: (tx: Prisma.TransactionClient) => Promise<void>; onRebuilt: (turns: number, ms: number) => void },
+): Promise<void> {
+  const { db } = deps;
+  const waiting = await db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true }, orderBy: { id: 'asc' } });
+  const started = Date.now();
+  const turns = await rebuildSession(deps, sessionId, { moveAside: true, ...(options.fence && { fence: options.fence }) });
+  options.onRebuilt(turns, Date.now() - started);
+  const landed = await db.turn.findMany({ where: { id: { in: waiting.map((j) => j.turnId) } }, select: { id: true, commitSha: true } });
+  const shaOf = new Map(landed.map((t) => [t.id, t.commitSha]));
+  await publishCommitted(
+    deps,
+    sessionId,
+    waiting.flatMap(({ turnId }) => {
+      const sha = shaOf.get(turnId);
+      return sha ? [{ turnId, sha }] : [];
+    }),
+  );
+}
+
+/**
+ * A rebuild in the mirror worker's pass failed: the turns waiting show it (their job's
+ * `lastError`, FAILED), as after a failed commit, and it outlives this process; `mirrorFailed` is
+ * published for the session's newest closed turn. Logs a database failure, never throws.
+ * @param willRetry read when the event is published.
+ */
+export async function recordFailedRebuild(
+  deps: Pick<MirrorWorkerDeps, 'db' | 'logger' | 'pubsub'>,
+  sessionId: string,
+  message: string,
+  willRetry: () => boolean,
+): Promise<void> {
+  const { db, logger } = deps;
+  await db
+    .$transaction(async (tx) => {
+      const jobs = await tx.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true } });
+      await tx.outboxJob.updateMany({ where: { sessionId, kind: 'SESSION' }, data: { lastError: message } });
+      await tx.turn.updateMany({ where: { id: { in: jobs.map((j) => j.turnId) } }, data: { mirrorState: 'FAILED' } });
+    })
+    .catch((dbError: unknown) => logger.error({ err: dbError, sessionId }, 'could not record a failed rebuild'));
+  const turn = await db.turn
+    .findFirst({ where: { sessionId, open: false }, orderBy: { closedAt: 'desc' }, select: { id: true, number: true } })
+    .catch(() => null);
+  deps.pubsub.publish('mirrorFailed', { sessionId, turnId: turn?.id ?? '', turnNumber: turn?.number ?? 0, error: message, willRetry: willRetry() });
 }
 
 /**

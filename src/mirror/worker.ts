@@ -10,28 +10,30 @@
  * with backoff; nothing is lost because the job stays until its commit lands,
  * and one session's failures never hold up another's.
  *
- * Before it touches a repo the worker looks at its files (src/mirror/health.ts):
- * a repo that is missing, corrupted or no longer at the commits the database
- * recorded is moved aside (never deleted) and rebuilt from the database, and
- * the turns waiting are committed with it.
+ * Before it touches a repo the worker has it looked at (`RepoHealing`,
+ * src/mirror/health.ts): a repo that is missing, corrupted or no longer at the
+ * commits the database recorded is moved aside (never deleted) and rebuilt
+ * from the database (src/mirror/rebuild.ts), and the turns waiting are
+ * committed with it.
  *
  * With `shared` (several instances on one database and one sessions folder),
  * a session is mirrored only by the instance holding its lease
- * (src/mirror/leases.ts); see `SharedMirrorOptions`. Without it, nothing of
- * that runs: no lease, no timer, no extra statement.
+ * (`LeaseHolder`, src/mirror/lease-holder.ts). Without it, nothing of that
+ * runs: no lease, no timer, no extra statement.
  */
 import { Semaphore } from 'async-mutex';
 import { availableParallelism } from 'node:os';
 import { fastImport, GitRefConflictError, type RepoFile, type SessionRepo } from '../git/index.js';
 import { KeyedDrains } from '../drains.js';
 import { turnTrailers } from './commit-message.js';
-import { LeaseLostError, SessionLeases } from './leases.js';
-import { clearRepoProblem, describeFault, diagnoseSessionRepo, looksLikeDamagedRepo, noteRepoProblem, type RepoFault, type RepoHealer } from './health.js';
-import { rebuildSession, recordCommits, streamCommits, syncHead } from './rebuild.js';
+import { LeaseHolder, type SharedMirrorOptions } from './lease-holder.js';
+import { LeaseLostError } from './leases.js';
+import { clearRepoProblem, looksLikeDamagedRepo, RepoHealing, type RepoFault, type RepoHealer } from './health.js';
+import { publishCommitted } from './publish-committed.js';
+import { recordCommits, streamCommits, syncHead } from './rebuild.js';
 import { openSessionRepo } from './session-repos.js';
 import { loadTurnPlans, type TurnPlan } from './turn-plan.js';
 import type { MirrorWorkerDeps } from './worker-deps.js';
-import type { Prisma } from '../generated/prisma/client.js';
 
 export interface MirrorWorkerOptions {
   /** First retry delay; doubles per attempt. Default 500 ms. */
@@ -60,36 +62,10 @@ export interface MirrorWorkerOptions {
   packEvery?: number;
   /**
    * Several instances share the database and the sessions folder: a session
-   * is mirrored only while this instance holds its lease. Default: absent
-   * (one instance; no lease is read or written).
+   * is mirrored only while this instance holds its lease (src/mirror/lease-holder.ts).
+   * Default: absent (one instance; no lease is read or written).
    */
   shared?: SharedMirrorOptions;
-}
-
-/**
- * How an instance shares the mirroring with others. A session's lease is
- * taken when a turn of it is to be mirrored here (`notify`, `onWake`) or
- * found waiting (a scan every `scanEveryMs`, which is also how a dead
- * instance's sessions are taken over once their lease expired); kept while
- * the session is active (one renewal of all leases every `leaseTtlMs / 3`);
- * given up after `idleReleaseMs` without work, and all at `stop()`. A lease
- * newly taken means its previous holder may have died mid-pass: before the
- * first pass the repo is opened as after a restart (stale git locks removed,
- * working tree reset to HEAD, its files checked against the database, a
- * commit that landed but was not recorded adopted). Recording commits
- * checks, in the same transaction, that the lease is still this instance's.
- * Start-up runs no reconcile over all sessions (others own some): each is
- * looked at when its lease is taken.
- */
-export interface SharedMirrorOptions {
-  /** This instance's id; unique among the instances sharing the database (two with one id would both hold a lease). */
-  instanceId: string;
-  /** How long a lease lasts without renewal: a dead instance's sessions are taken over this long (plus one scan) after its last renewal. Default 5000 ms. */
-  leaseTtlMs?: number;
-  /** How long a session goes without work before its lease is given up. Default 10 000 ms. */
-  idleReleaseMs?: number;
-  /** How often sessions with turns waiting and no live lease (or ours) are looked for. Default 1000 ms. */
-  scanEveryMs?: number;
 }
 
 /** How many times `packEvery` a repack may be put off while other sessions wait for a slot. */
@@ -125,25 +101,10 @@ export class MirrorWorker implements RepoHealer {
   private readonly retryMaxMs: number;
   private readonly bulkThreshold: number;
   private readonly passLimit: number;
-  /** Sessions whose repo is to be rebuilt at their next drain, and why. */
-  private readonly rebuildDue = new Map<string, string>();
-  /** Rebuilds that failed in a row, per session, and when the next may start (epoch ms). */
-  private readonly rebuildFailures = new Map<string, { count: number; notBefore: number }>();
-  /** Shared mode only (null with one instance): the leases, and what keeps them. */
-  private readonly shared: {
-    leases: SessionLeases;
-    idleReleaseMs: number;
-    scanEveryMs: number;
-    /** Sessions claimed per scan at most. */
-    claimLimit: number;
-    /** When each held session last had work (epoch ms). */
-    lastActive: Map<string, number>;
-    /** The lease tenure each session's running pass started under: its record is fenced on it. */
-    passTenure: Map<string, Date>;
-    timers: NodeJS.Timeout[];
-    renewing: boolean;
-    scanning: boolean;
-  } | null;
+  /** Shared mode only (null with one instance): the sessions' leases, taken, kept and given up. */
+  readonly leaseHolder: LeaseHolder | null;
+  /** The look at a repo before a pass, and its rebuild when broken. */
+  private readonly healing: RepoHealing;
 
   constructor(
     private readonly deps: MirrorWorkerDeps,
@@ -156,20 +117,24 @@ export class MirrorWorker implements RepoHealer {
     this.bulkThreshold = options.bulkThreshold ?? 1;
     this.passLimit = Math.max(1, options.passLimit ?? 100);
     this.packEvery = options.packEvery ?? 100;
-    const shared = options.shared;
-    this.shared = shared
-      ? {
-          leases: new SessionLeases(deps.db, deps.logger, { instanceId: shared.instanceId, ttlMs: shared.leaseTtlMs ?? 5000 }),
-          idleReleaseMs: shared.idleReleaseMs ?? 10_000,
-          scanEveryMs: shared.scanEveryMs ?? 1000,
-          claimLimit: 2 * concurrency,
-          lastActive: new Map(),
-          passTenure: new Map(),
-          timers: [],
-          renewing: false,
-          scanning: false,
-        }
+    const stopped = () => this.stopped;
+    const forget = (sessionId: string) => {
+      this.initialised.delete(sessionId);
+      this.unpacked.delete(sessionId);
+    };
+    this.leaseHolder = options.shared
+      ? new LeaseHolder(deps, options.shared, 2 * concurrency, {
+          busy: (sessionId) => this.drains.isRunning(sessionId) || this.timers.has(sessionId) || this.early.has(sessionId),
+          wake: (sessionId) => this.notify(sessionId),
+          forget,
+          stopped,
+        })
       : null;
+    this.healing = new RepoHealing(deps, this.leaseHolder, { retryBaseMs: this.retryBaseMs, retryMaxMs: this.retryMaxMs }, {
+      forget,
+      retryLater: (sessionId, delayMs) => this.retryLater(sessionId, delayMs),
+      stopped,
+    });
     this.drains = new KeyedDrains(
       (sessionId) => {
         this.waitingForSlot += 1;
@@ -178,9 +143,7 @@ export class MirrorWorker implements RepoHealer {
           try {
             await this.drain(sessionId);
           } finally {
-            // Idle from the end of its last pass (shared: the lease is given up after `idleReleaseMs`).
-            if (this.shared?.leases.holds(sessionId)) this.shared.lastActive.set(sessionId, Date.now());
-            this.shared?.passTenure.delete(sessionId);
+            this.leaseHolder?.passEnded(sessionId);
           }
         });
       },
@@ -201,16 +164,8 @@ export class MirrorWorker implements RepoHealer {
     this.started = true;
     for (const sessionId of this.early) this.notify(sessionId);
     this.early.clear();
-    if (this.shared) {
-      const { leases, scanEveryMs, timers } = this.shared;
-      const every = (ms: number, tick: () => Promise<void>) => {
-        const timer = setInterval(() => void tick(), ms);
-        timer.unref();
-        timers.push(timer);
-      };
-      every(Math.max(1, Math.floor(leases.ttlMs / 3)), () => this.renewLeases());
-      every(scanEveryMs, () => this.scan());
-      await this.scan();
+    if (this.leaseHolder) {
+      await this.leaseHolder.start();
       return;
     }
     const sessions = await this.deps.db.outboxJob.findMany({
@@ -250,31 +205,19 @@ export class MirrorWorker implements RepoHealer {
   }
 
   /**
-   * Shared: runs `work` for a session whose lease this instance holds or can take now (at
-   * start-up, the look at each repo that one server's reconcile does for all), and gives the lease
-   * up again unless a pass was queued meanwhile; skips it (false) when another instance holds it.
-   * Without sharing, runs it. Throws what `work` throws.
+   * Shared only: runs `work` under the session's lease (LeaseHolder.whileLeased); false when
+   * another instance holds it.
+   * @throws what `work` throws, the database's error when the lease cannot be asked for, and an
+   *   Error without sharing (one server reconciles every session without a lease).
    */
   async whileLeased(sessionId: string, work: () => Promise<void>): Promise<boolean> {
-    const shared = this.shared;
-    if (!shared) {
-      await work();
-      return true;
-    }
-    const outcome = await shared.leases.acquire(sessionId);
-    if (outcome === null) return false;
-    if (outcome === 'acquired') await this.tookOver(sessionId);
-    try {
-      await work();
-    } finally {
-      if (!this.drains.isRunning(sessionId) && !this.timers.has(sessionId) && !this.early.has(sessionId)) await shared.leases.release([sessionId]);
-    }
-    return true;
+    if (!this.leaseHolder) throw new Error('whileLeased needs a shared mirror (MirrorWorkerOptions.shared)');
+    return this.leaseHolder.whileLeased(sessionId, work);
   }
 
   /** Whether this instance holds the session's lease now (servers sharing a database; false otherwise). */
   holdsLease(sessionId: string): boolean {
-    return this.shared?.leases.holds(sessionId) ?? false;
+    return this.leaseHolder?.holds(sessionId) ?? false;
   }
 
   /** A session repo looks broken (the periodic check): the next drain looks again under the lock and heals it. Never throws. */
@@ -289,7 +232,7 @@ export class MirrorWorker implements RepoHealer {
    * it looks like (reconcile could not finish it). Never throws.
    */
   repair(sessionId: string, reason: string): void {
-    this.rebuildDue.set(sessionId, reason);
+    this.healing.markDue(sessionId, reason);
     this.notify(sessionId);
   }
 
@@ -300,7 +243,7 @@ export class MirrorWorker implements RepoHealer {
   async resumeDue(): Promise<void> {
     if (!this.started || this.stopped) return;
     // Shared: only the sessions this instance may take; the scan is that.
-    if (this.shared) return this.scan();
+    if (this.leaseHolder) return this.leaseHolder.scan();
     const due = await this.deps.db.outboxJob.findMany({
       where: { kind: 'SESSION', nextAttemptAt: { lte: new Date() } },
       select: { sessionId: true },
@@ -314,7 +257,7 @@ export class MirrorWorker implements RepoHealer {
    * database (src/mirror/leases.ts); with one server, the sessions with a pass in progress or queued.
    */
   leaseCount(): number {
-    return this.shared ? this.shared.leases.count : this.drains.active;
+    return this.leaseHolder ? this.leaseHolder.count : this.drains.active;
   }
 
   /** Resolves when nothing is running (scheduled retries may remain). */
@@ -326,142 +269,17 @@ export class MirrorWorker implements RepoHealer {
   async stop(): Promise<void> {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    if (this.shared) for (const timer of this.shared.timers) clearInterval(timer);
+    this.leaseHolder?.stop();
     await this.drains.stop();
-    if (this.shared) await this.shared.leases.release(this.shared.leases.sessions());
-  }
-
-  /**
-   * For tests: stops as a killed process would, leaving its leases in the
-   * database to expire (a drain in flight stops before its next git write;
-   * call it while idle for a clean death).
-   */
-  async abandon(): Promise<void> {
-    this.shared?.leases.forget();
-    await this.stop();
-  }
-
-  /**
-   * Shared: extends every lease held, drops those another instance took,
-   * and gives up those whose session has been idle `idleReleaseMs`. Logs a
-   * failure (the leases then lapse by the clock and drains stop before git
-   * until a renewal succeeds), never throws.
-   */
-  private async renewLeases(): Promise<void> {
-    const shared = this.shared;
-    if (!shared || shared.renewing || this.stopped) return;
-    shared.renewing = true;
-    try {
-      const lost = await shared.leases.renewAll();
-      for (const sessionId of lost) this.leaseLost(sessionId, 'another instance took it over');
-      const now = Date.now();
-      const idle = shared.leases
-        .sessions()
-        .filter((id) => !this.drains.isRunning(id) && !this.timers.has(id) && now - (shared.lastActive.get(id) ?? 0) >= shared.idleReleaseMs);
-      for (const id of idle) shared.lastActive.delete(id);
-      await shared.leases.release(idle);
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'could not renew session leases; mirroring of those sessions pauses until a renewal succeeds');
-    } finally {
-      shared.renewing = false;
-    }
-  }
-
-  /**
-   * Shared: claims the sessions with turns due whose lease is missing or
-   * expired (a dead instance's: the takeover) and drains them, with those
-   * already ours that no drain or retry waits for. Logs a failure, never throws.
-   */
-  private async scan(): Promise<void> {
-    const shared = this.shared;
-    if (!shared || shared.scanning || this.stopped) return;
-    shared.scanning = true;
-    try {
-      // Sessions draining or waiting for a retry here: no need to find them, nor to let them use up the limit.
-      const busy = shared.leases.sessions().filter((id) => this.drains.isRunning(id) || this.timers.has(id));
-      for (const { sessionId, outcome } of await shared.leases.claimExpired(shared.claimLimit, busy)) {
-        if (outcome === 'acquired') await this.tookOver(sessionId);
-        if (!this.drains.isRunning(sessionId) && !this.timers.has(sessionId)) this.notify(sessionId);
-      }
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'could not look for sessions to mirror; looking again at the next scan');
-    } finally {
-      shared.scanning = false;
-    }
-  }
-
-  /**
-   * Shared: whether this instance holds the session's lease, taking it when
-   * free (no statement when held and not about to lapse).
-   */
-  private async holdLease(sessionId: string): Promise<boolean> {
-    const shared = this.shared;
-    if (!shared) return true;
-    if (shared.leases.holds(sessionId)) {
-      shared.lastActive.set(sessionId, Date.now());
-      shared.passTenure.set(sessionId, shared.leases.tenure(sessionId)!);
-      return true;
-    }
-    try {
-      const outcome = await shared.leases.acquire(sessionId);
-      if (outcome === null) {
-        this.deps.logger.debug({ sessionId }, 'another instance holds the session\'s lease; left to it');
-        return false;
-      }
-      if (outcome === 'acquired') await this.tookOver(sessionId);
-      shared.lastActive.set(sessionId, Date.now());
-      shared.passTenure.set(sessionId, shared.leases.tenure(sessionId)!);
-      return true;
-    } catch (error) {
-      // The scan tries again while turns wait.
-      this.deps.logger.warn({ err: error, sessionId }, 'could not take a session\'s lease; the scan tries again');
-      return false;
-    }
+    await this.leaseHolder?.releaseAll();
   }
 
   /** Shared: whether the lease is still ours by the clock; false (logged) means stop before the next git write. */
   private stillLeased(sessionId: string): boolean {
-    if (!this.shared || this.shared.leases.holds(sessionId)) return true;
+    if (!this.leaseHolder || this.leaseHolder.holds(sessionId)) return true;
     this.deps.logger.info({ sessionId }, 'the session\'s lease lapsed or was taken over; this pass stops before touching git');
     this.initialised.delete(sessionId);
     return false;
-  }
-
-  /**
-   * A lease newly taken: the previous holder may have died mid-pass, so its repo is opened as after
-   * a restart; when the lease lapsed in another instance's hands (not given up), the turns that
-   * instance recorded lately are announced again before any of this instance's:
-   * it may have died between recording a commit and publishing it (or the repo may be rebuilt,
-   * which announces nothing), and a subscriber must not miss a turn. A subscriber may so get a
-   * turn twice around a takeover, never a gap; the repeats come before the newer turns.
-   */
-  private async tookOver(sessionId: string): Promise<void> {
-    this.initialised.delete(sessionId);
-    this.unpacked.delete(sessionId);
-    this.deps.logger.debug({ sessionId }, 'took a session\'s lease; its repo is looked at before the first pass');
-    const shared = this.shared;
-    // Only from an instance whose lease lapsed: one that gave its lease up had announced everything.
-    if (!shared || !shared.leases.takeAbandoned(sessionId)) return;
-    try {
-      // A dead holder recorded at most a lease's length before its lease expired; twice that, and a renewal's slack.
-      const since = new Date(Date.now() - 3 * shared.leases.ttlMs);
-      const recent = await this.deps.db.turn.findMany({
-        where: { sessionId, commitSha: { not: null }, mirroredAt: { gte: since } },
-        orderBy: [{ mirroredAt: 'asc' }, { number: 'asc' }],
-        select: { id: true, commitSha: true, branch: true },
-      });
-      await this.publishCommitted(sessionId, recent.map((t) => ({ turnId: t.id, sha: t.commitSha!, branch: t.branch })));
-    } catch (error) {
-      this.deps.logger.warn({ err: error, sessionId }, 'could not announce again the turns a previous holder recorded lately');
-    }
-  }
-
-  private leaseLost(sessionId: string, why: string): void {
-    // Another instance may write the repo from now on: open it afresh if it comes back.
-    this.initialised.delete(sessionId);
-    this.unpacked.delete(sessionId);
-    this.shared?.lastActive.delete(sessionId);
-    this.deps.logger.warn({ sessionId, why }, 'lost a session\'s lease; this instance no longer mirrors it');
   }
 
   private async repoFor(sessionId: string): Promise<SessionRepo> {
@@ -500,8 +318,8 @@ export class MirrorWorker implements RepoHealer {
     // requests writing the next ones never wait for this session's git work.
     return this.deps.repoLocks.run(sessionId, async () => {
       const { db } = this.deps;
-      if (this.shared && !(await this.holdLease(sessionId))) return;
-      if (!(await this.healIfBroken(sessionId))) return;
+      if (this.leaseHolder && !(await this.leaseHolder.take(sessionId))) return;
+      if (!(await this.healing.healIfBroken(sessionId))) return;
       if (this.stopped) return;
       const due = await db.outboxJob.findMany({
         where: { sessionId, kind: 'SESSION' },
@@ -523,98 +341,13 @@ export class MirrorWorker implements RepoHealer {
       const done = due.length > this.bulkThreshold ? await this.commitBulk(sessionId, due) : await this.commitOne(sessionId, first.id, first.turnId, first.attempts);
       if (done === 0) return;
       // More may be waiting (or a rebuild is due): back of the queue, behind the sessions waiting for a slot.
-      if (due.length === this.passLimit || done < due.length || this.rebuildDue.has(sessionId)) {
+      if (due.length === this.passLimit || done < due.length || this.healing.isDue(sessionId)) {
         this.unpacked.set(sessionId, (this.unpacked.get(sessionId) ?? 0) + done);
         this.drains.notify(sessionId);
         return;
       }
       await this.packIfDue(sessionId, done);
     });
-  }
-
-  /**
-   * Looks at the session's repo (files only) and, when it is broken or a
-   * rebuild is due, moves it aside and rebuilds it from the database. Call
-   * under the session's lock.
-   * @returns false when the repo is broken and could not be rebuilt (recorded, retried with backoff).
-   */
-  private async healIfBroken(sessionId: string): Promise<boolean> {
-    let reason = this.rebuildDue.get(sessionId);
-    const failed = this.rebuildFailures.get(sessionId);
-    if (reason !== undefined && failed && failed.notBefore > Date.now()) {
-      // A new turn or a look must not restart a failing rebuild before its backoff is over.
-      this.retryLater(sessionId, failed.notBefore - Date.now());
-      return false;
-    }
-    if (reason === undefined) {
-      let fault: RepoFault | null;
-      try {
-        fault = await diagnoseSessionRepo(this.deps, sessionId);
-      } catch (error) {
-        // Cannot tell (the database is busy, say): commit as usual; git reports what is wrong.
-        this.deps.logger.warn({ err: error, sessionId }, 'could not check a session repo');
-        return true;
-      }
-      if (fault === null) return true;
-      reason = describeFault(fault);
-    }
-    return this.rebuild(sessionId, reason);
-  }
-
-  private async rebuild(sessionId: string, reason: string): Promise<boolean> {
-    const { db, logger } = this.deps;
-    logger.warn({ sessionId, reason }, 'rebuilding a session repo from the database; what is there is moved aside, never deleted');
-    this.initialised.delete(sessionId);
-    this.unpacked.delete(sessionId);
-    try {
-      const waiting = await db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true }, orderBy: { id: 'asc' } });
-      const started = Date.now();
-      const shared = this.shared;
-      const fence = shared && { fence: (tx: Prisma.TransactionClient) => shared.leases.fence(tx, sessionId, shared.passTenure.get(sessionId)) };
-      const turns = await rebuildSession(this.deps, sessionId, { moveAside: true, ...fence });
-      this.rebuildDue.delete(sessionId);
-      this.rebuildFailures.delete(sessionId);
-      clearRepoProblem(this.deps.config, sessionId);
-      logger.info({ sessionId, turns, ms: Date.now() - started }, 'rebuilt a session repo from the database');
-      // The turns that were waiting are in the rebuilt repo: announce them as if committed one by one.
-      const landed = await db.turn.findMany({ where: { id: { in: waiting.map((j) => j.turnId) } }, select: { id: true, commitSha: true } });
-      const shaOf = new Map(landed.map((t) => [t.id, t.commitSha]));
-      await this.publishCommitted(
-        sessionId,
-        waiting.flatMap(({ turnId }) => {
-          const sha = shaOf.get(turnId);
-          return sha ? [{ turnId, sha }] : [];
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof LeaseLostError) {
-        this.leaseLost(sessionId, error.message);
-        return false;
-      }
-      const failures = (this.rebuildFailures.get(sessionId)?.count ?? 0) + 1;
-      // A rebuild rewrites the whole session: one that keeps failing is retried ten times less often than a commit.
-      const delay = Math.min(this.retryMaxMs * 10, this.retryBaseMs * 2 ** Math.min(failures, 20));
-      this.rebuildFailures.set(sessionId, { count: failures, notBefore: Date.now() + delay });
-      this.rebuildDue.set(sessionId, reason);
-      const message = `${reason}; rebuilding it from the database failed: ${error instanceof Error ? error.message : String(error)}`;
-      noteRepoProblem(this.deps.config, sessionId, message);
-      logger.error({ err: error, sessionId, attempts: failures, retryInMs: delay }, 'rebuilding a session repo failed; will retry');
-      // The turns waiting show it too, as after a failed commit (and it outlives this process).
-      await db
-        .$transaction(async (tx) => {
-          const jobs = await tx.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true } });
-          await tx.outboxJob.updateMany({ where: { sessionId, kind: 'SESSION' }, data: { lastError: message } });
-          await tx.turn.updateMany({ where: { id: { in: jobs.map((j) => j.turnId) } }, data: { mirrorState: 'FAILED' } });
-        })
-        .catch((dbError: unknown) => logger.error({ err: dbError, sessionId }, 'could not record a failed rebuild'));
-      const turn = await db.turn
-        .findFirst({ where: { sessionId, open: false }, orderBy: { closedAt: 'desc' }, select: { id: true, number: true } })
-        .catch(() => null);
-      this.deps.pubsub.publish('mirrorFailed', { sessionId, turnId: turn?.id ?? '', turnNumber: turn?.number ?? 0, error: message, willRetry: !this.stopped });
-      this.retryLater(sessionId, delay);
-      return false;
-    }
   }
 
   private backoff(attempts: number): number {
@@ -671,15 +404,15 @@ export class MirrorWorker implements RepoHealer {
     } catch (error) {
       if (error instanceof LeaseLostError) {
         // The new holder adopts the commit that landed (same turn, same trailers).
-        this.leaseLost(sessionId, error.message);
+        this.leaseHolder?.lost(sessionId, error.message);
         return 0;
       }
       if (error instanceof RepoDivergedError) {
         // Rebuilt at once by the drain's next pass; the turn lands with it.
-        this.rebuildDue.set(sessionId, error.message);
+        this.healing.markDue(sessionId, error.message);
         return 1;
       }
-      if (looksLikeDamagedRepo(error)) this.rebuildDue.set(sessionId, `git says the session repo is damaged: ${(error as Error).message}`);
+      if (looksLikeDamagedRepo(error)) this.healing.markDue(sessionId, `git says the session repo is damaged: ${(error as Error).message}`);
       await this.recordFailure(sessionId, jobId, turnId, plan?.number, attempts + 1, error);
       return 0;
     }
@@ -736,10 +469,10 @@ export class MirrorWorker implements RepoHealer {
       this.initialised.delete(sessionId);
       if (error instanceof LeaseLostError) {
         // The new holder writes the same commits again (the same objects: a commit is made from the database alone).
-        this.leaseLost(sessionId, error.message);
+        this.leaseHolder?.lost(sessionId, error.message);
         return 0;
       }
-      if (looksLikeDamagedRepo(error)) this.rebuildDue.set(sessionId, `git says the session repo is damaged: ${(error as Error).message}`);
+      if (looksLikeDamagedRepo(error)) this.healing.markDue(sessionId, `git says the session repo is damaged: ${(error as Error).message}`);
       await this.recordFailure(sessionId, first.id, first.turnId, undefined, first.attempts + 1, error);
       return 0;
     }
@@ -755,9 +488,9 @@ export class MirrorWorker implements RepoHealer {
   private async recordCommitted(sessionId: string, commits: readonly LandedTurn[], jobIds: readonly number[]): Promise<void> {
     const { db } = this.deps;
     const at = new Date();
-    const shared = this.shared;
+    const leases = this.leaseHolder;
     await db.$transaction(async (tx) => {
-      if (shared) await shared.leases.fence(tx, sessionId, shared.passTenure.get(sessionId));
+      if (leases) await leases.fence(tx, sessionId);
       await recordCommits(tx, commits, at);
       await tx.outboxJob.deleteMany({ where: { id: { in: [...jobIds] } } });
     });
@@ -795,9 +528,9 @@ export class MirrorWorker implements RepoHealer {
         this.cannotFollow(sessionId, error);
       }
       await this.afterDrain(sessionId);
-      await this.publishCommitted(sessionId, landed);
+      await publishCommitted(this.deps, sessionId, landed);
     } else {
-      await this.publishCommitted(sessionId, landed);
+      await publishCommitted(this.deps, sessionId, landed);
       try {
         await repo.followCommit(follow);
       } catch (error) {
@@ -816,18 +549,6 @@ export class MirrorWorker implements RepoHealer {
     this.deps.logger.warn({ err: error, sessionId }, 'could not bring a session repo\'s working tree along; it is reset at the next pass');
   }
 
-  private async publishCommitted(sessionId: string, commits: readonly (Omit<LandedTurn, 'branch'> & { branch?: string })[]): Promise<void> {
-    if (commits.length === 0) return;
-    const { db, pubsub } = this.deps;
-    const unknown = commits.filter((c) => c.branch === undefined).map((c) => c.turnId);
-    const turns = unknown.length === 0 ? [] : await db.turn.findMany({ where: { id: { in: unknown } }, select: { id: true, branch: true } });
-    const branchOf = new Map(turns.map((t) => [t.id, t.branch]));
-    for (const { turnId, sha, branch } of commits) {
-      pubsub.publish('turnCommitted', { sessionId, turnId, sha });
-      pubsub.publish('timeline', { kind: 'COMMITTED', sessionId, branch: branch ?? branchOf.get(turnId) ?? 'main', sha });
-    }
-  }
-
   private async recordFailure(
     sessionId: string,
     jobId: number,
@@ -839,7 +560,7 @@ export class MirrorWorker implements RepoHealer {
     const message = error instanceof Error ? error.message : String(error);
     const delay = this.backoff(attempts);
     const { db, logger, pubsub } = this.deps;
-    if (this.shared && !this.shared.leases.holds(sessionId)) {
+    if (this.leaseHolder && !this.leaseHolder.holds(sessionId)) {
       // Its next holder tries again; this instance no longer writes the session's jobs.
       logger.warn({ sessionId, turnId, err: error }, 'mirroring a turn failed after the session\'s lease lapsed; left to its next holder');
       return;

@@ -14,13 +14,14 @@ import { createApp, type App } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { onSqlStatement } from '../../src/db/index.js';
 import type { Logger } from '../../src/logger.js';
-import type { SharedMirrorOptions } from '../../src/mirror/worker.js';
+import type { SharedMirrorOptions } from '../../src/mirror/lease-holder.js';
 import type { TurnCommittedPayload } from '../../src/pubsub.js';
 import { createSession } from '../../src/services/sessions/create-session.js';
 import { recordTurn } from '../../src/services/sessions/record-turn.js';
 import { eventually, git } from '../helpers/git.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { capturedLogger } from '../helpers/logger.js';
+import { abandonMirror } from '../helpers/mirror.js';
 import { freshDatabase, onPostgres } from '../helpers/database.js';
 import { testConfig } from '../helpers/server.js';
 
@@ -149,7 +150,7 @@ describe('several instances sharing one database and sessions folder', () => {
 
     // Killed: its lease stays in the database until it expires. Turn 3 had landed in git, and the
     // database had not heard of it (a death between the commit and its record).
-    await a.app.mirror.abandon();
+    await abandonMirror(a.app.mirror);
     const turn3 = await a.app.db.turn.findFirstOrThrow({ where: { sessionId: 'k', number: 3 } });
     await a.app.db.$transaction([
       a.app.db.turn.update({ where: { id: turn3.id }, data: { commitSha: null, mirroredAt: null, mirrorState: 'PENDING' } }),
@@ -182,7 +183,7 @@ describe('several instances sharing one database and sessions folder', () => {
     const repo = join(config.dataDir, 'sessions', 'm');
     const third = git(repo, 'rev-parse', 'main').trim();
 
-    await a.app.mirror.abandon();
+    await abandonMirror(a.app.mirror);
     const turn3 = await a.app.db.turn.findFirstOrThrow({ where: { sessionId: 'm', number: 3 } });
     await a.app.db.$transaction([
       a.app.db.turn.update({ where: { id: turn3.id }, data: { commitSha: null, mirroredAt: null, mirrorState: 'PENDING' } }),
@@ -218,7 +219,7 @@ describe('several instances sharing one database and sessions folder', () => {
     await turn(a.app, 'c', 2);
     await a.announced('c', 1);
     await a.app.mirror.idle();
-    await a.app.mirror.abandon();
+    await abandonMirror(a.app.mirror);
     const repo = join(config.dataDir, 'sessions', 'c');
     git(repo, 'read-tree', '--reset', '-u', 'main~1');
     writeFileSync(join(repo, '.git', 'entity-memory-checkout-behind'), '');
