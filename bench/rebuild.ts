@@ -112,7 +112,7 @@ try {
     let written = 0;
     // From the second repetition on, the repo before is moved aside (renamed, as in production), unless
     // --remove-first deleted it: removing 20,000 files right before writing them again slows the writes down.
-    const ms = await timed(async () => (written = await rebuildSession(deps, SESSION_ID, { moveAside: true })));
+    const ms = await timed(async () => (written = (await rebuildSession(deps, SESSION_ID, { moveAside: true })).written));
     marks = null;
     m.names.push('end');
     m.times.push(m.times[0]! + ms);

@@ -144,7 +144,7 @@ try {
   const { tipTurnId } = await fillClosedTurns(app.deps.db, { sessionId: SESSION_ID, title: 'Benchmark: replay', turns: TURNS, contentBytes: CONTENT_BYTES });
   const fillMs = performance.now() - t0;
   t0 = performance.now();
-  const written = await app.deps.repoLocks.run(SESSION_ID, () => rebuildSession(app.deps, SESSION_ID, { moveAside: false }));
+  const { written } = await app.deps.repoLocks.run(SESSION_ID, () => rebuildSession(app.deps, SESSION_ID, { moveAside: false }));
   const rebuildMs = performance.now() - t0;
   if (written !== TURNS) throw new Error(`rebuildSession wrote ${written} turns, expected ${TURNS}`);
 

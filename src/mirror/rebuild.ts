@@ -84,14 +84,16 @@ export async function closedTurnIds(db: Db, sessionId: string): Promise<string[]
  *   repo's path; then anything found there is an error rather than moved.
  * @param options.fence run first in the recording transaction; throws to
  *   record nothing (a shared mirror's lease check).
- * @returns the number of turns written.
+ * Only the jobs of the turns written are removed: a turn closed meanwhile (another instance, or
+ * this one's API, took it after the turns were read) keeps its job and is committed by the next pass.
+ * @returns the turns written, and those of them whose job this removed (the ones waiting).
  * @throws whatever stopped the rebuild; the database is then unchanged.
  */
 export async function rebuildSession(
   deps: Pick<MirrorWorkerDeps, 'db' | 'config' | 'logger' | 'pubsub'>,
   sessionId: string,
   options: { moveAside: boolean; fence?: (tx: Prisma.TransactionClient) => Promise<void> },
-): Promise<number> {
+): Promise<{ written: number; dequeued: { turnId: string; sha: string }[] }> {
   const { db, config, logger } = deps;
   const taken = await sessionPathTaken(config, sessionId);
   if (taken && !options.moveAside) throw new Error(`${sessionRepoPath(config, sessionId)} exists; rebuild with moveAside to keep it aside`);
@@ -112,10 +114,17 @@ export async function rebuildSession(
     throw error;
   }
   const at = new Date();
-  await db.$transaction(async (tx) => {
+  const shaOf = new Map(written.map((w) => [w.turnId, w.sha]));
+  const dequeued = await db.$transaction(async (tx) => {
     await options.fence?.(tx);
     await recordCommits(tx, written, at);
-    await tx.outboxJob.deleteMany({ where: { sessionId, kind: 'SESSION' } });
+    const jobs = await tx.outboxJob.findMany({
+      where: { sessionId, kind: 'SESSION', turnId: { in: [...shaOf.keys()] } },
+      select: { id: true, turnId: true },
+      orderBy: { id: 'asc' },
+    });
+    await tx.outboxJob.deleteMany({ where: { id: { in: jobs.map((j) => j.id) } } });
+    return [...new Set(jobs.map((j) => j.turnId))].map((turnId) => ({ turnId, sha: shaOf.get(turnId)! }));
   });
   try {
     await syncHead(db, openSessionRepo(config, sessionId), sessionId);
@@ -123,7 +132,7 @@ export async function rebuildSession(
     // The repo is whole and recorded; HEAD follows at the mirror's next pass.
     logger.warn({ err: error, sessionId }, 'could not move a rebuilt session repo to the current branch');
   }
-  return written.length;
+  return { written: written.length, dequeued };
 }
 
 /**
@@ -141,21 +150,10 @@ export async function rebuildWaiting(
   sessionId: string,
   options: { fence?: (tx: Prisma.TransactionClient) => Promise<void>; onRebuilt: (turns: number, ms: number) => void },
 ): Promise<void> {
-  const { db } = deps;
-  const waiting = await db.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { turnId: true }, orderBy: { id: 'asc' } });
   const started = Date.now();
-  const turns = await rebuildSession(deps, sessionId, { moveAside: true, ...(options.fence && { fence: options.fence }) });
-  options.onRebuilt(turns, Date.now() - started);
-  const landed = await db.turn.findMany({ where: { id: { in: waiting.map((j) => j.turnId) } }, select: { id: true, commitSha: true } });
-  const shaOf = new Map(landed.map((t) => [t.id, t.commitSha]));
-  await publishCommitted(
-    deps,
-    sessionId,
-    waiting.flatMap(({ turnId }) => {
-      const sha = shaOf.get(turnId);
-      return sha ? [{ turnId, sha }] : [];
-    }),
-  );
+  const { written, dequeued } = await rebuildSession(deps, sessionId, { moveAside: true, ...(options.fence && { fence: options.fence }) });
+  options.onRebuilt(written, Date.now() - started);
+  await publishCommitted(deps, sessionId, dequeued);
 }
 
 /**

@@ -125,7 +125,7 @@ async function reconcileSession(deps: Deps, sessionId: string, rebuildAll: boole
   const rebuild = async (): Promise<ReconcileResult> => {
     // Whatever is at the path (a repo, a folder without .git, a file) is moved aside, never deleted.
     const taken = await sessionPathTaken(config, sessionId);
-    const written = await rebuildSession(deps, sessionId, { moveAside: true });
+    const { written } = await rebuildSession(deps, sessionId, { moveAside: true });
     clearRepoProblem(config, sessionId);
     return { sessionId, outcome: taken ? 'moved-aside-and-rebuilt' : 'rebuilt', turns: written };
   };
