@@ -106,8 +106,10 @@ const expectedSubjects = (count: number) => Array.from({ length: count }, (_, i)
 describe('several instances sharing one database and sessions folder', () => {
   it('commits each turn of each session exactly once and in order, whichever instance recorded it', async () => {
     const config = await sharedConfig();
-    const a = await instance(config, { instanceId: 'a', leaseTtlMs: 300, scanEveryMs: 50 });
-    const b = await instance(config, { instanceId: 'b', leaseTtlMs: 300, scanEveryMs: 50 });
+    // Leases long enough that no renewal is missed on a loaded machine: a lapse is a takeover,
+    // which announces the holder's last turns once more (by design), and this test counts them.
+    const a = await instance(config, { instanceId: 'a', leaseTtlMs: 3000, scanEveryMs: 50 });
+    const b = await instance(config, { instanceId: 'b', leaseTtlMs: 3000, scanEveryMs: 50 });
     const sessions = ['s1', 's2', 's3', 's4'];
     const turns = 5;
     for (const [i, sessionId] of sessions.entries()) await createSession({ sessionId }, (i % 2 === 0 ? a : b).app.deps);
