@@ -125,6 +125,13 @@ module.exports = {
       to: { path: IMPORTERS },
     },
     {
+      name: 'hook-events-are-pure',
+      comment: 'src/hooks/ reads what the agents send their hooks (events, the paths a tool names): pure, so it imports nothing of src/ outside itself.',
+      severity: 'error',
+      from: { path: '^src/hooks/(?!install/)' },
+      to: { path: '^src/', pathNot: '^src/hooks/' },
+    },
+    {
       name: 'client-stands-alone',
       comment: 'src/client/ is the typed client runtimes import (entity-memory/client): it runs beside the agent, not in the server, so it imports nothing of src/ outside itself.',
       severity: 'error',

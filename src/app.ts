@@ -17,6 +17,7 @@ import { ProjectCommitter, type ProjectCommitterOptions } from './projects/commi
 import { createEventPubSub, type PubSub } from './pubsub.js';
 import { createRedisPubSub, type RedisPubSub } from './redis-pubsub.js';
 import type { Deps } from './services/deps.js';
+import { HookIntake, type HookIntakeOptions } from './services/hooks/intake.js';
 import { createYogaHandler, type Yoga } from './yoga.js';
 
 export interface App {
@@ -25,6 +26,8 @@ export interface App {
   deps: Deps;
   yoga: Yoga;
   mirror: MirrorWorker;
+  /** Agents' hook events, from /hooks/<agent> and the spool (src/services/hooks/intake.ts). */
+  hooks: HookIntake;
   /** What /health says (src/http/health.ts). */
   health: HealthProbe;
   /** Stops background work and closes the database (and Redis' connections). Safe to call twice. */
@@ -36,6 +39,7 @@ export interface AppOptions {
   /** The periodic look at every session repo (default every 30 s; see RepoHealthOptions). */
   repoHealth?: RepoHealthOptions;
   projectCommitter?: ProjectCommitterOptions;
+  hooks?: HookIntakeOptions;
 }
 
 /**
@@ -92,6 +96,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     onViewChanged: (sessionId) => mirror.notify(sessionId),
   };
   const yoga = createYogaHandler(deps);
+  const hooks = new HookIntake(deps, options.hooks);
   mkdirSync(sessionsDir(config), { recursive: true });
   const probe = new HealthProbe({
     database: () => db.$queryRawUnsafe('SELECT 1'),
@@ -111,6 +116,8 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   // Catch up in the background, so a large data dir does not hold back /health: project commits
   // left pending are resumed; repos missing or disagreeing are rebuilt, unmirrored turns queued;
   // the mirror starts committing once that is done (turns closed meanwhile wait in the outbox).
+  // Hook events spooled while no server ran are recorded first, beside the catch-up (their turns' commits wait for it).
+  const hooksStarted = hooks.start().catch((error: unknown) => logger.error({ err: error }, 'starting the hooks intake failed'));
   const catchUp = (async () => {
     try {
       await projects.start();
@@ -163,10 +170,13 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     deps,
     yoga,
     mirror,
+    hooks,
     health: probe,
     close: () => {
       closed ??= (async () => {
         await catchUp;
+        await hooksStarted;
+        await hooks.stop();
         await wakes?.return(undefined);
         await listening;
         await health.stop();

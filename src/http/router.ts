@@ -1,7 +1,7 @@
 /**
  * Which path goes where, in this order: `/health` (never gated), then the gate (src/http/gate.ts:
  * Host, Origin, token, body type), then the web UI's static files at every path but /graphql
- * (src/http/web-ui.ts), then yoga at /graphql (POST, GET, and GraphiQL in a browser). The static
+ * (src/http/web-ui.ts), `/hooks/<agent>` (src/http/hooks-route.ts), then yoga at /graphql (POST, GET, and GraphiQL in a browser). The static
  * files are served while the database is still opening; the API answers 503 until it is open.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { withRequest } from '../request-context.js';
 import { checkHttp, sendRefusal } from './gate.js';
+import { handleHookRequest, isHooksPath } from './hooks-route.js';
 import { createWebUi, DEFAULT_WEB_DIR, isWebUiPath } from './web-ui.js';
 
 export interface RouterOptions {
@@ -42,6 +43,10 @@ export function createRouter({ config, logger, token, app }: RouterOptions): (re
     const refusal = checkHttp(config, token, req, path);
     if (refusal) {
       sendRefusal(res, refusal);
+      return;
+    }
+    if (isHooksPath(path)) {
+      void handleHookRequest(req, res, path, ready, logger);
       return;
     }
     // Static files: served while the database is still opening too.

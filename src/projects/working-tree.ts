@@ -3,6 +3,8 @@
  * (nothing is written): the services and the session that joins a project
  * ask here, not of src/git/, which only src/projects/ opens on a user's repo.
  */
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { openProjectRepo, type PlaceProject } from './project-place.js';
 
@@ -16,4 +18,33 @@ export type { WorkingTreeState } from '../git/project-repo.js';
 export async function workdirDirty(project: PlaceProject, deps: { config: Pick<Config, 'allowedRoots' | 'dataDir'> }): Promise<string[]> {
   const place = await openProjectRepo(project, deps.config);
   return (await place.repo.status()).dirtyPaths;
+}
+
+/** Each dirty path of a working tree with what it looked like (size, mode, change time), or `gone`. */
+export type DirtyFingerprint = Map<string, string>;
+
+/**
+ * The dirty paths of a project's working directory now, each with its size, mode and change
+ * time: taken before and after an agent's shell command, the two tell which paths the command
+ * changed (`changedBetween`). One `git status` and one lstat per dirty path.
+ * @throws as `workdirDirty`.
+ */
+export async function dirtyFingerprint(project: PlaceProject, deps: { config: Pick<Config, 'allowedRoots' | 'dataDir'> }): Promise<DirtyFingerprint> {
+  const place = await openProjectRepo(project, deps.config);
+  const dirty = (await place.repo.status()).dirtyPaths;
+  const print: DirtyFingerprint = new Map();
+  await Promise.all(
+    dirty.map(async (path) => {
+      const stats = await lstat(join(place.workdir, path)).catch(() => null);
+      print.set(path, stats ? `${stats.size}:${stats.mode}:${stats.mtimeMs}:${stats.ctimeMs}` : 'gone');
+    }),
+  );
+  return print;
+}
+
+/** The paths dirty after and not before, dirty both times but changed, or dirty before and clean after. */
+export function changedBetween(before: DirtyFingerprint, after: DirtyFingerprint): string[] {
+  const changed = [...after].filter(([path, print]) => before.get(path) !== print).map(([path]) => path);
+  for (const path of before.keys()) if (!after.has(path)) changed.push(path);
+  return changed.sort();
 }

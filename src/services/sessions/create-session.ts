@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '../../errors.js';
 import { assertValidId, newId } from '../../ids.js';
 import { now, type Deps } from '../deps.js';
 import { workdirDirty } from '../../projects/working-tree.js';
-import { assertShortText } from './validate.js';
+import { assertShortText, metadataText } from './validate.js';
 
 export interface CreateSessionInput {
   sessionId?: string | null;
@@ -11,6 +11,8 @@ export interface CreateSessionInput {
   agentId?: string | null;
   model?: string | null;
   projectId?: string | null;
+  /** What the session's source said about it (hooks: the agent's cwd and transcript), kept as JSON text. */
+  metadata?: unknown;
 }
 
 /**
@@ -24,6 +26,7 @@ export async function createSession(input: CreateSessionInput, deps: Deps): Prom
   assertShortText(input.agentId, 'agentId');
   assertShortText(input.model, 'model');
   if (input.projectId != null) assertValidId(input.projectId, 'projectId');
+  const metadata = input.metadata === undefined ? null : metadataText(input.metadata, 'metadata');
   const at = now(deps);
   // What the project's tree already has uncommitted is the user's, not this session's.
   const project = input.projectId != null ? await deps.db.project.findUnique({ where: { projectId: input.projectId } }) : null;
@@ -47,6 +50,7 @@ export async function createSession(input: CreateSessionInput, deps: Deps): Prom
           projectJoinedAt: input.projectId != null ? at : null,
           projectDirtyBaseline: baseline,
           createdAt: at,
+          metadata,
         },
       });
       await tx.branch.create({ data: { sessionId, name: 'main', kind: 'MAIN', createdAt: at } });

@@ -1,0 +1,127 @@
+/**
+ * What an agent's hook said, in one shape for the three agents we capture live (Claude Code,
+ * Codex CLI, Gemini CLI). Pure: reads the payload each agent sends to its hooks (a JSON object
+ * with `session_id`, `cwd`, `hook_event_name`, ...) and returns the event, or why it is not one.
+ * Tolerant of what it does not use: unknown keys are ignored, and events we do not map (Claude's
+ * Notification, Gemini's BeforeModel, ...) are `ignored`, not errors.
+ */
+import type { HookAgent } from './agent.js';
+import { editedPaths, type ToolPaths } from './tool-paths.js';
+
+export { HOOK_AGENTS, isHookAgent, type HookAgent } from './agent.js';
+
+interface Common {
+  agent: HookAgent;
+  sessionId: string;
+  /** The agent's working directory, absolute; undefined when the payload had none. */
+  cwd: string | undefined;
+  transcriptPath: string | undefined;
+  /** The agent's own id of the turn when it gives one (Claude Code's `prompt_id`, Codex's `turn_id`). */
+  promptId: string | undefined;
+  model: string | undefined;
+}
+
+export interface ToolCall {
+  name: string;
+  /** The agent's id of the call; Gemini gives none. */
+  id: string | undefined;
+  input: unknown;
+  /** The paths an editing tool names (absolute or as the agent wrote them), or `shell`: find out by looking. */
+  paths: ToolPaths;
+}
+
+export type HookEvent = Common &
+  (
+    | { kind: 'session-start'; source: string | undefined }
+    | { kind: 'prompt'; prompt: string }
+    | { kind: 'tool-start'; tool: ToolCall }
+    | { kind: 'tool-end'; tool: ToolCall; response: unknown }
+    | { kind: 'stop'; reply: string | undefined; again: boolean }
+    | { kind: 'subagent-stop'; agentTranscriptPath: string | undefined }
+    | { kind: 'session-end'; reason: string | undefined }
+  );
+
+export type HookEventKind = HookEvent['kind'];
+
+export type ReadEvent = { event: HookEvent } | { ignored: string } | { error: string };
+
+/** Each agent's event names, mapped to ours. */
+const NAMES: Record<HookAgent, Readonly<Record<string, HookEventKind>>> = {
+  'claude-code': {
+    SessionStart: 'session-start',
+    UserPromptSubmit: 'prompt',
+    PreToolUse: 'tool-start',
+    PostToolUse: 'tool-end',
+    Stop: 'stop',
+    SubagentStop: 'subagent-stop',
+    SessionEnd: 'session-end',
+  },
+  codex: {
+    SessionStart: 'session-start',
+    UserPromptSubmit: 'prompt',
+    PreToolUse: 'tool-start',
+    PostToolUse: 'tool-end',
+    Stop: 'stop',
+    SubagentStop: 'subagent-stop',
+  },
+  gemini: {
+    SessionStart: 'session-start',
+    BeforeAgent: 'prompt',
+    BeforeTool: 'tool-start',
+    AfterTool: 'tool-end',
+    AfterAgent: 'stop',
+    SessionEnd: 'session-end',
+  },
+};
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Reads one hook payload of `agent`. */
+export function readHookEvent(agent: HookAgent, payload: unknown): ReadEvent {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return { error: 'the payload is not a JSON object' };
+  const p = payload as Record<string, unknown>;
+  const name = text(p.hook_event_name);
+  if (name === undefined) return { error: 'the payload has no hook_event_name' };
+  const kind = NAMES[agent][name];
+  if (kind === undefined) return { ignored: `${name} is not an event entity-memory records` };
+  const sessionId = text(p.session_id);
+  if (sessionId === undefined) return { error: `${name} has no session_id` };
+  const common: Common = {
+    agent,
+    sessionId,
+    cwd: text(p.cwd),
+    transcriptPath: text(p.transcript_path),
+    promptId: text(p.prompt_id) ?? text(p.turn_id),
+    model: text(p.model),
+  };
+  const tool = (): ToolCall | { error: string } => {
+    const toolName = text(p.tool_name);
+    if (toolName === undefined) return { error: `${name} has no tool_name` };
+    return { name: toolName, id: text(p.tool_use_id), input: p.tool_input, paths: editedPaths(agent, toolName, p.tool_input) };
+  };
+  switch (kind) {
+    case 'session-start':
+      return { event: { ...common, kind, source: text(p.source) } };
+    case 'prompt': {
+      const prompt = typeof p.prompt === 'string' ? p.prompt : undefined;
+      if (prompt === undefined) return { error: `${name} has no prompt` };
+      return { event: { ...common, kind, prompt } };
+    }
+    case 'tool-start':
+    case 'tool-end': {
+      const call = tool();
+      if ('error' in call) return call;
+      return { event: kind === 'tool-start' ? { ...common, kind, tool: call } : { ...common, kind, tool: call, response: p.tool_response } };
+    }
+    case 'stop':
+      return {
+        event: { ...common, kind, reply: typeof p.last_assistant_message === 'string' ? p.last_assistant_message : text(p.prompt_response), again: p.stop_hook_active === true },
+      };
+    case 'subagent-stop':
+      return { event: { ...common, kind, agentTranscriptPath: text(p.agent_transcript_path) } };
+    case 'session-end':
+      return { event: { ...common, kind, reason: text(p.reason) } };
+  }
+}

@@ -1,0 +1,293 @@
+/**
+ * An agent's hook event, recorded: the live capture of a Claude Code, Codex CLI or Gemini CLI
+ * session through its own hooks (src/hooks/events.ts reads the payloads). The events drive the
+ * same writes as the API, so a hooked session is a live session like one made through the API:
+ * its turns commit in its project at their end, with all of the project rules (the user's
+ * uncommitted work never touched, a snapshot and a warning instead).
+ *
+ * | event (Claude Code / Codex / Gemini)                 | what is written                                     |
+ * |------------------------------------------------------|-----------------------------------------------------|
+ * | SessionStart                                         | the session (id = the agent's), in the project that holds `cwd` |
+ * | UserPromptSubmit / BeforeAgent                        | the USER message: a turn opens (dirty-at-start taken now) |
+ * | PreToolUse / BeforeTool of a shell tool               | the project's dirty paths noted (in memory)         |
+ * | PostToolUse / AfterTool                               | the tool call (ASSISTANT) and its result (TOOL); the paths it edited |
+ * | Stop / AfterAgent                                     | the reply (`last_assistant_message` / `prompt_response`); the turn closes with its paths |
+ * | SessionEnd                                            | an open turn closes                                 |
+ *
+ * Idempotent: a message's id comes from the event's identity (the agent's prompt id, the tool
+ * call's id, the turn's id for the reply), so an event delivered twice writes nothing the second
+ * time; Gemini gives no ids, so its tool calls are named by a hash of what they were.
+ */
+import { createHash } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { Project } from '../../generated/prisma/client.js';
+import { ConflictError } from '../../errors.js';
+import { isValidId } from '../../ids.js';
+import type { HookEvent, ToolCall } from '../../hooks/events.js';
+import { changedBetween, dirtyFingerprint, type DirtyFingerprint } from '../../projects/working-tree.js';
+import { now, type Deps } from '../deps.js';
+import { appendMessage } from '../sessions/append-message.js';
+import { closeTurnWith } from '../sessions/close-turn.js';
+import { createSession } from '../sessions/create-session.js';
+import { messageDraft } from '../sessions/message-draft.js';
+
+export type HookOutcome = 'recorded' | 'duplicate' | { skipped: string };
+
+/** Per database: the dirty paths noted before each running shell call, by session and call. */
+const shellWatches = new WeakMap<Deps['db'], Map<string, DirtyFingerprint>>();
+
+function watches(deps: Pick<Deps, 'db'>): Map<string, DirtyFingerprint> {
+  let map = shellWatches.get(deps.db);
+  if (!map) shellWatches.set(deps.db, (map = new Map()));
+  return map;
+}
+
+/** A stable id from parts: for messages whose event carries no id of its own. */
+function hashId(prefix: string, ...parts: string[]): string {
+  return `${prefix}-${createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 32)}`;
+}
+
+/** `prefix-value` when that is a valid id, else a hash of it. */
+function idFrom(prefix: string, value: string): string {
+  const id = `${prefix}-${value}`;
+  return isValidId(id) ? id : hashId(prefix, value);
+}
+
+function callKey(event: HookEvent & { tool: ToolCall }): string {
+  return `${event.sessionId}\0${event.tool.id ?? `${event.tool.name}\0${JSON.stringify(event.tool.input)}`}`;
+}
+
+/** Text within the content limit (what a tool returned can be large); `cut` says whether it was cut. */
+function bounded(value: unknown, limit: number): { text: string; cut: boolean } {
+  const text = typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
+  if (Buffer.byteLength(text, 'utf8') <= limit) return { text, cut: false };
+  const note = '\n[cut by entity-memory: the rest was over the content limit]';
+  const kept = Buffer.from(text, 'utf8').subarray(0, Math.max(0, limit - Buffer.byteLength(note) - 4)).toString('utf8').replace(/\uFFFD+$/, '');
+  return { text: kept + note, cut: true };
+}
+
+/** The active project whose working directory holds `cwd` (the deepest one), after symlinks; null when none. */
+export async function projectOfCwd(deps: Pick<Deps, 'db'>, cwd: string | undefined): Promise<Project | null> {
+  if (cwd === undefined || !isAbsolute(cwd)) return null;
+  const real = await realpath(cwd).catch(() => resolve(cwd));
+  const projects = await deps.db.project.findMany({ where: { status: 'ACTIVE' } });
+  const holding = projects.filter((p) => real === p.workdir || real.startsWith(p.workdir.endsWith(sep) ? p.workdir : p.workdir + sep));
+  return holding.sort((a, b) => b.workdir.length - a.workdir.length)[0] ?? null;
+}
+
+/**
+ * A path an agent's tool named, relative to the project's working directory, or null when it is
+ * outside it (recorded in the message, never committed) or in its .git.
+ */
+async function projectPath(project: Project, cwd: string | undefined, path: string): Promise<string | null> {
+  const absolute = isAbsolute(path) ? path : resolve(cwd ?? project.workdir, path);
+  // The file may be gone (deleted by the tool): its folder's real path decides.
+  let real = await realpath(absolute).catch(() => null);
+  if (real === null) {
+    const folder = await realpath(resolve(absolute, '..')).catch(() => null);
+    if (folder === null) return null;
+    real = resolve(folder, absolute.split(/[\\/]/).pop() ?? '');
+  }
+  const inside = relative(project.workdir, real);
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return null;
+  const segments = inside.split(sep);
+  if (segments[0] === '.git') return null;
+  return segments.join('/');
+}
+
+interface SessionRow {
+  sessionId: string;
+  source: string | null;
+  openTurnId: string | null;
+  project: Project | null;
+}
+
+async function readSession(deps: Deps, sessionId: string): Promise<SessionRow | null> {
+  return deps.db.session.findUnique({ where: { sessionId }, select: { sessionId: true, source: true, openTurnId: true, project: true } });
+}
+
+/** The session the event belongs to, made on its first event. */
+async function sessionFor(event: HookEvent, deps: Deps): Promise<SessionRow | { skipped: string }> {
+  if (!isValidId(event.sessionId)) return { skipped: `session_id ${JSON.stringify(event.sessionId.slice(0, 40))} is not an id entity-memory can use` };
+  const found = await readSession(deps, event.sessionId);
+  if (found) {
+    // A session belongs to the way it came in: an import's is never written by hooks.
+    if (found.source !== null) return { skipped: `session ${event.sessionId} was imported (${found.source}); hooks do not write into it` };
+    return found;
+  }
+  const project = await projectOfCwd(deps, event.cwd);
+  try {
+    await createSession(
+      {
+        sessionId: event.sessionId,
+        agentId: event.agent,
+        model: event.model ?? null,
+        projectId: project?.projectId ?? null,
+        metadata: { capture: 'hooks', cwd: event.cwd ?? null, transcriptPath: event.transcriptPath ?? null },
+      },
+      deps,
+    );
+  } catch (error) {
+    // Made by a parallel event of the same session meanwhile.
+    if (!(error instanceof ConflictError)) throw error;
+  }
+  return (await readSession(deps, event.sessionId))!;
+}
+
+/** The open turn's user message (id, content, time), or null. */
+async function openTurn(deps: Deps, session: SessionRow) {
+  if (!session.openTurnId) return null;
+  return deps.db.turn.findUnique({
+    where: { id: session.openTurnId },
+    select: { id: true, userMessage: { select: { messageId: true, content: true, createdAt: true } } },
+  });
+}
+
+/** The project paths the open turn's tool calls edited, from their messages. */
+async function touchedInTurn(deps: Deps, turnId: string): Promise<string[]> {
+  const calls = await deps.db.message.findMany({ where: { turnId, role: 'ASSISTANT', metadata: { not: null } }, select: { metadata: true } });
+  const paths = new Set<string>();
+  for (const { metadata } of calls) {
+    const touched = (JSON.parse(metadata!) as { touchedPaths?: unknown }).touchedPaths;
+    if (Array.isArray(touched)) for (const path of touched) if (typeof path === 'string') paths.add(path);
+  }
+  return [...paths].sort();
+}
+
+/** Closes the open turn with the paths its tools edited, and the reply when there is one. */
+async function closeOpenTurn(deps: Deps, session: SessionRow, reply: string | undefined): Promise<HookOutcome> {
+  const turn = await openTurn(deps, session);
+  if (!turn) return 'duplicate';
+  const touchedPaths = session.project ? await touchedInTurn(deps, turn.id) : null;
+  const draft =
+    reply !== undefined && reply !== ''
+      ? messageDraft('ASSISTANT', { messageId: idFrom('reply', turn.id), content: bounded(reply, deps.config.maxContentBytes).text }, deps)
+      : null;
+  try {
+    await closeTurnWith(deps, session.sessionId, { touchedPaths, startedAt: turn.userMessage.createdAt }, async (writer) => {
+      if (draft) await writer.append(draft);
+    });
+  } catch (error) {
+    // Closed by a parallel Stop meanwhile (the reply's id is taken, or no turn is open any more).
+    if (error instanceof ConflictError || (await readSession(deps, session.sessionId))?.openTurnId !== turn.id) return 'duplicate';
+    throw error;
+  }
+  return 'recorded';
+}
+
+async function recordPrompt(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'prompt' }): Promise<HookOutcome> {
+  const open = await openTurn(deps, session);
+  const messageId = event.promptId ? idFrom('prompt', event.promptId) : undefined;
+  if (open && (open.userMessage.messageId === messageId || (messageId === undefined && open.userMessage.content === event.prompt))) return 'duplicate';
+  // The turn before never heard its Stop (the agent interrupted): it ends where the next begins.
+  if (open) await closeOpenTurn(deps, session, undefined);
+  try {
+    await appendMessage({ sessionId: session.sessionId, role: 'USER', messageId: messageId ?? null, content: bounded(event.prompt, deps.config.maxContentBytes).text }, deps);
+  } catch (error) {
+    if (error instanceof ConflictError && messageId !== undefined) return 'duplicate';
+    throw error;
+  }
+  return 'recorded';
+}
+
+async function noteShellStart(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'tool-start' }): Promise<HookOutcome> {
+  if (!('shell' in event.tool.paths) || !session.project) return { skipped: 'nothing to note before this tool' };
+  watches(deps).set(callKey(event), await dirtyFingerprint(session.project, deps));
+  return 'recorded';
+}
+
+/** The project paths a finished tool call edited: those it names, or for a shell command what changed while it ran. */
+async function editedByCall(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'tool-end' }): Promise<string[]> {
+  const project = session.project;
+  if (!project) return [];
+  const { paths } = event.tool;
+  if ('files' in paths) {
+    const inside = await Promise.all(paths.files.map((path) => projectPath(project, event.cwd, path)));
+    return inside.filter((path): path is string => path !== null);
+  }
+  if (!('shell' in paths)) return [];
+  const key = callKey(event);
+  const before = watches(deps).get(key);
+  watches(deps).delete(key);
+  // No note from before the command (its PreToolUse was lost, or this server restarted meanwhile): nothing is claimed.
+  if (!before) return [];
+  return changedBetween(before, await dirtyFingerprint(project, deps));
+}
+
+async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'tool-end' }): Promise<HookOutcome> {
+  const open = await openTurn(deps, session);
+  if (!open) return { skipped: `${event.tool.name} ran outside a turn (its prompt was not recorded)` };
+  const { tool } = event;
+  const key = tool.id ?? hashId('g', open.id, tool.name, JSON.stringify(tool.input), JSON.stringify(event.response));
+  const callId = idFrom('call', key);
+  if (await deps.db.message.findUnique({ where: { sessionId_messageId: { sessionId: session.sessionId, messageId: callId } }, select: { id: true } })) {
+    return 'duplicate';
+  }
+  const touchedPaths = await editedByCall(deps, session, event);
+  const input = bounded(tool.input, deps.config.maxContentBytes);
+  const output = bounded(event.response, deps.config.maxContentBytes);
+  try {
+    await appendMessage(
+      {
+        sessionId: session.sessionId,
+        role: 'ASSISTANT',
+        messageId: callId,
+        content: '',
+        toolName: tool.name,
+        toolCallId: tool.id ?? null,
+        metadata: { toolCalls: [{ id: tool.id ?? null, name: tool.name, input: input.cut ? input.text : tool.input }], touchedPaths },
+      },
+      deps,
+    );
+    await appendMessage(
+      {
+        sessionId: session.sessionId,
+        role: 'TOOL',
+        messageId: idFrom('result', key),
+        content: output.text,
+        callerId: callId,
+        toolName: tool.name,
+        toolCallId: tool.id ?? null,
+        ...(output.cut && { metadata: { cut: true } }),
+      },
+      deps,
+    );
+  } catch (error) {
+    if (error instanceof ConflictError) return 'duplicate';
+    throw error;
+  }
+  return 'recorded';
+}
+
+/**
+ * Records one hook event.
+ * @returns what became of it: `duplicate` for an event already recorded (or a Stop with no open
+ *   turn), `skipped` with why for one that cannot be placed (logged by the caller).
+ * @throws what the database or the services throw (the caller keeps the event to try again).
+ */
+export async function recordHookEvent(event: HookEvent, deps: Deps): Promise<HookOutcome> {
+  const session = await sessionFor(event, deps);
+  if ('skipped' in session) return session;
+  switch (event.kind) {
+    case 'session-start':
+      return 'recorded';
+    case 'prompt':
+      return recordPrompt(deps, session, event);
+    case 'tool-start':
+      return noteShellStart(deps, session, event);
+    case 'tool-end':
+      return recordToolCall(deps, session, event);
+    case 'stop':
+      return closeOpenTurn(deps, session, event.reply);
+    case 'session-end':
+      return closeOpenTurn(deps, session, undefined);
+    case 'subagent-stop':
+      return { skipped: 'a subagent is recorded with its parent’s tool calls' };
+  }
+}
+
+/** When the event was recorded, for `hooks status` (src/services/hooks/last-event.ts). */
+export function eventStamp(event: HookEvent, deps: Pick<Deps, 'now'>): { agent: string; event: string; sessionId: string; at: string } {
+  return { agent: event.agent, event: event.kind, sessionId: event.sessionId, at: now(deps).toISOString() };
+}

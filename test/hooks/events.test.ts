@@ -1,0 +1,62 @@
+/** What each agent's hook payload becomes (src/hooks/events.ts, src/hooks/tool-paths.ts): pure, table-tested. */
+import { describe, expect, it } from 'vitest';
+import { readHookEvent } from '../../src/hooks/events.js';
+import { editedPaths, patchPaths } from '../../src/hooks/tool-paths.js';
+
+const base = { session_id: 's-1', cwd: '/work/app', transcript_path: '/home/u/t.jsonl' };
+
+describe('readHookEvent', () => {
+  it.each([
+    ['claude-code', { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'hi', prompt_id: 'p1' }, { kind: 'prompt', prompt: 'hi', promptId: 'p1' }],
+    ['codex', { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'hi', turn_id: 't1' }, { kind: 'prompt', promptId: 't1' }],
+    ['gemini', { ...base, hook_event_name: 'BeforeAgent', prompt: 'hi' }, { kind: 'prompt', promptId: undefined }],
+    ['claude-code', { ...base, hook_event_name: 'Stop', stop_hook_active: true, last_assistant_message: 'Done.' }, { kind: 'stop', reply: 'Done.', again: true }],
+    ['gemini', { ...base, hook_event_name: 'AfterAgent', prompt_response: 'Done.' }, { kind: 'stop', reply: 'Done.', again: false }],
+    ['codex', { ...base, hook_event_name: 'SessionStart', source: 'resume', model: 'gpt' }, { kind: 'session-start', source: 'resume', model: 'gpt' }],
+    ['gemini', { ...base, hook_event_name: 'SessionEnd', reason: 'exit' }, { kind: 'session-end', reason: 'exit' }],
+  ] as const)('%s %#', (agent, payload, expected) => {
+    const read = readHookEvent(agent, payload);
+    expect(read).toHaveProperty('event');
+    expect((read as { event: object }).event).toMatchObject({ agent, sessionId: 's-1', cwd: '/work/app', ...expected });
+  });
+
+  it('reads a tool call with the paths its tool names', () => {
+    const read = readHookEvent('claude-code', { ...base, hook_event_name: 'PostToolUse', tool_name: 'Write', tool_use_id: 'toolu_1', tool_input: { file_path: '/work/app/a.txt' }, tool_response: {} });
+    expect(read).toMatchObject({ event: { kind: 'tool-end', tool: { name: 'Write', id: 'toolu_1', paths: { files: ['/work/app/a.txt'] } } } });
+  });
+
+  it.each([
+    [null, { error: 'the payload is not a JSON object' }],
+    [[1], { error: 'the payload is not a JSON object' }],
+    [{ ...base }, { error: 'the payload has no hook_event_name' }],
+    [{ hook_event_name: 'Stop' }, { error: 'Stop has no session_id' }],
+    [{ ...base, hook_event_name: 'UserPromptSubmit' }, { error: 'UserPromptSubmit has no prompt' }],
+    [{ ...base, hook_event_name: 'PostToolUse' }, { error: 'PostToolUse has no tool_name' }],
+    [{ ...base, hook_event_name: 'Notification' }, { ignored: 'Notification is not an event entity-memory records' }],
+  ])('refuses or ignores %j', (payload, expected) => {
+    expect(readHookEvent('claude-code', payload)).toEqual(expected);
+  });
+});
+
+describe('editedPaths', () => {
+  it.each([
+    ['claude-code', 'Edit', { file_path: 'a.ts' }, { files: ['a.ts'] }],
+    ['claude-code', 'MultiEdit', { file_path: 'b.ts', edits: [] }, { files: ['b.ts'] }],
+    ['claude-code', 'NotebookEdit', { notebook_path: 'n.ipynb' }, { files: ['n.ipynb'] }],
+    ['claude-code', 'Bash', { command: 'make' }, { shell: true }],
+    ['claude-code', 'Read', { file_path: 'a.ts' }, { none: true }],
+    ['claude-code', 'Write', {}, { none: true }],
+    ['gemini', 'write_file', { file_path: '/x/a' }, { files: ['/x/a'] }],
+    ['gemini', 'replace', { file_path: '/x/b' }, { files: ['/x/b'] }],
+    ['gemini', 'run_shell_command', { command: 'ls' }, { shell: true }],
+    ['codex', 'apply_patch', { command: '*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n' }, { files: ['a.txt'] }],
+    ['codex', 'Bash', { command: 'ls' }, { shell: true }],
+  ] as const)('%s %s', (agent, tool, input, expected) => {
+    expect(editedPaths(agent, tool, input)).toEqual(expected);
+  });
+
+  it('reads every path a patch adds, updates, deletes or moves to, each once', () => {
+    const patch = ['*** Begin Patch', '*** Update File: src/a.ts', '@@', '-x', '+y', '*** Move to: src/b.ts', '*** Delete File: old.txt', '*** Add File: src/a.ts', '*** End Patch', ''].join('\n');
+    expect(patchPaths(patch)).toEqual(['src/a.ts', 'src/b.ts', 'old.txt']);
+  });
+});

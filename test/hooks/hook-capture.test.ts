@@ -1,0 +1,190 @@
+/**
+ * Live capture through the agents' hooks, end to end short of the agent itself: the hook command
+ * (bin/entity-memory-hook.js) run once per event as the agent runs it, a real server, a real
+ * user's repo bound as a project. A turn's events become the session's turn and messages, and
+ * the files the agent's tools edited (named by Write/Edit, or changed while its shell command
+ * ran) become the agent's project commit; the user's own work is never taken. The real Claude
+ * Code CLI drives the same path in test/agents.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/logger.js';
+import { eventually, git } from '../helpers/git.js';
+import { capturedLogger } from '../helpers/logger.js';
+import { startTestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
+import { CreateProject } from '../projects/operations.js';
+import { agentCommits, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
+import { claudeEvents, runHook } from './hook-events.js';
+
+const SESSION = `
+  query Hooked($sessionId: String!) {
+    session(sessionId: $sessionId) {
+      agentId
+      source
+      project { projectId }
+      turns(first: 10) { edges { node { number open } } }
+      messages(first: 50) { edges { node { messageId role content toolName toolCallId caller { messageId } } } }
+    }
+  }`;
+
+interface HookedSession {
+  agentId: string | null;
+  source: string | null;
+  project: { projectId: string } | null;
+  turns: { edges: { node: { number: number; open: boolean } }[] };
+  messages: { edges: { node: { messageId: string; role: string; content: string; toolName: string | null; toolCallId: string | null; caller: { messageId: string } | null } }[] };
+}
+
+async function setUp() {
+  const root = tempDir('em-hooks-');
+  const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
+  const dir = userRepo(root);
+  await api.ok(CreateProject, { input: { name: 'App', workdir: dir } });
+  const send = async (event: object) => {
+    const run = await runHook('claude-code', api.dataDir, event);
+    expect(run).toEqual({ code: 0, stdout: '', stderr: '' });
+  };
+  const read = async (sessionId: string) => {
+    const result = await api.raw(SESSION, { sessionId });
+    if (result.errors?.length) throw new Error(JSON.stringify(result.errors));
+    return (result.data as { session: HookedSession }).session;
+  };
+  return { api, root, dir, send, read };
+}
+
+describe('capture through the hook command', () => {
+  it("records a Claude Code turn from its events and commits exactly the files the agent's tools edited", async () => {
+    const { api, dir, send, read } = await setUp();
+    const c = claudeEvents('cc-1', join(dir, 'src', '..'));
+    await send(c.sessionStart());
+    await send(c.prompt('p1', 'create a.txt and run the generator'));
+    // Write names its file; the shell command's file is found by looking before and after it.
+    const write = { file_path: join(dir, 'a.txt'), content: 'hello\n' };
+    await send(c.preTool('p1', 'toolu_1', 'Write', write));
+    writeFileSync(join(dir, 'a.txt'), 'hello\n');
+    await send(c.postTool('p1', 'toolu_1', 'Write', write, { type: 'create', filePath: write.file_path }));
+    const bash = { command: 'echo generated > gen.txt' };
+    await send(c.preTool('p1', 'toolu_2', 'Bash', bash));
+    writeFileSync(join(dir, 'gen.txt'), 'generated\n');
+    await send(c.postTool('p1', 'toolu_2', 'Bash', bash, { stdout: '', stderr: '', interrupted: false }));
+    await send(c.stop('p1', 'Created a.txt and gen.txt.'));
+
+    const session = await read('cc-1');
+    expect(session).toMatchObject({ agentId: 'claude-code', source: null, project: { projectId: expect.any(String) } });
+    expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
+    expect(session.messages.edges.map((e) => [e.node.role, e.node.toolName, e.node.caller?.messageId ?? null])).toEqual([
+      ['USER', null, null],
+      ['ASSISTANT', 'Write', null],
+      ['TOOL', 'Write', 'call-toolu_1'],
+      ['ASSISTANT', 'Bash', null],
+      ['TOOL', 'Bash', 'call-toolu_2'],
+      ['ASSISTANT', null, null],
+    ]);
+    expect(session.messages.edges.at(-1)!.node.content).toBe('Created a.txt and gen.txt.');
+
+    const result = await outcome(api, 'cc-1', 1);
+    expect(result).toMatchObject({ result: 'COMMITTED', paths: ['a.txt', 'gen.txt'] });
+    expect(agentCommits(dir)).toHaveLength(1);
+    expect(git(dir, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n')).toEqual(['a.txt', 'gen.txt']);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  }, 60_000);
+
+  it('records each event once when the agent sends it twice, and a Stop after the turn closed changes nothing', async () => {
+    const { api, dir, send, read } = await setUp();
+    const c = claudeEvents('cc-2', dir);
+    const edit = { file_path: join(dir, 'notes.txt'), old_string: 'v1', new_string: 'v2' };
+    for (const event of [c.sessionStart(), c.prompt('p1', 'bump the notes')]) {
+      await send(event);
+      await send(event);
+    }
+    writeFileSync(join(dir, 'notes.txt'), 'v2\n');
+    for (let i = 0; i < 2; i++) await send(c.postTool('p1', 'toolu_e', 'Edit', edit, { filePath: edit.file_path }));
+    await send(c.stop('p1', 'Bumped.'));
+    await send(c.stop('p1', 'Bumped.', true));
+
+    const session = await read('cc-2');
+    expect(session.turns.edges).toHaveLength(1);
+    expect(session.messages.edges.map((e) => e.node.role)).toEqual(['USER', 'ASSISTANT', 'TOOL', 'ASSISTANT']);
+    expect(await outcome(api, 'cc-2', 1)).toMatchObject({ result: 'COMMITTED', paths: ['notes.txt'] });
+  }, 60_000);
+
+  it("leaves the user's own edit alone: a file the user changed is not the agent's, and their work stays as they left it", async () => {
+    const { api, dir, send } = await setUp();
+    const c = claudeEvents('cc-3', dir);
+    // The user has work in progress when the turn starts.
+    writeFileSync(join(dir, 'notes.txt'), 'mine, not committed\n');
+    await send(c.sessionStart());
+    await send(c.prompt('p1', 'add a.txt'));
+    const write = { file_path: join(dir, 'a.txt'), content: 'agent\n' };
+    writeFileSync(join(dir, 'a.txt'), 'agent\n');
+    await send(c.postTool('p1', 'toolu_w', 'Write', write, {}));
+    await send(c.stop('p1', 'Added a.txt.'));
+
+    const result = await outcome(api, 'cc-3', 1);
+    expect(result.result).not.toBe('COMMITTED');
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('mine, not committed\n');
+    expect(agentCommits(dir)).toEqual([]);
+    expect(userGit(dir, 'status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([' M notes.txt', '?? a.txt']);
+  }, 60_000);
+
+  it('keeps a path outside the project in the message and never commits it', async () => {
+    const { api, root, dir, send, read } = await setUp();
+    const c = claudeEvents('cc-4', dir);
+    await send(c.prompt('p1', 'write outside'));
+    const outside = { file_path: join(root, 'elsewhere.txt'), content: 'x\n' };
+    writeFileSync(outside.file_path, 'x\n');
+    await send(c.postTool('p1', 'toolu_o', 'Write', outside, {}));
+    await send(c.stop('p1', 'Done.'));
+    const session = await read('cc-4');
+    expect(session.messages.edges[1]!.node.content).toBe('');
+    const result = await outcome(api, 'cc-4', 1);
+    expect(result.paths).toEqual([]);
+    expect(agentCommits(dir)).toEqual([]);
+  }, 60_000);
+});
+
+describe('the hook command on its own', () => {
+  it('exits 0 and prints nothing for malformed input, an unknown agent or no data dir, and says why in its log', async () => {
+    const dataDir = tempDir('em-hook-alone-');
+    expect(await runHook('claude-code', dataDir, '{not json')).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await runHook('cursor', dataDir, '{}')).toEqual({ code: 0, stdout: '', stderr: '' });
+    const log = readFileSync(join(dataDir, 'hooks', 'hook.log'), 'utf8');
+    expect(log).toContain('stdin was not JSON');
+    expect(log).toContain('unknown agent "cursor"');
+    expect(existsSync(join(dataDir, 'hooks', 'spool.jsonl'))).toBe(false);
+  });
+
+  it('spools the events while no server runs; the server records them at start, in order, and reports a torn last line', async () => {
+    const root = tempDir('em-hooks-spool-');
+    const dataDir = tempDir('em-data-');
+    const dir = userRepo(root);
+    const c = claudeEvents('cc-spool', dir);
+    const write = { file_path: join(dir, 'a.txt'), content: 'offline\n' };
+    for (const event of [c.sessionStart(), c.prompt('p1', 'write while the server is down')]) {
+      expect(await runHook('claude-code', dataDir, event)).toEqual({ code: 0, stdout: '', stderr: '' });
+    }
+    writeFileSync(join(dir, 'a.txt'), 'offline\n');
+    await runHook('claude-code', dataDir, c.postTool('p1', 'toolu_s', 'Write', write, {}));
+    await runHook('claude-code', dataDir, c.stop('p1', 'Written.'));
+    const spool = join(dataDir, 'hooks', 'spool.jsonl');
+    expect(readFileSync(spool, 'utf8').trim().split('\n')).toHaveLength(4);
+    writeFileSync(spool, `${readFileSync(spool, 'utf8')}{"v":1,"agent":"claude-co`);
+
+    const { logger, lines } = capturedLogger();
+    const api = await startTestServer({ dataDir, allowedRoots: [root, dataDir], logLevel: 'info' }, { projectCommitter: FAST_COMMITTER }, { logger: logger as Logger });
+    // Replayed once the turn is closed (its Stop was the last whole line) and no spool is left.
+    await eventually(async () => {
+      const turns = await api.raw(`{ session(sessionId: "cc-spool") { turns(first: 5) { edges { node { open } } } } }`);
+      const session = turns.data?.session as { turns: { edges: { node: { open: boolean } }[] } } | null | undefined;
+      return session?.turns.edges[0]?.node.open === false && readdirSync(join(dataDir, 'hooks')).every((name) => !name.startsWith('spool'));
+    });
+    const read = await api.raw(`{ session(sessionId: "cc-spool") { agentId messages(first: 10) { edges { node { role content } } } turns(first: 5) { edges { node { number open } } } } }`);
+    const session = read.data!.session as { agentId: string; messages: { edges: { node: { role: string; content: string } }[] }; turns: { edges: { node: { number: number; open: boolean } }[] } };
+    expect(session.agentId).toBe('claude-code');
+    expect(session.messages.edges.map((e) => e.node.role)).toEqual(['USER', 'ASSISTANT', 'TOOL', 'ASSISTANT']);
+    expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
+    expect(lines.some((line) => line.msg === 'the hooks spool ends in a torn line (a hook stopped mid-write); it is dropped')).toBe(true);
+  }, 60_000);
+});
