@@ -80,7 +80,7 @@ export class HookIntake {
     if ('ignored' in read) return { ignored: read.ignored };
     const { event } = read;
     const outcome = await this.order.run(event.sessionId, () => recordHookEvent(event, this.deps));
-    if (typeof outcome === 'object') this.deps.logger.info({ agent, sessionId: event.sessionId, event: event.kind, why: outcome.skipped }, 'a hook event was not recorded');
+    if (typeof outcome === 'object') this.deps.logger.debug({ agent, sessionId: event.sessionId, event: event.kind, why: outcome.skipped }, 'a hook event was not recorded');
     await this.stamp(eventStamp(event, this.deps));
     return { outcome };
   }

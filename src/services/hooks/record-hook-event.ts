@@ -27,7 +27,7 @@ import { isValidId } from '../../ids.js';
 import type { HookEvent, ToolCall } from '../../hooks/events.js';
 import { changedBetween, dirtyFingerprint, type DirtyFingerprint } from '../../projects/working-tree.js';
 import { now, type Deps } from '../deps.js';
-import { appendMessage } from '../sessions/append-message.js';
+import { appendMessage, appendMessages } from '../sessions/append-message.js';
 import { closeTurnWith } from '../sessions/close-turn.js';
 import { createSession } from '../sessions/create-session.js';
 import { messageDraft } from '../sessions/message-draft.js';
@@ -228,9 +228,10 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   const input = bounded(tool.input, deps.config.maxContentBytes);
   const output = bounded(event.response, deps.config.maxContentBytes);
   try {
-    await appendMessage(
+    await appendMessages(
+      session.sessionId,
+      [
       {
-        sessionId: session.sessionId,
         role: 'ASSISTANT',
         messageId: callId,
         content: '',
@@ -238,11 +239,7 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
         toolCallId: tool.id ?? null,
         metadata: { toolCalls: [{ id: tool.id ?? null, name: tool.name, input: input.cut ? input.text : tool.input }], touchedPaths },
       },
-      deps,
-    );
-    await appendMessage(
       {
-        sessionId: session.sessionId,
         role: 'TOOL',
         messageId: idFrom('result', key),
         content: output.text,
@@ -251,6 +248,7 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
         toolCallId: tool.id ?? null,
         ...(output.cut && { metadata: { cut: true } }),
       },
+      ],
       deps,
     );
   } catch (error) {
@@ -267,6 +265,8 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
  * @throws what the database or the services throw (the caller keeps the event to try again).
  */
 export async function recordHookEvent(event: HookEvent, deps: Deps): Promise<HookOutcome> {
+  // The agent waits on every PreToolUse: one that names no shell command needs nothing noted.
+  if (event.kind === 'tool-start' && !('shell' in event.tool.paths)) return { skipped: 'nothing to note before this tool' };
   const session = await sessionFor(event, deps);
   if ('skipped' in session) return session;
   switch (event.kind) {

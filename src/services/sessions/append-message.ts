@@ -31,3 +31,28 @@ export async function appendMessage(input: AppendMessageInput, deps: Deps): Prom
     return message;
   });
 }
+
+/**
+ * Appends several messages of one session in one transaction, in order (a tool call and its
+ * result, as the hooks record them): all or none. None may be a USER message (a turn is opened
+ * by `appendMessage`, which notes the project's state first).
+ * @throws as appendMessage; nothing is written then.
+ */
+export async function appendMessages(sessionId: string, inputs: readonly Omit<AppendMessageInput, 'sessionId'>[], deps: Deps): Promise<Message[]> {
+  assertValidId(sessionId, 'sessionId');
+  const drafts = inputs.map((input, i) => {
+    if (input.role === 'USER') throw new Error('appendMessages takes no USER message: open the turn with appendMessage');
+    return messageDraft(input.role, input, deps, `messages[${i}]`);
+  });
+  return deps.sessionLocks.run(sessionId, async () => {
+    const { messages, branches } = await deps.db.$transaction(async (tx) => {
+      const writer = await SessionWriter.load(tx, sessionId, now(deps), { projectDirtyAtStart: null });
+      const appended: Message[] = [];
+      for (const draft of drafts) appended.push(await writer.append(draft));
+      const { createdBranches } = await writer.flush();
+      return { messages: appended, branches: createdBranches };
+    });
+    await publishNewBranches(deps, sessionId, branches);
+    return messages;
+  });
+}
