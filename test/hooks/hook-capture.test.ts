@@ -145,6 +145,62 @@ describe('capture through the hook command', () => {
   }, 60_000);
 });
 
+/** A two-record Claude Code transcript of session `sessionId` (one prompt, one reply). */
+function transcript(path: string, sessionId: string, cwd: string): void {
+  const records = [
+    { type: 'user', uuid: 'u-1', parentUuid: null, sessionId, cwd, timestamp: '2026-12-01T10:00:00.000Z', message: { role: 'user', content: 'add a.txt' } },
+    {
+      type: 'assistant',
+      uuid: 'a-1',
+      parentUuid: 'u-1',
+      sessionId,
+      cwd,
+      timestamp: '2026-12-01T10:00:01.000Z',
+      message: { id: 'msg_1', role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: 'Added.' }], stop_reason: 'end_turn' },
+    },
+  ];
+  writeFileSync(path, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+}
+
+const IMPORT = `mutation($paths: [String!]!) { importClaudeCode(input: { paths: $paths }) { sessions messages errors { message } } }`;
+
+describe('a transcript of a session made another way', () => {
+  it('adds nothing to a session recorded through hooks, which keeps committing in its project', async () => {
+    const { api, root, dir, send, read } = await setUp();
+    const c = claudeEvents('cc-imp', dir);
+    await send(c.prompt('p1', 'add a.txt'));
+    writeFileSync(join(dir, 'a.txt'), 'a\n');
+    await send(c.postTool('p1', 'toolu_a', 'Write', { file_path: join(dir, 'a.txt'), content: 'a\n' }, {}));
+    await send(c.stop('p1', 'Added.'));
+    const file = join(root, 'cc-imp.jsonl');
+    transcript(file, 'cc-imp', dir);
+    const imported = await api.raw(IMPORT, { paths: [file] });
+    expect(imported.data).toEqual({ importClaudeCode: { sessions: 1, messages: 0, errors: [] } });
+    const session = await read('cc-imp');
+    expect(session.source).toBeNull();
+    expect(session.messages.edges).toHaveLength(4);
+    // Its next turn still commits.
+    await send(c.prompt('p2', 'add b.txt'));
+    writeFileSync(join(dir, 'b.txt'), 'b\n');
+    await send(c.postTool('p2', 'toolu_b', 'Write', { file_path: join(dir, 'b.txt'), content: 'b\n' }, {}));
+    await send(c.stop('p2', 'Added.'));
+    expect(await outcome(api, 'cc-imp', 2)).toMatchObject({ result: 'COMMITTED', paths: ['b.txt'] });
+  }, 60_000);
+
+  it('is refused, as an error naming the session, for a session made through the API', async () => {
+    const { api, root } = await setUp();
+    await api.raw(`mutation { createSession(input: { sessionId: "api-made" }) { sessionId } }`);
+    const file = join(root, 'api-made.jsonl');
+    transcript(file, 'api-made', root);
+    const imported = await api.raw(IMPORT, { paths: [file] });
+    const summary = (imported.data as { importClaudeCode: { messages: number; errors: { message: string }[] } }).importClaudeCode;
+    expect(summary.messages).toBe(0);
+    expect(summary.errors.map((e) => e.message)).toEqual(['session api-made was made through the API; a transcript is never merged into it (nothing imported)']);
+    const source = await api.raw(`{ session(sessionId: "api-made") { source messages(first: 5) { totalCount } } }`);
+    expect(source.data).toEqual({ session: { source: null, messages: { totalCount: 0 } } });
+  }, 60_000);
+});
+
 describe('the hook command on its own', () => {
   it('exits 0 and prints nothing for malformed input, an unknown agent or no data dir, and says why in its log', async () => {
     const dataDir = tempDir('em-hook-alone-');

@@ -65,6 +65,21 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
     let messagesAdded = 0;
     let messagesUpdated = 0;
 
+    // A session belongs to the way it came in: never merged into one made another way.
+    const origin = await otherOrigin(deps, header);
+    if (origin) {
+      const untouched = { sessionId, created: false, messagesAdded: 0, messagesUpdated: 0, turnsAdded: 0, branchesCreated: [], problems: [] };
+      if (origin === 'hooks') {
+        deps.logger.info({ sessionId }, 'a transcript of a session recorded live through hooks was not imported into it');
+        return { ...untouched, currentBranch: (await deps.db.session.findUniqueOrThrow({ where: { sessionId }, select: { currentBranch: true } })).currentBranch };
+      }
+      const session = await deps.db.session.findUniqueOrThrow({ where: { sessionId }, select: { currentBranch: true } });
+      return {
+        ...untouched,
+        currentBranch: session.currentBranch,
+        problems: [{ line: 0, message: `session ${sessionId} was made ${origin}; a transcript is never merged into it (nothing imported)` }],
+      };
+    }
     const { session, created } = await ensureSession(deps, header);
 
     // What the session holds already: roles, turns, each turn's last message, which prompts have a reply.
@@ -322,6 +337,25 @@ function importedDrafts(input: SessionImport, deps: Deps): Validated[] {
 }
 
 /** Creates the session (with its main branch) or brings its header up to date. */
+/**
+ * How an existing session of this id came in, when not through this importer: `hooks` (recorded
+ * live by the agent's hooks: its transcript adds nothing they did not record, and its project
+ * commits must go on), else a phrase for the report. Undefined when the session is new or this
+ * source's.
+ */
+async function otherOrigin(deps: Deps, header: Header): Promise<'hooks' | string | undefined> {
+  const existing = await deps.db.session.findUnique({ where: { sessionId: header.sessionId }, select: { source: true, metadata: true } });
+  if (!existing || existing.source === header.source) return undefined;
+  if (existing.source !== null) return `by another import (${existing.source})`;
+  let capture: unknown;
+  try {
+    capture = (JSON.parse(existing.metadata ?? 'null') as { capture?: unknown } | null)?.capture;
+  } catch {
+    capture = undefined;
+  }
+  return capture === 'hooks' ? 'hooks' : 'through the API';
+}
+
 async function ensureSession(deps: Deps, header: Header): Promise<{ session: Session; created: boolean }> {
   return deps.db.$transaction(async (tx) => {
     const existing = await tx.session.findUnique({ where: { sessionId: header.sessionId } });
@@ -347,7 +381,6 @@ async function ensureSession(deps: Deps, header: Header): Promise<{ session: Ses
     if (header.model !== null && header.model !== existing.model) data.model = header.model;
     if (header.metadata !== null && header.metadata !== existing.metadata) data.metadata = header.metadata;
     if (header.agentId !== null && existing.agentId === null) data.agentId = header.agentId;
-    if (existing.source === null) data.source = header.source;
     if (header.parentSessionId !== null && header.parentSessionId !== existing.parentSessionId) data.parentSessionId = header.parentSessionId;
     if (Object.keys(data).length === 0) return { session: existing, created: false };
     return { session: await tx.session.update({ where: { sessionId: header.sessionId }, data }), created: false };
