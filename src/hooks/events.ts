@@ -19,6 +19,11 @@ interface Common {
   /** The agent's own id of the turn when it gives one (Claude Code's `prompt_id`, Codex's `turn_id`). */
   promptId: string | undefined;
   model: string | undefined;
+  /**
+   * Set on the events of a subagent (Claude Code and Codex mark them with `agent_id`; Gemini does
+   * not mark them): they come with the parent's session id, and belong to the parent's open turn.
+   */
+  subagent: string | undefined;
 }
 
 export interface ToolCall {
@@ -95,6 +100,7 @@ export function readHookEvent(agent: HookAgent, payload: unknown): ReadEvent {
     transcriptPath: text(p.transcript_path),
     promptId: text(p.prompt_id) ?? text(p.turn_id),
     model: text(p.model),
+    subagent: text(p.agent_id),
   };
   const tool = (): ToolCall | { error: string } => {
     const toolName = text(p.tool_name);

@@ -129,6 +129,24 @@ describe('capture through the hook command', () => {
     expect(userGit(dir, 'status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([' M notes.txt', '?? a.txt']);
   }, 60_000);
 
+  it("records a subagent's tool calls in its parent's open turn, and its own prompt and stop close nothing", async () => {
+    const { api, dir, send, read } = await setUp();
+    const c = claudeEvents('cc-sub', dir);
+    const sub = { agent_id: 'agent-7' };
+    await send(c.prompt('p1', 'delegate the file'));
+    // As Codex sends a child's events: its prompt and stop under the parent's session id, marked with agent_id.
+    await send({ ...c.prompt('child-turn', 'write sub.txt'), ...sub });
+    const write = { file_path: join(dir, 'sub.txt'), content: 'from subagent\n' };
+    writeFileSync(write.file_path, write.content);
+    await send({ ...c.postTool('child-turn', 'toolu_sub', 'Write', write, {}), ...sub });
+    await send({ ...c.stop('child-turn', 'Wrote sub.txt.'), ...sub });
+    await send(c.stop('p1', 'The subagent wrote sub.txt.'));
+    const session = await read('cc-sub');
+    expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
+    expect(session.messages.edges.map((e) => e.node.content)).toEqual(['delegate the file', '', '{}', 'The subagent wrote sub.txt.']);
+    expect(await outcome(api, 'cc-sub', 1)).toMatchObject({ result: 'COMMITTED', paths: ['sub.txt'] });
+  }, 60_000);
+
   it('keeps a path outside the project in the message and never commits it', async () => {
     const { api, root, dir, send, read } = await setUp();
     const c = claudeEvents('cc-4', dir);

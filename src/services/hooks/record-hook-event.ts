@@ -228,29 +228,28 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   const input = bounded(tool.input, deps.config.maxContentBytes);
   const output = bounded(event.response, deps.config.maxContentBytes);
   try {
-    await appendMessages(
-      session.sessionId,
-      [
-      {
-        role: 'ASSISTANT',
-        messageId: callId,
-        content: '',
-        toolName: tool.name,
-        toolCallId: tool.id ?? null,
-        metadata: { toolCalls: [{ id: tool.id ?? null, name: tool.name, input: input.cut ? input.text : tool.input }], touchedPaths },
+    const call = {
+      role: 'ASSISTANT' as const,
+      messageId: callId,
+      content: '',
+      toolName: tool.name,
+      toolCallId: tool.id ?? null,
+      metadata: {
+        toolCalls: [{ id: tool.id ?? null, name: tool.name, input: input.cut ? input.text : tool.input }],
+        touchedPaths,
+        ...(event.subagent !== undefined && { subagent: event.subagent }),
       },
-      {
-        role: 'TOOL',
-        messageId: idFrom('result', key),
-        content: output.text,
-        callerId: callId,
-        toolName: tool.name,
-        toolCallId: tool.id ?? null,
-        ...(output.cut && { metadata: { cut: true } }),
-      },
-      ],
-      deps,
-    );
+    };
+    const result = {
+      role: 'TOOL' as const,
+      messageId: idFrom('result', key),
+      content: output.text,
+      callerId: callId,
+      toolName: tool.name,
+      toolCallId: tool.id ?? null,
+      ...(output.cut && { metadata: { cut: true } }),
+    };
+    await appendMessages(session.sessionId, [call, result], deps);
   } catch (error) {
     if (error instanceof ConflictError) return 'duplicate';
     throw error;
@@ -267,6 +266,8 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
 export async function recordHookEvent(event: HookEvent, deps: Deps): Promise<HookOutcome> {
   // The agent waits on every PreToolUse: one that names no shell command needs nothing noted.
   if (event.kind === 'tool-start' && !('shell' in event.tool.paths)) return { skipped: 'nothing to note before this tool' };
+  // A subagent's prompt and stop are its parent's tool call (Codex sends them under the parent's id): its tool calls join the parent's turn.
+  if (event.subagent !== undefined && event.kind !== 'tool-start' && event.kind !== 'tool-end') return { skipped: 'a subagent’s work is recorded in its parent’s turn' };
   const session = await sessionFor(event, deps);
   if ('skipped' in session) return session;
   switch (event.kind) {
