@@ -246,6 +246,7 @@ describe('the hook command on its own', () => {
     expect(readFileSync(spool, 'utf8').trim().split('\n')).toHaveLength(4);
     writeFileSync(spool, `${readFileSync(spool, 'utf8')}{"v":1,"agent":"claude-co`);
 
+    const serverStarted = Date.now();
     const { logger, lines } = capturedLogger();
     const api = await startTestServer({ dataDir, allowedRoots: [root, dataDir], logLevel: 'info' }, { projectCommitter: FAST_COMMITTER }, { logger: logger as Logger });
     // Replayed once the turn is closed (its Stop was the last whole line) and no spool is left.
@@ -260,5 +261,10 @@ describe('the hook command on its own', () => {
     expect(session.messages.edges.map((e) => e.node.role)).toEqual(['USER', 'ASSISTANT', 'TOOL', 'ASSISTANT']);
     expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
     expect(lines.some((line) => line.msg === 'the hooks spool ends in a torn line (a hook stopped mid-write); it is dropped')).toBe(true);
+    // Each message carries the time its hook received the event, not the replay's.
+    const spooledAt = (await api.raw(`{ session(sessionId: "cc-spool") { messages(first: 10) { edges { node { createdAt } } } } }`)).data!.session as {
+      messages: { edges: { node: { createdAt: string } }[] };
+    };
+    for (const { node } of spooledAt.messages.edges) expect(new Date(node.createdAt).getTime()).toBeLessThan(serverStarted);
   }, 60_000);
 });

@@ -74,12 +74,14 @@ export class HookIntake {
     return this.record(agent, payload);
   }
 
-  private async record(agent: HookAgent, payload: unknown): Promise<IntakeResult> {
+  /** @param at when the hook received the event, for one from the spool: its messages and turn carry that time. */
+  private async record(agent: HookAgent, payload: unknown, at?: Date): Promise<IntakeResult> {
     const read = readHookEvent(agent, payload);
     if ('error' in read) return { invalid: read.error };
     if ('ignored' in read) return { ignored: read.ignored };
     const { event } = read;
-    const outcome = await this.order.run(event.sessionId, () => recordHookEvent(event, this.deps));
+    const deps = at ? { ...this.deps, now: () => at } : this.deps;
+    const outcome = await this.order.run(event.sessionId, () => recordHookEvent(event, deps));
     if (typeof outcome === 'object') this.deps.logger.debug({ agent, sessionId: event.sessionId, event: event.kind, why: outcome.skipped }, 'a hook event was not recorded');
     await this.stamp(eventStamp(event, this.deps));
     return { outcome };
@@ -142,7 +144,7 @@ export class HookIntake {
   }
 
   private async replayLine(line: string): Promise<void> {
-    let entry: { agent?: unknown; payload?: unknown };
+    let entry: { agent?: unknown; payload?: unknown; receivedAt?: unknown };
     try {
       entry = JSON.parse(line) as typeof entry;
     } catch {
@@ -153,7 +155,10 @@ export class HookIntake {
       this.deps.logger.warn({ agent: entry.agent }, 'a line of the hooks spool names no agent entity-memory knows; it is dropped');
       return;
     }
-    const result = await this.record(entry.agent, entry.payload);
+    const received = typeof entry.receivedAt === 'string' ? new Date(entry.receivedAt) : undefined;
+    // A time from the future (a clock set wrong) is not believed.
+    const at = received && !Number.isNaN(received.getTime()) && received.getTime() <= Date.now() ? received : undefined;
+    const result = await this.record(entry.agent, entry.payload, at);
     if ('invalid' in result) this.deps.logger.warn({ agent: entry.agent, why: result.invalid }, 'a spooled hook event is not one; it is dropped');
   }
 }
