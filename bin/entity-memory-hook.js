@@ -20,7 +20,7 @@ import { join } from 'node:path';
 
 const AGENTS = new Set(['claude-code', 'codex', 'gemini']);
 /** What is read of stdin at most; the rest is drained unread. */
-const MAX_STDIN_BYTES = 64 * 1024 * 1024;
+const MAX_STDIN_BYTES = 256 * 1024 * 1024;
 /** Above this, a tool's output is cut before the event is sent (the server keeps what fits its limit). */
 const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 const KEPT_OUTPUT_CHARS = 1024 * 1024;

@@ -147,6 +147,22 @@ describe('capture through the hook command', () => {
     expect(await outcome(api, 'cc-sub', 1)).toMatchObject({ result: 'COMMITTED', paths: ['sub.txt'] });
   }, 60_000);
 
+  it('cuts a 50 MB tool output to what fits, records the call, and the agent sees nothing', async () => {
+    const { dir, send, read } = await setUp();
+    const c = claudeEvents('cc-big', dir);
+    await send(c.prompt('p1', 'print a lot'));
+    const bash = { command: 'yes | head -c 50000000' };
+    await send(c.preTool('p1', 'toolu_big', 'Bash', bash));
+    await send(c.postTool('p1', 'toolu_big', 'Bash', bash, { stdout: 'y\n'.repeat(25_000_000), stderr: '' }));
+    await send(c.stop('p1', 'Printed.'));
+    const session = await read('cc-big');
+    const result = session.messages.edges[2]!.node;
+    expect(result.role).toBe('TOOL');
+    expect(result.content.length).toBeLessThan(1_100_000);
+    expect(result.content).toContain("[cut by entity-memory's hook: ");
+    expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
+  }, 60_000);
+
   it('keeps a path outside the project in the message and never commits it', async () => {
     const { api, root, dir, send, read } = await setUp();
     const c = claudeEvents('cc-4', dir);
