@@ -12,7 +12,11 @@
  * | PreToolUse / BeforeTool of a shell tool               | the project's dirty paths noted (in memory)         |
  * | PostToolUse / AfterTool                               | the tool call (ASSISTANT) and its result (TOOL); the paths it edited |
  * | Stop / AfterAgent                                     | the reply (`last_assistant_message` / `prompt_response`); the turn closes with its paths |
- * | SessionEnd                                            | an open turn closes                                 |
+ * | SessionEnd                                            | an open turn closes (its reply the transcript's last response, if any) |
+ *
+ * Claude Code's transcript adds what its hooks do not carry (./transcript-tail.ts): the text and
+ * thinking of the response that made each tool call, and the final reply's thinking when the
+ * transcript holds it at Stop.
  *
  * Idempotent: a message's id comes from the event's identity (the agent's prompt id, the tool
  * call's id, the turn's id for the reply), so an event delivered twice writes nothing the second
@@ -31,6 +35,7 @@ import { appendMessage, appendMessages } from '../sessions/append-message.js';
 import { closeTurnWith } from '../sessions/close-turn.js';
 import { createSession } from '../sessions/create-session.js';
 import { messageDraft } from '../sessions/message-draft.js';
+import { readTurnResponses, type TranscriptResponse } from './transcript-tail.js';
 
 export type HookOutcome = 'recorded' | 'duplicate' | { skipped: string };
 
@@ -155,14 +160,54 @@ async function touchedInTurn(deps: Deps, turnId: string): Promise<string[]> {
   return [...paths].sort();
 }
 
-/** Closes the open turn with the paths its tools edited, and the reply when there is one. */
-async function closeOpenTurn(deps: Deps, session: SessionRow, reply: string | undefined): Promise<HookOutcome> {
+/** The transcript's responses of the current turn, for the agents whose transcript we read as it grows (Claude Code). */
+async function turnResponses(deps: Deps, event: HookEvent): Promise<TranscriptResponse[]> {
+  return event.agent === 'claude-code' ? readTurnResponses(deps, event.sessionId, event.transcriptPath) : [];
+}
+
+/** What a response adds to the message made from it: its id, thinking and model. */
+function responseMetadata(response: TranscriptResponse | undefined): Record<string, unknown> {
+  if (!response) return {};
+  return {
+    responseId: response.responseId,
+    ...(response.thinking.length > 0 && { thinking: response.thinking }),
+    ...(response.model !== undefined && { model: response.model }),
+  };
+}
+
+/**
+ * The turn's final response in the transcript, when it is already there: the last response,
+ * calling no tool, whose text is the reply (or any text, when the event has no reply).
+ */
+function finalResponse(responses: TranscriptResponse[], reply: string | undefined): TranscriptResponse | undefined {
+  const last = responses.at(-1);
+  if (!last || last.toolUseIds.length > 0 || last.texts.length === 0) return undefined;
+  if (reply !== undefined && last.texts.join('\n\n').trim() !== reply.trim()) return undefined;
+  return last;
+}
+
+/**
+ * Closes the open turn with the paths its tools edited, and the reply when there is one: the
+ * event's, else (a SessionEnd after a lost Stop) the transcript's final response.
+ */
+async function closeOpenTurn(deps: Deps, session: SessionRow, event: HookEvent, eventReply: string | undefined): Promise<HookOutcome> {
   const turn = await openTurn(deps, session);
   if (!turn) return 'duplicate';
   const touchedPaths = session.project ? await touchedInTurn(deps, turn.id) : null;
+  const final = finalResponse(await turnResponses(deps, event), eventReply === '' ? undefined : eventReply);
+  const reply = eventReply !== undefined && eventReply !== '' ? eventReply : final?.texts.join('\n\n');
+  const metadata = responseMetadata(final);
   const draft =
     reply !== undefined && reply !== ''
-      ? messageDraft('ASSISTANT', { messageId: idFrom('reply', turn.id), content: bounded(reply, deps.config.maxContentBytes).text }, deps)
+      ? messageDraft(
+          'ASSISTANT',
+          {
+            messageId: idFrom('reply', turn.id),
+            content: bounded(reply, deps.config.maxContentBytes).text,
+            ...(Object.keys(metadata).length > 0 && { metadata }),
+          },
+          deps,
+        )
       : null;
   try {
     await closeTurnWith(deps, session.sessionId, { touchedPaths, startedAt: turn.userMessage.createdAt }, async (writer) => {
@@ -181,7 +226,7 @@ async function recordPrompt(deps: Deps, session: SessionRow, event: HookEvent & 
   const messageId = event.promptId ? idFrom('prompt', event.promptId) : undefined;
   if (open && (open.userMessage.messageId === messageId || (messageId === undefined && open.userMessage.content === event.prompt))) return 'duplicate';
   // The turn before never heard its Stop (the agent interrupted): it ends where the next begins.
-  if (open) await closeOpenTurn(deps, session, undefined);
+  if (open) await closeOpenTurn(deps, session, event, undefined);
   try {
     await appendMessage({ sessionId: session.sessionId, role: 'USER', messageId: messageId ?? null, content: bounded(event.prompt, deps.config.maxContentBytes).text }, deps);
   } catch (error) {
@@ -225,18 +270,22 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
     return 'duplicate';
   }
   const touchedPaths = await editedByCall(deps, session, event);
+  // The response that made the call: its text and thinking go with its first call.
+  const response = tool.id === undefined ? undefined : (await turnResponses(deps, event)).find((r) => r.toolUseIds.includes(tool.id!));
+  const first = response !== undefined && response.toolUseIds[0] === tool.id;
   const input = bounded(tool.input, deps.config.maxContentBytes);
   const output = bounded(event.response, deps.config.maxContentBytes);
   try {
     const call = {
       role: 'ASSISTANT' as const,
       messageId: callId,
-      content: '',
+      content: first ? bounded(response.texts.join('\n\n'), deps.config.maxContentBytes).text : '',
       toolName: tool.name,
       toolCallId: tool.id ?? null,
       metadata: {
         toolCalls: [{ id: tool.id ?? null, name: tool.name, input: input.cut ? input.text : tool.input }],
         touchedPaths,
+        ...(first ? responseMetadata(response) : response && { responseId: response.responseId }),
         ...(event.subagent !== undefined && { subagent: event.subagent }),
       },
     };
@@ -280,9 +329,9 @@ export async function recordHookEvent(event: HookEvent, deps: Deps): Promise<Hoo
     case 'tool-end':
       return recordToolCall(deps, session, event);
     case 'stop':
-      return closeOpenTurn(deps, session, event.reply);
+      return closeOpenTurn(deps, session, event, event.reply);
     case 'session-end':
-      return closeOpenTurn(deps, session, undefined);
+      return closeOpenTurn(deps, session, event, undefined);
     case 'subagent-stop':
       return { skipped: 'a subagent is recorded with its parent’s tool calls' };
   }

@@ -1,0 +1,168 @@
+/**
+ * What a hooked Claude Code session's transcript adds to its hook events: the text the agent
+ * wrote around its tool calls, its thinking, the model, read from `transcript_path` as it grows.
+ * The hooks carry the tool calls, their results and the final reply; the transcript carries the
+ * rest, and Claude Code writes a response's records before it runs the tools the response calls
+ * (a PostToolUse always finds its call's response there), but often writes the turn's last
+ * response only after it ran the Stop hooks (FINDINGS: 6 of 10 Stop events). So:
+ *
+ * - a tool call's message takes the text and thinking of the response that made it (the first
+ *   call of a response, when it made several);
+ * - the reply takes the thinking of the turn's last response when the transcript already holds
+ *   it at Stop, and is the payload's `last_assistant_message` either way; a last response
+ *   written after the Stop is never recorded a second time (its text is the reply's).
+ *
+ * Reading is incremental and bounded: per session, the byte offset read so far is kept in
+ * memory (a server that restarts, or another instance, starts again from the file's last
+ * `WINDOW` bytes); at most `WINDOW` bytes are read per event, and a line longer than that is
+ * skipped. A transcript is read only when it is a regular `.jsonl` file under the allowed
+ * roots (realpath), so a hook payload cannot make the server read anything else.
+ */
+import { open, realpath } from 'node:fs/promises';
+import { relative, isAbsolute } from 'node:path';
+import { asObject, asString, readAssistantContent } from '../../importers/claude-code/blocks.js';
+import { splitLines } from '../../importers/jsonl.js';
+import type { Deps } from '../deps.js';
+
+/** The most bytes read from a transcript per event, and the tail read when nothing was read before. */
+const WINDOW = 4 * 1024 * 1024;
+/** Sessions whose read position is remembered (the oldest forgotten first). */
+const SESSIONS = 256;
+
+/** One model response of the turn: Claude Code writes one record per content block, sharing `message.id`. */
+export interface TranscriptResponse {
+  responseId: string;
+  texts: string[];
+  thinking: string[];
+  toolUseIds: string[];
+  model: string | undefined;
+}
+
+interface Tail {
+  path: string;
+  offset: number;
+  /** The current turn's responses, in the order they were written. */
+  responses: TranscriptResponse[];
+}
+
+/** Per database (one per server), like the other in-memory state of hook capture. */
+const tails = new WeakMap<Deps['db'], Map<string, Tail>>();
+
+function tailsOf(deps: Pick<Deps, 'db'>): Map<string, Tail> {
+  let map = tails.get(deps.db);
+  if (!map) tails.set(deps.db, (map = new Map()));
+  return map;
+}
+
+/** The transcript's real path when the server may read it, else null. */
+async function readablePath(deps: Pick<Deps, 'config'>, path: string): Promise<string | null> {
+  if (!isAbsolute(path) || !path.endsWith('.jsonl')) return null;
+  const real = await realpath(path).catch(() => null);
+  if (real === null) return null;
+  const inside = deps.config.allowedRoots.some((root) => {
+    const rel = relative(root, real);
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  });
+  return inside ? real : null;
+}
+
+/** Adds one transcript record to the turn's responses; a user prompt starts a new turn. */
+function addRecord(tail: Tail, text: string): void {
+  let record: Record<string, unknown> | null;
+  try {
+    record = asObject(JSON.parse(text));
+  } catch {
+    return;
+  }
+  if (!record) return;
+  const message = asObject(record.message);
+  if (record.type === 'user' && typeof message?.content === 'string' && record.isMeta !== true) {
+    tail.responses = [];
+    return;
+  }
+  if (record.type !== 'assistant' || !message) return;
+  const responseId = asString(message.id) ?? asString(record.uuid);
+  if (responseId === undefined) return;
+  const blocks = readAssistantContent(message.content);
+  let response = tail.responses.find((r) => r.responseId === responseId);
+  if (!response) {
+    response = { responseId, texts: [], thinking: [], toolUseIds: [], model: asString(message.model) };
+    tail.responses.push(response);
+  }
+  response.texts.push(...blocks.texts);
+  response.thinking.push(...blocks.thinking);
+  response.toolUseIds.push(...blocks.toolCalls.map((call) => call.id));
+}
+
+/**
+ * Reads what the transcript gained since the last read, and returns the current turn's
+ * responses so far; [] when the transcript may not or cannot be read. Never throws.
+ */
+export async function readTurnResponses(deps: Pick<Deps, 'db' | 'config' | 'logger'>, sessionId: string, transcriptPath: string | undefined): Promise<TranscriptResponse[]> {
+  if (transcriptPath === undefined) return [];
+  const map = tailsOf(deps);
+  let tail = map.get(sessionId);
+  try {
+    if (!tail || tail.path !== transcriptPath) {
+      const real = await readablePath(deps, transcriptPath);
+      if (real === null) {
+        deps.logger.debug({ sessionId }, 'the transcript is not a file under the allowed roots; it is not read');
+        return [];
+      }
+      tail = { path: transcriptPath, offset: -1, responses: [] };
+    }
+    map.delete(sessionId);
+    map.set(sessionId, tail);
+    if (map.size > SESSIONS) map.delete(map.keys().next().value!);
+    await readMore(tail);
+    return tail.responses;
+  } catch (error) {
+    deps.logger.debug({ sessionId, err: error }, 'the transcript could not be read');
+    return tail?.responses ?? [];
+  }
+}
+
+async function readMore(tail: Tail): Promise<void> {
+  const file = await open(tail.path, 'r');
+  try {
+    const { size } = await file.stat();
+    if (tail.offset < 0 || size < tail.offset) tail.offset = Math.max(0, size - WINDOW);
+    let start = tail.offset;
+    let skipFirst = start > 0 && tail.responses.length === 0 && !(await startsLine(file, start));
+    if (size - start > WINDOW) {
+      // More was written than one read takes: its last WINDOW bytes, from a line's start.
+      start = size - WINDOW;
+      skipFirst = true;
+      tail.responses = [];
+    }
+    const length = size - start;
+    if (length <= 0) return;
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await file.read(buffer, 0, length, start);
+    let chunk = buffer.subarray(0, bytesRead);
+    let skipped = 0;
+    if (skipFirst) {
+      const newline = chunk.indexOf(0x0a);
+      if (newline < 0) return;
+      skipped = newline + 1;
+      chunk = chunk.subarray(skipped);
+    }
+    const { lines, consumedBytes } = splitLines(chunk, 1);
+    for (const line of lines) addRecord(tail, line.text);
+    tail.offset = start + skipped + consumedBytes;
+  } finally {
+    await file.close();
+  }
+}
+
+/** Whether `offset` is the start of a line (the byte before it is a newline). */
+async function startsLine(file: Awaited<ReturnType<typeof open>>, offset: number): Promise<boolean> {
+  const byte = Buffer.alloc(1);
+  await file.read(byte, 0, 1, offset - 1);
+  return byte[0] === 0x0a;
+}
+
+/** Forgets where a session's transcript was read to (its first event after this reads its tail again). */
+export function forgetTranscript(deps: Pick<Deps, 'db'>, sessionId: string): void {
+  tailsOf(deps).delete(sessionId);
+}
