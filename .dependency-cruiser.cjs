@@ -119,9 +119,9 @@ module.exports = {
     },
     {
       name: 'importers-for-imports-only',
-      comment: 'src/importers/ is used by the import service, its schema and the command line, nothing else.',
+      comment: 'src/importers/ is used by the import service, its schema, the command line and live capture (which reads the agents\' transcripts as they grow), nothing else.',
       severity: 'error',
-      from: { path: '^src/', pathNot: any(IMPORTERS, '^src/services/imports/', '^src/schema/imports\\.ts$', CLI) },
+      from: { path: '^src/', pathNot: any(IMPORTERS, '^src/services/imports/', '^src/services/hooks/', '^src/schema/imports\\.ts$', CLI) },
       to: { path: IMPORTERS },
     },
     {
