@@ -35,6 +35,7 @@ import { appendMessage, appendMessages } from '../sessions/append-message.js';
 import { closeTurnWith } from '../sessions/close-turn.js';
 import { createSession } from '../sessions/create-session.js';
 import { messageDraft } from '../sessions/message-draft.js';
+import { importClaudeCode } from '../imports/import-claude-code.js';
 import { readTurnResponses, type TranscriptResponse } from './transcript-tail.js';
 
 export type HookOutcome = 'recorded' | 'duplicate' | { skipped: string };
@@ -105,11 +106,45 @@ interface SessionRow {
   sessionId: string;
   source: string | null;
   openTurnId: string | null;
+  metadata: string | null;
   project: Project | null;
 }
 
 async function readSession(deps: Deps, sessionId: string): Promise<SessionRow | null> {
-  return deps.db.session.findUnique({ where: { sessionId }, select: { sessionId: true, source: true, openTurnId: true, project: true } });
+  return deps.db.session.findUnique({ where: { sessionId }, select: { sessionId: true, source: true, openTurnId: true, metadata: true, project: true } });
+}
+
+function metadataOf(session: Pick<SessionRow, 'metadata'>): Record<string, unknown> {
+  try {
+    const value: unknown = session.metadata === null ? {} : JSON.parse(session.metadata);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Writes the session's metadata with `ended` set (SessionEnd) or removed (the agent goes on: a resume, a prompt). */
+async function markEnded(deps: Deps, session: SessionRow, ended: { at: string; reason: string | null } | null): Promise<void> {
+  const metadata = metadataOf(session);
+  if (ended === null && metadata.ended === undefined) return;
+  if (ended === null) delete metadata.ended;
+  else metadata.ended = ended;
+  await deps.db.session.update({ where: { sessionId: session.sessionId }, data: { metadata: JSON.stringify(metadata) } });
+}
+
+/**
+ * The session a `/clear` (SessionStart with source "clear") left: the agent gives the new session
+ * no link to it, so it is the latest hooked session of the same agent in the same folder.
+ */
+async function clearedSession(deps: Deps, event: HookEvent): Promise<string | null> {
+  if (event.cwd === undefined) return null;
+  const recent = await deps.db.session.findMany({
+    where: { agentId: event.agent, source: null, sessionId: { not: event.sessionId } },
+    orderBy: { createdAt: 'desc' },
+    take: 20,
+    select: { sessionId: true, metadata: true },
+  });
+  return recent.find((s) => metadataOf(s).capture === 'hooks' && metadataOf(s).cwd === event.cwd)?.sessionId ?? null;
 }
 
 /** The session the event belongs to, made on its first event. */
@@ -122,6 +157,7 @@ async function sessionFor(event: HookEvent, deps: Deps): Promise<SessionRow | { 
     return found;
   }
   const project = await projectOfCwd(deps, event.cwd);
+  const cleared = event.kind === 'session-start' && event.source === 'clear' ? await clearedSession(deps, event) : null;
   try {
     await createSession(
       {
@@ -129,7 +165,12 @@ async function sessionFor(event: HookEvent, deps: Deps): Promise<SessionRow | { 
         agentId: event.agent,
         model: event.model ?? null,
         projectId: project?.projectId ?? null,
-        metadata: { capture: 'hooks', cwd: event.cwd ?? null, transcriptPath: event.transcriptPath ?? null },
+        metadata: {
+          capture: 'hooks',
+          cwd: event.cwd ?? null,
+          transcriptPath: event.transcriptPath ?? null,
+          ...(cleared !== null && { clearedFrom: cleared }),
+        },
       },
       deps,
     );
@@ -307,6 +348,23 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
 }
 
 /**
+ * A Claude Code subagent's own transcript (`agent_transcript_path`, complete at SubagentStop),
+ * imported as its own session linked to its parent (the importer names it
+ * `<parent>-<agent id>`); its tool calls are already in the parent's turn. Again adds nothing.
+ */
+async function importSubagent(deps: Deps, event: HookEvent & { kind: 'subagent-stop' }): Promise<HookOutcome> {
+  if (event.agent !== 'claude-code' || event.agentTranscriptPath === undefined) return { skipped: 'no subagent transcript to read' };
+  try {
+    const summary = await importClaudeCode({ paths: [event.agentTranscriptPath] }, deps);
+    if (summary.errors.length > 0) deps.logger.warn({ sessionId: event.sessionId, errors: summary.errors.slice(0, 5) }, 'a subagent transcript was imported with errors');
+    return 'recorded';
+  } catch (error) {
+    // Outside the allowed roots, gone: the hooks' record of its tool calls stands alone.
+    return { skipped: `the subagent transcript was not imported: ${(error as Error).message}` };
+  }
+}
+
+/**
  * Records one hook event.
  * @returns what became of it: `duplicate` for an event already recorded (or a Stop with no open
  *   turn), `skipped` with why for one that cannot be placed (logged by the caller).
@@ -316,13 +374,16 @@ export async function recordHookEvent(event: HookEvent, deps: Deps): Promise<Hoo
   // The agent waits on every PreToolUse: one that names no shell command needs nothing noted.
   if (event.kind === 'tool-start' && !('shell' in event.tool.paths)) return { skipped: 'nothing to note before this tool' };
   // A subagent's prompt and stop are its parent's tool call (Codex sends them under the parent's id): its tool calls join the parent's turn.
-  if (event.subagent !== undefined && event.kind !== 'tool-start' && event.kind !== 'tool-end') return { skipped: 'a subagent’s work is recorded in its parent’s turn' };
+  if (event.subagent !== undefined && event.kind !== 'tool-start' && event.kind !== 'tool-end' && event.kind !== 'subagent-stop') return { skipped: 'a subagent’s work is recorded in its parent’s turn' };
   const session = await sessionFor(event, deps);
   if ('skipped' in session) return session;
   switch (event.kind) {
     case 'session-start':
+      // A resume (or a compaction) goes on in the same session.
+      await markEnded(deps, session, null);
       return 'recorded';
     case 'prompt':
+      await markEnded(deps, session, null);
       return recordPrompt(deps, session, event);
     case 'tool-start':
       return noteShellStart(deps, session, event);
@@ -330,10 +391,13 @@ export async function recordHookEvent(event: HookEvent, deps: Deps): Promise<Hoo
       return recordToolCall(deps, session, event);
     case 'stop':
       return closeOpenTurn(deps, session, event, event.reply);
-    case 'session-end':
-      return closeOpenTurn(deps, session, event, undefined);
+    case 'session-end': {
+      const closed = await closeOpenTurn(deps, session, event, undefined);
+      await markEnded(deps, session, { at: now(deps).toISOString(), reason: event.reason ?? null });
+      return closed;
+    }
     case 'subagent-stop':
-      return { skipped: 'a subagent is recorded with its parent’s tool calls' };
+      return importSubagent(deps, event);
   }
 }
 
