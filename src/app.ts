@@ -97,7 +97,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   };
   const yoga = createYogaHandler(deps);
   const hooks = new HookIntake(deps, options.hooks);
-  mkdirSync(sessionsDir(config), { recursive: true });
+  mkdirSync(sessionsDir(config), { recursive: true, mode: 0o700 });
   const probe = new HealthProbe({
     database: () => db.$queryRawUnsafe('SELECT 1'),
     sessionsFolder: sessionsDir(config),

@@ -98,7 +98,7 @@ export function holderPath(dataDir: string): string {
  */
 export async function lockDataDir(dataDir: string, options: LockDataDirOptions = {}): Promise<DataDirLock> {
   const dir = resolve(dataDir);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const staleMs = options.staleMs ?? 10_000;
   const onCompromised = options.onCompromised ?? (() => {});
   const attempt = (stale: number) =>

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WebSocketServer } from 'ws';
 import { createApp, type App, type AppOptions } from './app.js';
+import { privateDataDir } from './private-files.js';
 import type { Config } from './config.js';
 import { lockDataDir, sharedDataDir, type DataDirLock } from './data-dir-lock.js';
 import { createRouter } from './http/router.js';
@@ -109,6 +110,8 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
   }
 
   try {
+    const tightened = privateDataDir(config.dataDir);
+    if (tightened.length > 0) logger.warn({ paths: tightened }, 'the data dir was readable by other accounts on this machine; it is private to you now (0700 folders, 0600 files)');
     app = await createApp(config, logger, options);
   } catch (error) {
     await closeHttp(http, sockets.wss);

@@ -1,5 +1,6 @@
 /** `entity-memory verify`: each session's turns against its repo, read-only. */
 import { databaseTarget } from '../config.js';
+import { readableByOthers } from '../private-files.js';
 import { exitFor } from './errors.js';
 import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
 import { failures, maintenanceArgs } from './maintenance.js';
@@ -37,6 +38,9 @@ export async function verifyCommand(argv: string[]): Promise<number> {
       console.log(`${row.sessionId}\t${row.dagTurns}\t${row.gitCommits}\t${status}`);
     }
     console.log(`${rows.length} sessions, ${reasons.size} mismatched or failed`);
+    if (readableByOthers(config.dataDir)) {
+      console.error(`entity-memory: warning: ${config.dataDir} can be read by other accounts on this machine; start the server once (it makes the data dir private) or run chmod 700 on it`);
+    }
     return exitFor(reasons.size);
   } finally {
     await db.$disconnect();

@@ -9,7 +9,7 @@
  * other process has the database open. So the applied migrations are read
  * first, read-only, and the engine runs only when one is missing.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -253,6 +253,8 @@ export async function migrate(options: OpenDbOptions): Promise<string[]> {
       await engine.close();
     }
     if (building) {
+      // Private to the user, as the rest of the data dir (src/private-files.ts); SQLite gives its WAL and shm files the same mode.
+      chmodSync(building, 0o600);
       syncPath(building);
       renameSync(building, options.file);
       syncFolder(dirname(options.file));

@@ -164,7 +164,7 @@ export class SessionRepo extends GitRepo {
    * rewritten as one plain file (`plainIndex`).
    */
   async init(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
     // No GIT_DIR here: with GIT_WORK_TREE set, init would record core.worktree.
     if (!this.exists()) await runGit(initArgv(), { cwd: this.dir, env: gitEnv() });
     const current = parseConfigList((await this.git(configListArgv())).stdout);

@@ -56,7 +56,7 @@ export async function moveAside(config: Pick<Config, 'dataDir'>, sessionId: stri
   if (!(await sessionPathTaken(config, sessionId))) return null;
   const from = sessionRepoPath(config, sessionId);
   const dir = join(config.dataDir, 'moved-aside');
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   let to = join(dir, `${sessionId}-${stamp(now)}`);
   // Two moves of one session within a millisecond (a rebuild that failed at once) must not collide.
   for (let n = 2; await lstat(to).then(() => true, () => false); n++) to = join(dir, `${sessionId}-${stamp(now)}-${n}`);
