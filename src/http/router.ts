@@ -30,6 +30,10 @@ export function createRouter({ config, logger, token, app }: RouterOptions): (re
   const webUi = createWebUi(config.webDir ?? DEFAULT_WEB_DIR, logger);
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    // No page of this server may be framed by another (GraphiQL with a prefilled mutation is one
+    // click from running it): every answer says so; the web UI's own policy repeats it.
+    res.setHeader('content-security-policy', "frame-ancestors 'none'");
+    res.setHeader('x-frame-options', 'DENY');
     const ready = app();
     if (path === '/health') {
       const answer = (status: number, body: object) => {

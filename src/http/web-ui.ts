@@ -7,9 +7,9 @@
  * Host and Origin are checked as everywhere. Every answer carries a strict Content-Security-Policy.
  * A missing build (no web/dist or no stamp) answers 503 with a page saying how to build it.
  */
-import { createReadStream, statSync, type Stats } from 'node:fs';
+import { createReadStream, realpathSync, statSync, type Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname, join, relative, resolve, sep } from 'node:path';
+import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from '../logger.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 
@@ -98,16 +98,16 @@ export function createWebUi(dir: string, logger: Logger): WebUi {
         notFound(req, res);
         return;
       }
-      const stats = fileStats(file);
-      if (stats) {
+      const found = fileInside(root, file);
+      if (found) {
         const isAsset = path.startsWith('/assets/');
-        serveFile(req, res, file, stats, isAsset ? IMMUTABLE : 'no-cache');
+        serveFile(req, res, found.real, found.stats, isAsset ? IMMUTABLE : 'no-cache');
         return;
       }
       const wantsPage = path === '/' || (req.headers.accept ?? '').includes('text/html');
       const index = join(root, 'index.html');
-      const indexStats = wantsPage && !path.startsWith('/assets/') ? fileStats(index) : undefined;
-      if (indexStats) serveFile(req, res, index, indexStats, 'no-cache');
+      const indexFound = wantsPage && !path.startsWith('/assets/') ? fileInside(root, index) : undefined;
+      if (indexFound) serveFile(req, res, indexFound.real, indexFound.stats, 'no-cache');
       else notFound(req, res);
     },
   };
@@ -121,6 +121,19 @@ function fileStats(file: string): Stats | undefined {
   try {
     const stats = statSync(file);
     return stats.isFile() ? stats : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The file's stats when its real path (symbolic links followed) is inside the real `root`: a link out of web/dist is not served. */
+function fileInside(root: string, file: string): { real: string; stats: Stats } | undefined {
+  try {
+    const real = realpathSync(file);
+    const inside = relative(realpathSync(root), real);
+    if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return undefined;
+    const stats = fileStats(real);
+    return stats && { real, stats };
   } catch {
     return undefined;
   }

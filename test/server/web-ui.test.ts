@@ -5,7 +5,7 @@
  * for the API), and the 503 page when the UI is not built. Raw paths go through node:http,
  * since fetch and URL normalise `..` away.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -122,6 +122,9 @@ describe('the web UI at /', () => {
     expect(graphiql.headers['content-type']).toContain('text/html');
     expect(graphiql.body).toContain('renderYogaGraphiQL');
     expect(graphiql.body).not.toContain('UI-INDEX-MARKER');
+    // Another page cannot frame GraphiQL (a prefilled mutation would be one click from running).
+    expect(graphiql.headers['content-security-policy']).toBe("frame-ancestors 'none'");
+    expect(graphiql.headers['x-frame-options']).toBe('DENY');
     const health = await raw(api.url, '/health', { headers: HTML });
     expect(JSON.parse(health.body)).toMatchObject({ status: 'ok', database: 'ok', sessionsFolder: 'ok' });
   });
@@ -151,6 +154,21 @@ describe('the web UI at /', () => {
         expect(response.body).not.toContain('STAMP-HASH');
       }
     }
+  });
+
+  it('never follows a symbolic link out of the folder', async () => {
+    const dir = fakeBuild();
+    symlinkSync(join(dir, '..', 'secret.txt'), join(dir, 'passwd.txt'));
+    symlinkSync(join(dir, '..'), join(dir, 'assets', 'up'));
+    symlinkSync(join(dir, 'assets', 'app-1a2b3c.js'), join(dir, 'assets', 'alias.js'));
+    const api = await startTestServer({ webDir: dir });
+    for (const path of ['/passwd.txt', '/assets/up/secret.txt']) {
+      const response = await raw(api.url, path, { headers: { accept: '*/*' } });
+      expect(response.status, path).toBe(404);
+      expect(response.body).not.toContain(SECRET);
+    }
+    // A link that stays inside is served.
+    expect((await raw(api.url, '/assets/alias.js')).body).toBe(SCRIPT);
   });
 
   it('needs no token for the static files, while the API still does; Host and Origin are still checked', async () => {
