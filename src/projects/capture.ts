@@ -26,6 +26,8 @@ export interface CaptureInput {
   dirtyAtClose: readonly string[];
   /** When the turn began, if the runtime said so (recordTurn's startedAt). */
   startedAt: Date | null;
+  /** See CloseInput.carried. */
+  carried?: readonly string[];
 }
 
 /** What the close's status already told about HEAD (`ProjectRepo.statusWithHead`). */

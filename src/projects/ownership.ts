@@ -31,6 +31,11 @@ export interface CloseInput {
    * between the previous close and this turn, so the user's.
    */
   changedBeforeStart: readonly string[];
+  /**
+   * Paths the session's skipped turns left (kept in their snapshots, still uncommitted) that
+   * hold exactly what the agent left: the agent's, whatever else the rules say.
+   */
+  carried?: readonly string[];
 }
 
 export interface CloseSplit {
@@ -42,22 +47,20 @@ export interface CloseSplit {
 
 /**
  * Splits the tree at a turn's close.
- * - With touchedPaths: the agent's are the dirty paths inside them; every other dirty path is a suspect.
+ * - With touchedPaths: the agent's are the dirty paths inside them that were not dirty at the start
+ *   (a file the user had changed is the user's even when the agent edits it too: one commit must
+ *   never hold both); every other dirty path is a suspect.
  * - Without: the agent's are the paths that became dirty during the turn; what was dirty at its start
  *   (and still is) or changed before it began is a suspect.
  */
 export function splitAtClose(input: CloseInput): CloseSplit {
   const before = new Set(input.changedBeforeStart);
-  if (input.touched) {
-    const touched = input.touched;
-    const agent = input.dirtyAtClose.filter((p) => isTouched(p, touched));
-    const mine = new Set(agent);
-    return { agent, suspects: input.dirtyAtClose.filter((p) => !mine.has(p)) };
-  }
-  const atStart = new Set(input.dirtyAtStart);
-  const agent = input.dirtyAtClose.filter((p) => !atStart.has(p) && !before.has(p));
-  const suspects = input.dirtyAtClose.filter((p) => atStart.has(p) || before.has(p));
-  return { agent, suspects };
+  const carried = new Set(input.carried ?? []);
+  const atStart = new Set(input.dirtyAtStart.filter((p) => !carried.has(p)));
+  const isAgents = input.touched
+    ? (p: string) => carried.has(p) || (isTouched(p, input.touched!) && !atStart.has(p))
+    : (p: string) => carried.has(p) || (!atStart.has(p) && !before.has(p));
+  return { agent: input.dirtyAtClose.filter(isAgents), suspects: input.dirtyAtClose.filter((p) => !isAgents(p)) };
 }
 
 export interface CommitInput {

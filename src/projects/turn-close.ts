@@ -66,7 +66,8 @@ export async function closeProjectTurn(
   // A turn opened by this very call (recordTurn, retryTurn) begins where the session's last turn closed.
   const dirtyAtStart = JSON.parse(open?.dirtyAtStart ?? session.projectDirtyBaseline ?? '[]') as string[];
   try {
-    const close = await captureAtClose(project, deps.config, { sessionId, touched: input.touched, dirtyAtStart, startedAt: input.startedAt });
+    const carried = dirtyAtStart.length > 0 ? await carriedBySkips(deps.db, sessionId, project.projectId) : new Map<string, string | null>();
+    const close = await captureAtClose(project, deps.config, { sessionId, touched: input.touched, dirtyAtStart, startedAt: input.startedAt, carried });
     return {
       capture: close.capture,
       error: null,
@@ -87,6 +88,37 @@ export async function closeProjectTurn(
 }
 
 /**
+ * What the session's skipped turns since its last commit in the project left, path by path (the
+ * latest turn's state of each): the agent's edits kept in their snapshots and still uncommitted
+ * in the working tree. A path still holding exactly that content is the agent's at the next
+ * turn, not the user's.
+ */
+export async function carriedBySkips(db: Db, sessionId: string, projectId: string): Promise<Map<string, string | null>> {
+  const committed = await db.turn.findFirst({
+    where: { sessionId, projectId, projectResult: 'COMMITTED' },
+    orderBy: { closedAt: 'desc' },
+    select: { closedAt: true },
+  });
+  const skipped = await db.turn.findMany({
+    where: {
+      sessionId,
+      projectId,
+      projectResult: { in: ['SKIPPED_DIRTY', 'SKIPPED_BUSY'] },
+      projectFiles: { not: null },
+      ...(committed?.closedAt && { closedAt: { gt: committed.closedAt } }),
+    },
+    orderBy: { closedAt: 'asc' },
+    take: 200,
+    select: { projectFiles: true },
+  });
+  const carried = new Map<string, string | null>();
+  for (const turn of skipped) {
+    for (const file of JSON.parse(turn.projectFiles!) as { path: string; oid: string | null }[]) carried.set(file.path, file.oid);
+  }
+  return carried;
+}
+
+/**
  * The git side of `closeProjectTurn`, without the database: opens the project's
  * repo (initialising a `.git` removed since the last turn, as on-disk.md says),
  * takes the dirty paths and the claims, and captures the agent's state.
@@ -95,16 +127,30 @@ export async function closeProjectTurn(
 export async function captureAtClose(
   project: PlaceProject,
   config: Config,
-  input: { sessionId: string; touched: readonly string[] | null; dirtyAtStart: readonly string[]; startedAt: Date | null },
+  input: {
+    sessionId: string;
+    touched: readonly string[] | null;
+    dirtyAtStart: readonly string[];
+    startedAt: Date | null;
+    /** From `carriedBySkips`: what the session's skipped turns left uncommitted. */
+    carried?: ReadonlyMap<string, string | null>;
+  },
 ): Promise<{ capture: TurnCapture; baseline: string[]; claim(turnId: string): Promise<void> }> {
   const place = await openProjectRepo(project, config, { init: true });
   const [status, claims] = await Promise.all([place.repo.statusWithHead(), readClaims(place.location)]);
+  // What was dirty at the start because a skipped turn of this session left it, unchanged since: the agent's, not the user's.
+  const carried = input.dirtyAtStart.filter((p) => input.carried?.has(p));
+  let unchanged: string[] = [];
+  if (carried.length > 0) {
+    const states = await place.repo.captureFileStates(place.workdir, carried, { write: false });
+    unchanged = states.filter((s) => s.oid === input.carried!.get(s.path)).map((s) => s.path);
+  }
   const dirty = status.dirtyPaths;
   const others = pathsOf(claims, input.sessionId, false);
   const ownPending = pathsOf(claims, input.sessionId, true);
   // Without touchedPaths, what another session's turn left and has not committed yet is that agent's, not ours.
   const dirtyAtClose = input.touched ? dirty : dirty.filter((p) => !others.has(p));
-  const capture = await captureTurnEnd(place.repo, place.workdir, { touched: input.touched, dirtyAtStart: input.dirtyAtStart, dirtyAtClose, startedAt: input.startedAt }, status);
+  const capture = await captureTurnEnd(place.repo, place.workdir, { touched: input.touched, dirtyAtStart: input.dirtyAtStart, dirtyAtClose, startedAt: input.startedAt, carried: unchanged }, status);
   const agent = new Set(capture.files.map((f) => f.path));
   return {
     capture,

@@ -10,10 +10,22 @@ describe('splitAtClose', () => {
       suspects: ['notes.txt'],
     },
     {
-      name: 'touchedPaths: a path dirty at the start but touched is still the agent’s',
-      input: { touched: ['a.txt'], dirtyAtStart: ['a.txt'], dirtyAtClose: ['a.txt'], changedBeforeStart: [] },
-      agent: ['a.txt'],
-      suspects: [],
+      name: 'touchedPaths: a path the user had changed before the turn is the user’s, even when the agent edits it too',
+      input: { touched: ['a.txt', 'b.txt'], dirtyAtStart: ['a.txt'], dirtyAtClose: ['a.txt', 'b.txt'], changedBeforeStart: [] },
+      agent: ['b.txt'],
+      suspects: ['a.txt'],
+    },
+    {
+      name: 'touchedPaths: what a skipped turn of the session left, unchanged since, is the agent’s, not the user’s',
+      input: { touched: ['c.txt'], dirtyAtStart: ['b.txt', 'notes.txt'], dirtyAtClose: ['b.txt', 'c.txt', 'notes.txt'], changedBeforeStart: [], carried: ['b.txt'] },
+      agent: ['b.txt', 'c.txt'],
+      suspects: ['notes.txt'],
+    },
+    {
+      name: 'no touchedPaths: the same for what a skipped turn left',
+      input: { touched: null, dirtyAtStart: ['b.txt', 'notes.txt'], dirtyAtClose: ['b.txt', 'c.txt', 'notes.txt'], changedBeforeStart: [], carried: ['b.txt'] },
+      agent: ['b.txt', 'c.txt'],
+      suspects: ['notes.txt'],
     },
     {
       name: 'no touchedPaths: what became dirty during the turn is the agent’s, what was dirty before is a suspect',

@@ -59,6 +59,65 @@ async function holdProjectLock(dir: string): Promise<() => Promise<void>> {
 }
 
 describe('user edits around a turn', () => {
+  it('a file the user had changed before the turn, which the agent then edits too, is never committed as the agent’s: SKIPPED_DIRTY naming it', async () => {
+    const { api, root } = await projectServer();
+    const dir = userRepo(root);
+    await projectSession(api, dir);
+    const initial = head(dir);
+    writeFileSync(join(dir, 'notes.txt'), 'v1\nthe user’s line\n');
+    await api.ok(AppendMessage, { input: { sessionId: 's', role: 'USER', content: 'add a line to notes.txt' } });
+    writeFileSync(join(dir, 'notes.txt'), 'v1\nthe user’s line\nthe agent’s line\n');
+    writeFileSync(join(dir, 'agent.txt'), 'agent\n');
+    await api.ok(EndTurn, { input: { sessionId: 's', touchedPaths: ['notes.txt', 'agent.txt'] } });
+
+    const result = await outcome(api, 's', 1);
+    expect(result).toMatchObject({ result: 'SKIPPED_DIRTY', dirtyPaths: ['notes.txt'], paths: ['agent.txt'], commit: null });
+    expect(head(dir)).toBe(initial);
+    expect(agentCommits(dir)).toEqual([]);
+    expect(read(dir, 'notes.txt')).toBe('v1\nthe user’s line\nthe agent’s line\n');
+  });
+
+  it('after a skipped turn, the agent’s own uncommitted file is still the agent’s: the next warning names only the user’s, and their commit lets it through', async () => {
+    const { api, root } = await projectServer();
+    const dir = userRepo(root);
+    await projectSession(api, dir);
+    writeFileSync(join(dir, 'notes.txt'), 'the user’s work in progress\n');
+    const turn = async (file: string) => {
+      await api.ok(AppendMessage, { input: { sessionId: 's', role: 'USER', content: `write ${file}` } });
+      writeFileSync(join(dir, file), `${file} by the agent\n`);
+      await api.ok(EndTurn, { input: { sessionId: 's', touchedPaths: [file] } });
+    };
+    await turn('b.txt');
+    expect(await outcome(api, 's', 1)).toMatchObject({ result: 'SKIPPED_DIRTY', dirtyPaths: ['notes.txt'], paths: ['b.txt'] });
+    await turn('c.txt');
+    const second = await outcome(api, 's', 2);
+    expect(second).toMatchObject({ result: 'SKIPPED_DIRTY', dirtyPaths: ['notes.txt'] });
+    expect(second.reason).not.toContain('b.txt');
+    // The user commits their own work; the agent's next turn takes what it left in the two skipped turns too.
+    userGit(dir, 'commit', '-qam', 'user: notes');
+    await turn('d.txt');
+    const third = await outcome(api, 's', 3);
+    expect(third).toMatchObject({ result: 'COMMITTED', paths: ['b.txt', 'c.txt', 'd.txt'] });
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('after a skipped turn, a file the agent left that the user then changed is the user’s', async () => {
+    const { api, root } = await projectServer();
+    const dir = userRepo(root);
+    await projectSession(api, dir);
+    writeFileSync(join(dir, 'notes.txt'), 'the user’s work in progress\n');
+    await api.ok(AppendMessage, { input: { sessionId: 's', role: 'USER', content: 'write b.txt' } });
+    writeFileSync(join(dir, 'b.txt'), 'agent\n');
+    await api.ok(EndTurn, { input: { sessionId: 's', touchedPaths: ['b.txt'] } });
+    expect(await outcome(api, 's', 1)).toMatchObject({ result: 'SKIPPED_DIRTY' });
+    userGit(dir, 'commit', '-qm', 'user: notes', 'notes.txt');
+    writeFileSync(join(dir, 'b.txt'), 'agent\nand the user’s change\n');
+    await api.ok(AppendMessage, { input: { sessionId: 's', role: 'USER', content: 'write c.txt' } });
+    writeFileSync(join(dir, 'c.txt'), 'agent\n');
+    await api.ok(EndTurn, { input: { sessionId: 's', touchedPaths: ['c.txt'] } });
+    expect(await outcome(api, 's', 2)).toMatchObject({ result: 'SKIPPED_DIRTY', dirtyPaths: ['b.txt'], paths: ['c.txt'] });
+  });
+
   it('with touchedPaths, a user edit outside them during the turn: SKIPPED_DIRTY listing it, no commit, nothing touched', async () => {
     const { api, root } = await projectServer();
     const dir = userRepo(root);
