@@ -14,6 +14,9 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  subscription LiveTurnUpdated($sessionId: String) {\n    turnUpdated(sessionId: $sessionId) {\n      session {\n        sessionId\n      }\n      turn {\n        number\n        open\n      }\n      messages {\n        messageId\n        role\n        content\n      }\n      closed\n    }\n  }\n": typeof types.LiveTurnUpdatedDocument,
+    "\n  query LiveSession($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      agentId\n      source\n      recording\n      openTurn {\n        number\n        open\n        messages {\n          messageId\n        }\n      }\n    }\n  }\n": typeof types.LiveSessionDocument,
+    "\n  mutation LiveImportBatch($input: ImportSessionInput!) {\n    importSession(input: $input) {\n      messagesAdded\n    }\n  }\n": typeof types.LiveImportBatchDocument,
     "\n  mutation CreateSession($input: CreateSessionInput!) {\n    createSession(input: $input) {\n      id\n      sessionId\n      title\n      agentId\n      model\n      createdAt\n      currentBranch\n      project {\n        projectId\n      }\n    }\n  }\n": typeof types.CreateSessionDocument,
     "\n  mutation AppendMessage($input: AppendMessageInput!) {\n    appendMessage(input: $input) {\n      id\n      messageId\n      seq\n      role\n      content\n      path\n      toolName\n      toolCallId\n      metadata\n      createdAt\n      predecessor {\n        messageId\n      }\n      caller {\n        messageId\n      }\n      turn {\n        number\n        open\n      }\n    }\n  }\n": typeof types.AppendMessageDocument,
     "\n  mutation UpdateMessage($input: UpdateMessageInput!) {\n    updateMessage(input: $input) {\n      messageId\n      content\n      metadata\n    }\n  }\n": typeof types.UpdateMessageDocument,
@@ -48,6 +51,9 @@ type Documents = {
     "\n  query SecTurnCommits($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      turns(first: 5) {\n        edges {\n          node {\n            number\n            projectCommit {\n              result\n              message\n              dirtyPaths\n              commit {\n                sha\n                headline\n                diff {\n                  files {\n                    path\n                    patch\n                  }\n                }\n                files {\n                  path\n                }\n                file(path: \"a.txt\") {\n                  text\n                }\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.SecTurnCommitsDocument,
 };
 const documents: Documents = {
+    "\n  subscription LiveTurnUpdated($sessionId: String) {\n    turnUpdated(sessionId: $sessionId) {\n      session {\n        sessionId\n      }\n      turn {\n        number\n        open\n      }\n      messages {\n        messageId\n        role\n        content\n      }\n      closed\n    }\n  }\n": types.LiveTurnUpdatedDocument,
+    "\n  query LiveSession($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      agentId\n      source\n      recording\n      openTurn {\n        number\n        open\n        messages {\n          messageId\n        }\n      }\n    }\n  }\n": types.LiveSessionDocument,
+    "\n  mutation LiveImportBatch($input: ImportSessionInput!) {\n    importSession(input: $input) {\n      messagesAdded\n    }\n  }\n": types.LiveImportBatchDocument,
     "\n  mutation CreateSession($input: CreateSessionInput!) {\n    createSession(input: $input) {\n      id\n      sessionId\n      title\n      agentId\n      model\n      createdAt\n      currentBranch\n      project {\n        projectId\n      }\n    }\n  }\n": types.CreateSessionDocument,
     "\n  mutation AppendMessage($input: AppendMessageInput!) {\n    appendMessage(input: $input) {\n      id\n      messageId\n      seq\n      role\n      content\n      path\n      toolName\n      toolCallId\n      metadata\n      createdAt\n      predecessor {\n        messageId\n      }\n      caller {\n        messageId\n      }\n      turn {\n        number\n        open\n      }\n    }\n  }\n": types.AppendMessageDocument,
     "\n  mutation UpdateMessage($input: UpdateMessageInput!) {\n    updateMessage(input: $input) {\n      messageId\n      content\n      metadata\n    }\n  }\n": types.UpdateMessageDocument,
@@ -96,6 +102,18 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription LiveTurnUpdated($sessionId: String) {\n    turnUpdated(sessionId: $sessionId) {\n      session {\n        sessionId\n      }\n      turn {\n        number\n        open\n      }\n      messages {\n        messageId\n        role\n        content\n      }\n      closed\n    }\n  }\n"): (typeof documents)["\n  subscription LiveTurnUpdated($sessionId: String) {\n    turnUpdated(sessionId: $sessionId) {\n      session {\n        sessionId\n      }\n      turn {\n        number\n        open\n      }\n      messages {\n        messageId\n        role\n        content\n      }\n      closed\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query LiveSession($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      agentId\n      source\n      recording\n      openTurn {\n        number\n        open\n        messages {\n          messageId\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query LiveSession($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      agentId\n      source\n      recording\n      openTurn {\n        number\n        open\n        messages {\n          messageId\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LiveImportBatch($input: ImportSessionInput!) {\n    importSession(input: $input) {\n      messagesAdded\n    }\n  }\n"): (typeof documents)["\n  mutation LiveImportBatch($input: ImportSessionInput!) {\n    importSession(input: $input) {\n      messagesAdded\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
