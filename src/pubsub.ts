@@ -25,6 +25,18 @@ export interface MirrorFailedPayload {
   willRetry: boolean;
 }
 
+/**
+ * A write to a turn before its commit: messages added to it (or changed, while it is open), and
+ * its close. `messageIds` are Message row ids (Message.id), in seq order; empty when the write only
+ * closed the turn.
+ */
+export interface TurnUpdatedPayload {
+  sessionId: string;
+  turnId: string;
+  messageIds: string[];
+  closed: boolean;
+}
+
 /** What moved a session's timeline: `Subscription.timeline`'s `TimelineEventKind`. */
 export const TIMELINE_KINDS = ['COMMITTED', 'BRANCH_CREATED', 'BRANCH_SWITCHED', 'CHECKED_OUT'] as const;
 export type TimelineKind = (typeof TIMELINE_KINDS)[number];
@@ -66,19 +78,21 @@ export interface Events {
   turnCommitted: TurnCommittedPayload;
   mirrorFailed: MirrorFailedPayload;
   timeline: TimelinePayload;
+  turnUpdated: TurnUpdatedPayload;
   projectCommitted: ProjectCommittedPayload;
   dirtyTreeWarning: DirtyTreeWarningPayload;
   mirrorWork: MirrorWorkPayload;
 }
 
 /** Every topic, in one list (the Redis pubsub subscribes to each). */
-export const TOPICS = ['turnCommitted', 'mirrorFailed', 'timeline', 'projectCommitted', 'dirtyTreeWarning', 'mirrorWork'] as const satisfies readonly (keyof Events)[];
+export const TOPICS = ['turnCommitted', 'mirrorFailed', 'timeline', 'turnUpdated', 'projectCommitted', 'dirtyTreeWarning', 'mirrorWork'] as const satisfies readonly (keyof Events)[];
 
 /** What scopes each topic's events: a subscription may ask for one session's, or one project's. */
 const SCOPE = {
   turnCommitted: (event: TurnCommittedPayload) => event.sessionId,
   mirrorFailed: (event: MirrorFailedPayload) => event.sessionId,
   timeline: (event: TimelinePayload) => event.sessionId,
+  turnUpdated: (event: TurnUpdatedPayload) => event.sessionId,
   projectCommitted: (event: ProjectCommittedPayload) => event.projectId,
   dirtyTreeWarning: (event: DirtyTreeWarningPayload) => event.projectId,
   mirrorWork: (event: MirrorWorkPayload) => event.sessionId,

@@ -7,6 +7,7 @@ import { sessionRepoPath } from '../mirror/index.js';
 import { checkout } from '../services/replay/checkout.js';
 import { sessionBranches, sessionHead, type BranchView } from '../services/replay/read-branches.js';
 import { switchBranch } from '../services/replay/switch-branch.js';
+import { isRecording, RECORDING_WINDOW_MS } from '../services/sessions/recording.js';
 import { loaders } from './loaders.js';
 import { builder } from './builder.js';
 import { serviceThenRow } from './refetch.js';
@@ -138,6 +139,19 @@ export const Session = builder.prismaNode('Session', {
       args: { messageId: t.arg.string({ required: true }) },
       complexity: QUERY_COST,
       resolve: (query, session, args, ctx) => getMessage(ctx.deps.db, session.sessionId, args.messageId, query),
+    }),
+    openTurn: t.prismaField({
+      type: 'Turn',
+      nullable: true,
+      description:
+        'The turn messages are being added to now (its messages arrive live on Subscription.turnUpdated); null when no turn is open. It has no commit until it closes.',
+      complexity: QUERY_COST,
+      resolve: (query, session, _args, ctx) => (session.openTurnId === null ? null : ctx.deps.db.turn.findUnique({ ...query, where: { id: session.openTurnId } })),
+    }),
+    recording: t.boolean({
+      description: `True while the session's agent is live: a turn is open and its newest message is less than ${RECORDING_WINDOW_MS / 60_000} minutes old. False between turns, and for an open turn nothing has reached for longer (an agent that stopped without closing it, an import that ended mid-turn).`,
+      complexity: QUERY_COST,
+      resolve: (session, _args, ctx) => isRecording(ctx.deps, session),
     }),
     turns: t.connection(
       {

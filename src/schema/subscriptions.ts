@@ -9,16 +9,17 @@ import { assertValidId } from '../ids.js';
 import { isFullSha } from '../git/index.js';
 import { gitCanRead, sessionCommit, shaCommitRef, type CommitRef } from '../services/replay/read-commits.js';
 import { requireSession } from '../services/sessions/read-session.js';
-import { TIMELINE_KINDS, type DirtyTreeWarningPayload, type MirrorFailedPayload, type ProjectCommittedPayload, type TimelinePayload, type TurnCommittedPayload } from '../pubsub.js';
+import { TIMELINE_KINDS, type TurnUpdatedPayload, type DirtyTreeWarningPayload, type MirrorFailedPayload, type ProjectCommittedPayload, type TimelinePayload, type TurnCommittedPayload } from '../pubsub.js';
 import { requireProject } from '../services/projects/manage-projects.js';
 import { projectReader } from '../services/projects/read-projects.js';
 import { Project } from './project.js';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';
-import { assertSubscriptionCost, GIT_PROCESS_COST, QUERY_COST } from './cost.js';
+import { assertSubscriptionCost, GIT_PROCESS_COST, listCost, QUERY_COST } from './cost.js';
 import { Commit } from './commit.js';
 import { Session } from './session.js';
 import { Turn } from './turn.js';
+import { Message } from './message.js';
 import { eventField } from './shared-events.js';
 
 interface TurnCommittedEvent {
@@ -76,9 +77,32 @@ const MirrorFailure = builder.objectRef<MirrorFailedPayload>('MirrorFailure').im
   }),
 });
 
+const TurnUpdatedEvent = builder.objectRef<TurnUpdatedPayload>('TurnUpdatedEvent').implement({
+  description: "A write to a session's turn before its commit: messages added to the open turn as they arrive, or the turn's close.",
+  fields: (t) => ({
+    session: t.field({ type: Session, resolve: (e, _a, ctx) => eventSession(ctx, e) }),
+    turn: t.field({
+      type: Turn,
+      resolve: (e, _a, ctx) => eventField(e, 'turn', () => ctx.deps.db.turn.findUniqueOrThrow({ where: { id: e.turnId } })),
+    }),
+    messages: t.field({
+      type: [Message],
+      description: 'The messages this write added to the turn (or changed in it while open), in seq order; none when it only closed the turn.',
+      complexity: listCost(QUERY_COST),
+      resolve: (e, _a, ctx) =>
+        eventField(e, 'messages', () =>
+          e.messageIds.length === 0
+            ? Promise.resolve([])
+            : ctx.deps.db.message.findMany({ where: { id: { in: e.messageIds } }, orderBy: { seq: 'asc' }, omit: { content: true } }),
+        ),
+    }),
+    closed: t.exposeBoolean('closed', { description: 'True when this write closed the turn; its commit follows (turnCommitted, timeline).' }),
+  }),
+});
+
 function forSession<T extends { sessionId: string }>(
   ctx: Context,
-  topic: 'turnCommitted' | 'mirrorFailed' | 'timeline',
+  topic: 'turnCommitted' | 'mirrorFailed' | 'timeline' | 'turnUpdated',
   sessionId: string | null | undefined,
 ): AsyncIterable<T> {
   if (sessionId != null) assertValidId(sessionId, 'sessionId');
@@ -178,6 +202,14 @@ builder.subscriptionFields((t) => ({
     args: { sessionId: t.arg.string() },
     subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forSession<TurnCommittedPayload>(ctx, 'turnCommitted', args.sessionId)),
     resolve: (payload: TurnCommittedPayload) => ({ payload }),
+  }),
+  turnUpdated: t.field({
+    type: TurnUpdatedEvent,
+    description:
+      "A session's turns as they are written, before their commits: the messages of the open turn as they arrive (a hooked agent's prompt, tool calls and results; an import's records), and each turn's close. Of one session, or of all.",
+    args: { sessionId: t.arg.string() },
+    subscribe: (_root, args, ctx, info) => costChecked(ctx, info, () => forSession<TurnUpdatedPayload>(ctx, 'turnUpdated', args.sessionId)),
+    resolve: (payload: TurnUpdatedPayload) => payload,
   }),
   mirrorFailed: t.field({
     type: MirrorFailure,

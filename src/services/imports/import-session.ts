@@ -18,7 +18,7 @@ import { IMPORT_SOURCES, type ImportSource, type ImportTarget, type SessionImpor
 import { now, type Deps } from '../deps.js';
 import { messageDraft } from '../sessions/message-draft.js';
 import { SessionWriter, type MessageDraft } from '../sessions/session-writer.js';
-import { moveRepoToView, publishNewBranches, publishTimeline } from '../sessions/session-view.js';
+import { moveRepoToView, publishTimeline, publishWritten } from '../sessions/session-view.js';
 import { classify, type Incoming, type PredecessorFacts, type TurnMember, type TurnState } from '../sessions/turn-engine.js';
 import { assertContentSize, assertShortText, metadataText } from '../sessions/validate.js';
 
@@ -238,24 +238,26 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
             } else if (!open || !open.members.some((member) => member.messageId === update.messageId)) {
               problems.push({ line: update.line, message: `update of message ${update.messageId}, whose turn is closed; ignored` });
             } else {
-              await tx.message.update({
+              const changed = await tx.message.update({
                 where: { sessionId_messageId: { sessionId, messageId: update.messageId } },
                 data: { content: update.content, ...(update.metadataText !== undefined ? { metadata: update.metadataText } : {}) },
+                select: { id: true, turnId: true },
               });
+              writer.noteChanged(changed);
               updated += 1;
             }
           }
           if (input.closeLastTurn) await closeOpen();
         }
         const outcome = await writer.flush();
-        return { closed, added, updated, branches: outcome.createdBranches, project: outcome.projectJobsQueued };
+        return { closed, added, updated, branches: outcome.createdBranches, project: outcome.projectJobsQueued, outcome };
       }, { timeout: 60_000 });
 
       turnsAdded += step.closed;
       messagesAdded += step.added;
       messagesUpdated += step.updated;
       branchesCreated.push(...step.branches);
-      await publishNewBranches(deps, sessionId, step.branches);
+      await publishWritten(deps, sessionId, step.outcome);
       if (step.closed > 0) deps.onTurnClosed?.(sessionId, { project: step.project });
     }
 

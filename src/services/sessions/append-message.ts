@@ -3,7 +3,7 @@ import { assertValidId } from '../../ids.js';
 import { now, type Deps } from '../deps.js';
 import { messageDraft, type MessageFields } from './message-draft.js';
 import { SessionWriter } from './session-writer.js';
-import { publishNewBranches } from './session-view.js';
+import { publishWritten } from './session-view.js';
 import { projectDirtyNow } from '../../projects/project-state.js';
 
 export interface AppendMessageInput extends MessageFields {
@@ -21,13 +21,12 @@ export async function appendMessage(input: AppendMessageInput, deps: Deps): Prom
   return deps.sessionLocks.run(input.sessionId, async () => {
     // A USER message starts a turn: note what the user had uncommitted in the project now.
     const dirty = input.role === 'USER' ? await projectDirtyNow(deps, input.sessionId) : null;
-    const { message, branches } = await deps.db.$transaction(async (tx) => {
+    const { message, outcome } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, input.sessionId, now(deps), { projectDirtyAtStart: dirty });
       const appended = await writer.append(draft);
-      const { createdBranches } = await writer.flush();
-      return { message: appended, branches: createdBranches };
+      return { message: appended, outcome: await writer.flush() };
     });
-    await publishNewBranches(deps, input.sessionId, branches);
+    await publishWritten(deps, input.sessionId, outcome);
     return message;
   });
 }
@@ -45,14 +44,13 @@ export async function appendMessages(sessionId: string, inputs: readonly Omit<Ap
     return messageDraft(input.role, input, deps, `messages[${i}]`);
   });
   return deps.sessionLocks.run(sessionId, async () => {
-    const { messages, branches } = await deps.db.$transaction(async (tx) => {
+    const { messages, outcome } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, sessionId, now(deps), { projectDirtyAtStart: null });
       const appended: Message[] = [];
       for (const draft of drafts) appended.push(await writer.append(draft));
-      const { createdBranches } = await writer.flush();
-      return { messages: appended, branches: createdBranches };
+      return { messages: appended, outcome: await writer.flush() };
     });
-    await publishNewBranches(deps, sessionId, branches);
+    await publishWritten(deps, sessionId, outcome);
     return messages;
   });
 }

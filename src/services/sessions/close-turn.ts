@@ -2,7 +2,7 @@ import type { Turn } from '../../generated/prisma/client.js';
 import { CAPTURE_BASIS, captureBasis, closeProjectTurn, type ProjectClose } from '../../projects/turn-close.js';
 import { now, type Deps } from '../deps.js';
 import { SessionWriter, type TurnClose } from './session-writer.js';
-import { publishNewBranches } from './session-view.js';
+import { publishWritten } from './session-view.js';
 
 /**
  * What endTurn, recordTurn and retryTurn share: under the session's write
@@ -82,9 +82,9 @@ async function closeUnderLock(
       await fill(writer);
       const turnClosed = await writer.closeTurn(close, project);
       const outcome = await writer.flush();
-      return { closed: turnClosed, branches: outcome.createdBranches, project: outcome.projectJobsQueued };
+      return { closed: turnClosed, outcome, project: outcome.projectJobsQueued };
     });
-    await publishNewBranches(deps, sessionId, written.branches);
+    await publishWritten(deps, sessionId, written.outcome);
     await project?.claim(written.closed.id);
     return written;
   });

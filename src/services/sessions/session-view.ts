@@ -7,6 +7,7 @@
 import { syncSessionView } from '../../mirror/index.js';
 import type { TimelineKind } from '../../pubsub.js';
 import type { Deps } from '../deps.js';
+import type { TurnUpdate, WriterOutcome } from './session-writer.js';
 
 /**
  * Takes the session's repo lock (waiting for a mirror pass in flight); call it
@@ -26,6 +27,21 @@ export async function moveRepoToView(deps: Deps, sessionId: string): Promise<voi
 
 export async function publishTimeline(deps: Deps, sessionId: string, kind: TimelineKind, branch: string, sha: string | null): Promise<void> {
   deps.pubsub.publish('timeline', { kind, sessionId, branch, sha });
+}
+
+/**
+ * What a writer's committed transaction announces: its new branches (publishNewBranches), then a
+ * turnUpdated event for each turn it added messages to or closed, so a live view shows an open
+ * turn growing before its commit.
+ */
+export async function publishWritten(deps: Deps, sessionId: string, outcome: Pick<WriterOutcome, 'createdBranches' | 'turnUpdates'>): Promise<void> {
+  await publishNewBranches(deps, sessionId, outcome.createdBranches);
+  publishTurnUpdates(deps, sessionId, outcome.turnUpdates);
+}
+
+/** turnUpdated for each of `updates`, in order. */
+export function publishTurnUpdates(deps: Pick<Deps, 'pubsub'>, sessionId: string, updates: readonly TurnUpdate[]): void {
+  for (const { turnId, messageIds, closed } of updates) deps.pubsub.publish('turnUpdated', { sessionId, turnId, messageIds, closed });
 }
 
 /** BRANCH_CREATED for each new branch (with its fork point), then BRANCH_SWITCHED to it. */

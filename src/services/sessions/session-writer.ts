@@ -75,6 +75,16 @@ export interface WriterOutcome {
   createdBranches: string[];
   /** Whether a closed turn queued a project commit (the project committer is told after commit). */
   projectJobsQueued: boolean;
+  /** What this writer did to each turn it touched, in the order it first touched them, for the turnUpdated events sent after commit. */
+  turnUpdates: TurnUpdate[];
+}
+
+/** Messages a writer added to one turn (or changed in it), in seq order, and whether it closed the turn. */
+export interface TurnUpdate {
+  turnId: string;
+  /** Message row ids (Message.id). */
+  messageIds: string[];
+  closed: boolean;
 }
 
 type Decision = TurnDecision<GrowPoint, Answered>;
@@ -104,6 +114,7 @@ export class SessionWriter {
   private projectDirtyAtClose: string[] | null = null;
   private readonly createdBranches: string[] = [];
   private projectJobsQueued = false;
+  private readonly turnUpdates = new Map<string, TurnUpdate>();
   private open: OpenTurn | null = null;
   /**
    * The turn this writer closed last and its last message. Every turn is its branch's newest
@@ -253,6 +264,7 @@ export class SessionWriter {
     for (const data of jobs) await this.tx.outboxJob.create({ data, select: { id: true } });
     this.projectJobsQueued ||= this.inProject;
     if (project?.baseline) this.projectDirtyAtClose = project.baseline;
+    this.noteTurn(turn.id).closed = true;
     this.lastClosed = { turn, tip: open.messages[open.messages.length - 1]! };
     this.openTurnId = null;
     this.open = null;
@@ -284,10 +296,21 @@ export class SessionWriter {
     if (count !== 1) {
       throw new ConflictError(`Session ${this.sessionId} was changed by another request at the same time; try again.`);
     }
-    return { createdBranches: [...this.createdBranches], projectJobsQueued: this.projectJobsQueued };
+    return { createdBranches: [...this.createdBranches], projectJobsQueued: this.projectJobsQueued, turnUpdates: [...this.turnUpdates.values()] };
+  }
+
+  /** Notes a message of the open turn changed by the caller in this transaction (an import's later content), for its turnUpdated event. */
+  noteChanged(message: Pick<Message, 'id' | 'turnId'>): void {
+    if (message.turnId !== null) this.noteTurn(message.turnId).messageIds.push(message.id);
   }
 
   // ------------------------------------------------------------ internals
+
+  private noteTurn(turnId: string): TurnUpdate {
+    let update = this.turnUpdates.get(turnId);
+    if (!update) this.turnUpdates.set(turnId, (update = { turnId, messageIds: [], closed: false }));
+    return update;
+  }
 
   private async openTurn(draft: MessageDraft, held = false): Promise<Message> {
     const messageId = draft.messageId ?? newId();
@@ -341,6 +364,7 @@ export class SessionWriter {
     }
     this.openTurnId = turn.id;
     this.viewTurnId = null;
+    this.noteTurn(turn.id).messageIds.push(message.id);
     return message;
   }
 
@@ -379,6 +403,7 @@ export class SessionWriter {
     this.openTurnId = turn.id;
     this.viewTurnId = null;
     this.open = { turn, messages: [pick(user), pick(reply)], unwritten: 0, held: null };
+    this.noteTurn(turn.id).messageIds.push(reply.id);
     return reply;
   }
 
@@ -473,6 +498,7 @@ export class SessionWriter {
     open.held?.messages.push(message);
     open.messages.push(pick(message));
     open.unwritten += 1;
+    this.noteTurn(open.turn.id).messageIds.push(message.id);
     return message;
   }
 
@@ -494,6 +520,7 @@ export class SessionWriter {
     if (open.held) open.held.messages.push(...rows);
     else await this.insertMessages(rows);
     open.unwritten += rows.length;
+    this.noteTurn(open.turn.id).messageIds.push(...rows.map((row) => row.id));
   }
 
   private async requireOpenTurn(action: string): Promise<OpenTurn> {

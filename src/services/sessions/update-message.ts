@@ -3,6 +3,7 @@ import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js
 import { assertValidId } from '../../ids.js';
 import type { Deps } from '../deps.js';
 import { assertContentSize, metadataText } from './validate.js';
+import { publishTurnUpdates } from './session-view.js';
 
 export interface UpdateMessageInput {
   sessionId: string;
@@ -23,7 +24,7 @@ export async function updateMessage(input: UpdateMessageInput, deps: Deps): Prom
   }
   if (input.content != null) assertContentSize(input.content, deps.config.maxContentBytes);
   const metadata = input.metadata === undefined ? undefined : metadataText(input.metadata);
-  return deps.sessionLocks.run(input.sessionId, () =>
+  const updated = await deps.sessionLocks.run(input.sessionId, () =>
     deps.db.$transaction(async (tx) => {
       const session = await tx.session.findUnique({ where: { sessionId: input.sessionId } });
       if (!session) throw new NotFoundError(`Session ${JSON.stringify(input.sessionId)} does not exist.`);
@@ -47,4 +48,6 @@ export async function updateMessage(input: UpdateMessageInput, deps: Deps): Prom
       });
     }),
   );
+  if (updated.turnId !== null) publishTurnUpdates(deps, input.sessionId, [{ turnId: updated.turnId, messageIds: [updated.id], closed: false }]);
+  return updated;
 }

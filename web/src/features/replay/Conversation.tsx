@@ -5,7 +5,7 @@
  * whole. Stepping back within the loaded window needs no request at all: the window is
  * cut at the viewed commit.
  */
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import Markdown from 'react-markdown';
 import { useClient } from 'urql';
 import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
@@ -37,7 +37,11 @@ const ROLE_LABELS: Record<string, string> = { USER: 'User', ASSISTANT: 'Assistan
 
 export const messageAnchor = (messageId: string) => `message-${messageId}`;
 
-export function Conversation({ sessionId, head }: { sessionId: string; head: ViewedHead | null }) {
+/**
+ * @param live what follows the committed turns at the tip (the turn being written, LiveTurn);
+ *   `hasLive` says the session has one, so an empty session with an open turn is not "No turns yet".
+ */
+export function Conversation({ sessionId, head, live, hasLive = false }: { sessionId: string; head: ViewedHead | null; live?: ReactNode; hasLive?: boolean }) {
   const client = useClient();
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [loading, setLoading] = useState(false);
@@ -110,7 +114,7 @@ export function Conversation({ sessionId, head }: { sessionId: string; head: Vie
   return (
     <main ref={mainRef} className="conversation" aria-busy={loading}>
       {error && <p role="alert">The conversation could not be loaded: {error}</p>}
-      {!head && <p className="muted">No turns yet.</p>}
+      {!head && !hasLive && <p className="muted">No turns yet.</p>}
       {first > 1 && shown.length > 0 && (
         <button type="button" className="load-earlier" onClick={loadEarlier} disabled={loading}>
           Load earlier messages
@@ -124,6 +128,7 @@ export function Conversation({ sessionId, head }: { sessionId: string; head: Vie
           ))}
         </section>
       ))}
+      {live}
     </main>
   );
 }

@@ -8,6 +8,10 @@
  * current branch (which leaves replay), and the page shows what those mutations answer.
  * Whatever else moves the session (another client, the agent) arrives on the timeline
  * subscription, and everything is read again after a dropped connection comes back.
+ *
+ * Live: the turn being written shows after the committed ones as its messages are stored
+ * (LiveTurn, from the turnUpdated subscription), with "Recording" in the header while the agent
+ * is live (Session.recording: a turn open, its newest message under 10 minutes old).
  */
 import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import { useClient, useQuery, useSubscription, type CombinedError } from 'urql';
@@ -18,7 +22,9 @@ import { projectPath } from '../../lib/router';
 import { Changes } from './Changes';
 import { Conversation } from './Conversation';
 import { MirrorStatus } from './MirrorStatus';
-import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SwitchBranchMutation } from './operations';
+import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SessionTurnUpdates, SwitchBranchMutation } from './operations';
+import { agentName, applyTurnUpdate } from './live';
+import { LiveTurn, type LiveTurnState } from './LiveTurn';
 import { arrowKeyStep, positionText, readOnlyText, replaySteps, turnCursor } from './steps';
 import { Timeline } from './Timeline';
 import { useFetch } from './useFetch';
@@ -63,6 +69,24 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
     else refreshAll();
   }, [event, refetchPage, refreshAll]);
   useEffect(() => onReconnected(refreshAll), [refreshAll]);
+
+  // The turn being written, as its events tell it (every event kept: the reducer sees each one).
+  const [{ data: heard }] = useSubscription({ query: SessionTurnUpdates, variables: { sessionId } }, (live: LiveTurnState | undefined, event) =>
+    applyTurnUpdate(live, event.turnUpdated),
+  );
+  // A turn opened or closed, or an agent heard again: the position, the counts and Recording are read again.
+  const openNumber = view?.openTurn?.number ?? null;
+  const recording = view?.recording ?? false;
+  useEffect(() => {
+    if (!heard) return;
+    if (heard.closed || heard.number !== openNumber || !recording) refetchPage({ requestPolicy: 'network-only' });
+  }, [heard, openNumber, recording, refetchPage]);
+  // Recording ends by itself when nothing arrives for a while: read again each minute while it shows.
+  useEffect(() => {
+    if (!recording) return;
+    const timer = setInterval(() => refetchPage({ requestPolicy: 'network-only' }), 60_000);
+    return () => clearInterval(timer);
+  }, [recording, refetchPage]);
 
   const number = view?.head?.turn?.number ?? 0;
   const { data: nextData } = useFetch(
@@ -153,10 +177,21 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   }
 
   const readOnly = readOnlyText({ detached: view.detached, head: view.head, turnCount: view.turns.totalCount });
+  const agent = agentName(view);
   return (
     <div className="session-page">
       <header className="session-header">
         <h1>{view.title || view.sessionId}</h1>
+        {agent && (
+          <span className="agent" title={view.source ? `imported (${view.source})` : undefined}>
+            {agent}
+          </span>
+        )}
+        {view.recording && (
+          <span role="status" className="recording">
+            Recording
+          </span>
+        )}
         {view.project && (
           <Link href={projectPath(view.project.projectId)} className="project-link">
             Project: {view.project.name}
@@ -168,7 +203,7 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
         <button type="button" disabled={!steps.previous} onClick={() => steps.previous && void checkout(steps.previous)}>
           Previous turn
         </button>
-        <span className="position">{positionText({ head: view.head, turnCount: view.turns.totalCount })}</span>
+        <span className="position">{positionText({ head: view.head, turnCount: view.turns.totalCount, detached: view.detached, openTurn: openNumber })}</span>
         <button type="button" disabled={!steps.next} onClick={() => steps.next && void checkout(steps.next)}>
           Next turn
         </button>
@@ -188,7 +223,16 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
         </p>
       )}
       <div className="session-body">
-        <Conversation sessionId={sessionId} head={view.head} />
+        <Conversation
+          sessionId={sessionId}
+          head={view.head}
+          hasLive={!view.detached && openNumber !== null}
+          live={
+            !view.detached && (
+              <LiveTurn sessionId={sessionId} openTurn={openNumber} heard={heard} latestCommittedTurn={view.head?.turn?.number ?? 0} />
+            )
+          }
+        />
         <aside className="session-side" aria-label="Session history">
           <Timeline
             key={view.currentBranch}

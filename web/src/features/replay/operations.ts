@@ -29,6 +29,12 @@ export const SessionViewFields = graphql(`
     turns(first: 0) {
       totalCount
     }
+    agentId
+    source
+    recording
+    openTurn {
+      number
+    }
   }
 `);
 
@@ -207,6 +213,40 @@ export const CommitPatchesQuery = graphql(`
           }
         }
       }
+    }
+  }
+`);
+
+/** The open turn and its messages so far (the live view, before the turn has a commit). */
+export const OpenTurnQuery = graphql(`
+  query ReplayOpenTurn($sessionId: String!) {
+    session(sessionId: $sessionId) {
+      id
+      openTurn {
+        number
+        messages {
+          ...ReplayMessageFields
+        }
+      }
+    }
+  }
+`);
+
+/**
+ * The session's turns as they are written: each message of the open turn as it is stored, and
+ * the close. No Session in the selection: urql would read every query holding one again.
+ */
+export const SessionTurnUpdates = graphql(`
+  subscription SessionTurnUpdates($sessionId: String!) {
+    turnUpdated(sessionId: $sessionId) {
+      turn {
+        number
+        open
+      }
+      messages {
+        ...ReplayMessageFields
+      }
+      closed
     }
   }
 `);

@@ -39,6 +39,10 @@ describe('texts', () => {
   it('gives the position as "Turn X / Y"', () => {
     expect(positionText({ head: head('b2', 7, 'a1'), turnCount: 12 })).toBe('Turn 7 / 12');
     expect(positionText({ head: null, turnCount: 0 })).toBe('Turn 0 / 0');
+    // At the tip while a turn is being written, that turn is the one viewed; not in replay.
+    expect(positionText({ head: head('a1', 1), turnCount: 2, detached: false, openTurn: 2 })).toBe('Turn 2 / 2 (in progress)');
+    expect(positionText({ head: null, turnCount: 1, detached: false, openTurn: 1 })).toBe('Turn 1 / 1 (in progress)');
+    expect(positionText({ head: head('a1', 1), turnCount: 2, detached: true, openTurn: 2 })).toBe('Turn 1 / 2');
   });
 
   it('says read-only only while detached', () => {

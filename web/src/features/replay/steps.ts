@@ -42,8 +42,12 @@ export function replaySteps(view: ViewState): Steps {
   return { previous, next, backToLatest: view.detached };
 }
 
-/** "Turn X / Y": X the viewed turn, Y the turns on the current branch. */
-export function positionText(view: Pick<ViewState, 'head' | 'turnCount'>): string {
+/**
+ * "Turn X / Y": X the viewed turn, Y the turns on the current branch. At the tip while a turn is
+ * being written (`openTurn`, its number), that turn is the one viewed: "Turn 3 / 3 (in progress)".
+ */
+export function positionText(view: Pick<ViewState, 'head' | 'turnCount'> & { detached?: boolean; openTurn?: number | null }): string {
+  if (!view.detached && view.openTurn != null) return `Turn ${view.openTurn} / ${view.turnCount} (in progress)`;
   return `Turn ${view.head?.turn?.number ?? 0} / ${view.turnCount}`;
 }
 
