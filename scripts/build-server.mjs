@@ -78,6 +78,13 @@ const ENTRY_POINTS = ['cli', 'config', 'data-dir-lock', 'logger', 'server'];
 const EXTERNAL = ['better-sqlite3', '@prisma/schema-engine-wasm', '@graphql-yoga/render-graphiql'];
 
 /**
+ * Packages bundled from another of their builds than the one Node loads: jsonc-parser's `main` is
+ * a UMD module whose require() calls esbuild cannot follow (the bundle then fails at run time,
+ * "Cannot find module './impl/format'"); its ES module build bundles.
+ */
+const ALIASES = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
+
+/**
  * CommonJS packages in an ES module bundle still call require() for Node's built-in modules
  * (fs, events, …); each chunk gets one made for its own URL.
  */
@@ -144,6 +151,7 @@ async function runEsbuild(outDir) {
       target: 'node20',
       tsconfig: join(ROOT, 'tsconfig.build.json'),
       external: EXTERNAL,
+      alias: ALIASES,
       banner: { js: REQUIRE_BANNER },
       // Errors keep their class names (src/git/errors.ts names each error after its class), even
       // where two modules' classes share a name and the bundle renames one.

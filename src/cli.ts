@@ -1,18 +1,19 @@
 /**
- * The command line: `entity-memory serve [flags]` (the default command), `backfill`, `verify` and
- * `import`.
+ * The command line: `entity-memory serve [flags]` (the default command), `backfill`, `verify`,
+ * `import`, `hooks` and `hook`.
  *
  * Exit status: 0 done; 2 could not run (a bad flag or value, no data dir, the data dir in use or
  * not a folder, the port taken, the database locked or behind, Redis out of reach), with one
  * line on stderr and nothing on stdout;
  * `verify` and `backfill` exit with the number of sessions out of sync or failed, 1 to 125
  * (125: that many or more), after a table on stdout; `import` with the number of files that had
- * errors, 1 to 125, after its summary; 1 for anything unexpected (a bug: the stack is printed).
+ * errors, 1 to 125, after its summary; `hook` always 0, as an agent's hook must; 1 for anything unexpected (a bug: the stack is printed).
  */
 import { setFlagsFromString } from 'node:v8';
 import { backfill } from './cli/backfill.js';
 import { CannotRun } from './cli/errors.js';
 import { version } from './cli/help.js';
+import { hookCommand, hooksCommand } from './cli/hooks.js';
 import { importCommand } from './cli/import.js';
 import { serve } from './cli/serve.js';
 import { verifyCommand } from './cli/verify.js';
@@ -36,6 +37,9 @@ const USAGE = `usage: entity-memory [serve] [flags]        serve the API and mir
        entity-memory verify [flags]         compare each session's turns with its repo, read-only
        entity-memory import claude-code [PATH…] [--follow]   import Claude Code transcripts
        entity-memory import chat FILE…      import chat logs
+       entity-memory hooks install <claude-code|codex|gemini>   record the agent live through its hooks
+       entity-memory hooks status           what is installed, the server, the last event
+       entity-memory hooks uninstall <agent>   remove our hooks, leave the others
        entity-memory <command> --help       a command's flags and defaults
        entity-memory --version`;
 
@@ -69,6 +73,8 @@ async function main(args: string[]): Promise<number | undefined> {
   if (command === 'backfill') return backfill(rest);
   if (command === 'verify') return verifyCommand(rest);
   if (command === 'import') return importCommand(rest);
+  if (command === 'hooks') return hooksCommand(rest);
+  if (command === 'hook') return hookCommand(rest);
   if (command.startsWith('-')) return serve(args);
   throw new ConfigError(`unknown command ${JSON.stringify(command)}`);
 }

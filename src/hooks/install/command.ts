@@ -1,0 +1,86 @@
+/**
+ * The command line an installed hook runs, and how an installed one is recognised and read back.
+ *
+ * It names node and the hook script by absolute path, and the data dir, so it runs the same in
+ * whatever environment the agent gives its hooks (no PATH, no HOME: see the tests). The agents
+ * run it with `sh -c`, so every word is quoted for a POSIX shell.
+ */
+import { existsSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../../package-root.js';
+
+/** What marks a hook command as ours: install replaces it, uninstall removes it. */
+export const HOOK_SCRIPT_NAME = 'entity-memory-hook.js';
+
+/** What an installed hook command runs. */
+export interface HookCommand {
+  /** Absolute path of node. */
+  node: string;
+  /** Absolute path of bin/entity-memory-hook.js. */
+  script: string;
+  agent: string;
+  /** Absolute path of the data dir whose server records the events. */
+  dataDir: string;
+}
+
+/** `word` as one word for a POSIX shell: bare when it is plain, else in single quotes. */
+export function shellQuote(word: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+export function hookCommandLine(command: HookCommand): string {
+  return [command.node, command.script, command.agent, '--data-dir', command.dataDir].map(shellQuote).join(' ');
+}
+
+export function isOurCommand(command: unknown): command is string {
+  return typeof command === 'string' && command.includes(HOOK_SCRIPT_NAME);
+}
+
+/** The words of a POSIX shell command line (quotes and backslashes; no expansions), or undefined when it is not that simple. */
+export function shellWords(line: string): string[] | undefined {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === ' ' || c === '\t') {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) return undefined;
+      word = (word ?? '') + line.slice(i + 1, end);
+      i = end;
+    } else if (c === '"') {
+      let text = '';
+      for (i++; i < line.length && line[i] !== '"'; i++) {
+        if (line[i] === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1]!)) i++;
+        text += line[i];
+      }
+      if (i >= line.length) return undefined;
+      word = (word ?? '') + text;
+    } else if (c === '\\') {
+      if (i + 1 >= line.length) return undefined;
+      word = (word ?? '') + line[++i];
+    } else if ('$`;&|<>()'.includes(c)) {
+      return undefined;
+    } else {
+      word = (word ?? '') + c;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+/** An installed command read back, or undefined when it is ours but not in the form install writes. */
+export function parseHookCommandLine(line: string): HookCommand | undefined {
+  const words = shellWords(line);
+  if (!words || words.length !== 5 || words[3] !== '--data-dir' || !words[1]!.endsWith(HOOK_SCRIPT_NAME)) return undefined;
+  return { node: words[0]!, script: words[1]!, agent: words[2]!, dataDir: words[4]! };
+}
+
+/** This package's hook script, by its real path: what an installed hook runs. */
+export function hookScript(): string {
+  const script = join(PACKAGE_ROOT, 'bin', HOOK_SCRIPT_NAME);
+  return existsSync(script) ? realpathSync(script) : script;
+}

@@ -1,0 +1,41 @@
+/** What each agent's installer offers the `hooks` command, and where the agents keep their settings. */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { HookAgent } from '../agent.js';
+import type { FileChange } from './settings-file.js';
+
+/** Where hooks are installed: for the user (every project), or in one project's folder. */
+export type Scope = { kind: 'user' } | { kind: 'project'; dir: string };
+
+/** The folders the agents' user settings live in. */
+export interface AgentHomes {
+  /** $HOME (os.homedir()). */
+  home: string;
+  /** $CODEX_HOME, default ~/.codex. */
+  codexHome: string;
+}
+
+export function agentHomes(env: NodeJS.ProcessEnv = process.env): AgentHomes {
+  const home = homedir();
+  return { home, codexHome: env.CODEX_HOME || join(home, '.codex') };
+}
+
+/** What an install or uninstall would write: every file it looked at (unchanged ones too), and what to tell the user. */
+export interface InstallPlan {
+  changes: FileChange[];
+  notes: string[];
+}
+
+export interface AgentInstaller {
+  agent: HookAgent;
+  /** The file holding the agent's hooks for `scope`. */
+  hooksFile(scope: Scope, homes: AgentHomes): string;
+  /** The events we hook, in the agent's words. */
+  events: readonly string[];
+  /** @throws SettingsFileError when a file does not parse or has the wrong shape; nothing is written */
+  install(scope: Scope, homes: AgentHomes, command: string): InstallPlan;
+  /** @throws SettingsFileError as install */
+  uninstall(scope: Scope, homes: AgentHomes): InstallPlan;
+  /** Lines about what else the agent needs to run the hooks (Codex's feature flag, Gemini's hooksConfig). */
+  statusNotes(scope: Scope, homes: AgentHomes): string[];
+}
