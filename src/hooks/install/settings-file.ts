@@ -46,7 +46,7 @@ const REASONS: Partial<Record<string, string>> = {
   InvalidSymbol: 'unexpected character',
   InvalidNumberFormat: 'not a number',
   PropertyNameExpected: 'a property name (in double quotes) was expected',
-  ValueExpected: 'a value was expected (a comma before a closing bracket is not JSON)',
+  ValueExpected: 'a value was expected',
   ColonExpected: 'a colon was expected',
   CommaExpected: 'a comma was expected',
   CloseBraceExpected: 'a closing } was expected',
