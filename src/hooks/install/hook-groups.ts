@@ -141,9 +141,14 @@ export function installHookGroups(path: string, text: string | undefined, format
   return settle(parsed.text, (current) => nextInstallEdit(path, current, style, format, command));
 }
 
+/** Whether a container holds nothing, not even a comment. */
+function isBare(text: string, container: Node): boolean {
+  return (container.children ?? []).length === 0 && /^\s*$/.test(text.slice(container.offset + 1, container.offset + container.length - 1));
+}
+
 /**
  * `text` without our handlers; an event whose array this empties goes, and `hooks` if it ends
- * empty. A missing file stays missing (undefined).
+ * empty (one holding a comment stays). A missing file stays missing (undefined).
  * @throws SettingsFileError when the file does not parse
  */
 export function uninstallHookGroups(path: string, text: string | undefined): string | undefined {
@@ -163,9 +168,9 @@ export function uninstallHookGroups(path: string, text: string | undefined): str
       }
     }
     for (const { name, prop, value } of events(hooks)) {
-      if (emptied.has(name) && value.type === 'array' && (value.children ?? []).length === 0) return removeChild(current, hooks, prop);
+      if (emptied.has(name) && value.type === 'array' && isBare(current, value)) return removeChild(current, hooks, prop);
     }
-    if (emptied.size > 0 && (hooks.children ?? []).length === 0) return removeChild(current, root, property(root, 'hooks')!);
+    if (emptied.size > 0 && isBare(current, hooks)) return removeChild(current, root, property(root, 'hooks')!);
     return undefined;
   });
 }

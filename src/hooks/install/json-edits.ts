@@ -152,6 +152,12 @@ export function removeChild(text: string, container: Node, child: Node): TextEdi
   const end = child.offset + child.length;
   const after = nextToken(text, end);
   const through = after.kind === COMMA ? after.end : end;
+  const open = container.offset + 1;
+  const close = container.offset + container.length - 1;
+  // The only child, with nothing but blanks around it: the container closes up again (`{}`).
+  if (children.length === 1 && /^\s*$/.test(text.slice(open, child.offset)) && /^\s*$/.test(text.slice(through, close))) {
+    return [{ offset: open, length: close - open, content: '' }];
+  }
   const lineEnd = quietLineEnd(text, through);
   if (startsLine(text, child.offset) && lineEnd !== undefined) {
     const from = lineStart(text, child.offset);
