@@ -32,7 +32,7 @@ import type { PubSub } from '../pubsub.js';
 import { agentIdentity, listedPaths, projectCommitMessage, REFLOG, snapshotMessage, snapshotRef } from './agent-commits.js';
 import { claimedPaths, releaseClaim } from './claims.js';
 import { initialCommitHint } from './initial-commit.js';
-import { decideCommit, skipWarningText } from './ownership.js';
+import { decideCommit, skipWarningText, unattributedWarningText } from './ownership.js';
 import { withProjectLock } from './project-lock.js';
 import { locateProjectRepo, openProjectRepo, refusalReason, type PlaceProject, type RepoPlace } from './project-place.js';
 import type { RecordedState } from './restore-plan.js';
@@ -216,7 +216,7 @@ export class ProjectCommitter {
     if (result.result === 'COMMITTED' && result.sha) {
       pubsub.publish('projectCommitted', { projectId, sessionId, turnNumber: turn.number, sha: result.sha });
     }
-    if (result.result === 'SKIPPED_DIRTY' || result.result === 'SKIPPED_BUSY') {
+    if (result.result === 'SKIPPED_DIRTY' || result.result === 'SKIPPED_BUSY' || result.result === 'SKIPPED_UNATTRIBUTED') {
       pubsub.publish('dirtyTreeWarning', {
         projectId,
         sessionId,
@@ -335,6 +335,15 @@ export class ProjectCommitter {
     // With no commit yet, every file of the folder is "the user's": say how to get out of that.
     const skipped = decision.kind === 'busy' || decision.kind === 'dirty';
     const hint = skipped && head.sha === null && (await repo.status()).dirtyPaths.length > 0 ? initialCommitHint(ctx.projectId) : undefined;
+    // Whose the changes are cannot be told (no touchedPaths, no known start): nothing is committed
+    // (a git operation of the user's in progress is said first: it is the one to act on).
+    if (turn.projectUnattributed && decision.kind !== 'wait' && decision.kind !== 'busy') {
+      if (ctx.files.length === 0) return outcome('NOTHING_TO_COMMIT');
+      const paths = ctx.files.map((f) => f.path);
+      const reason = `the turn said neither which paths it wrote (touchedPaths) nor when it began (startedAt), so ${listedPaths(paths)} cannot be told from your own edits`;
+      const snapshotSha = await snapshot(reason);
+      return outcome('SKIPPED_UNATTRIBUTED', { snapshotSha, dirtyPaths: paths, reason, message: unattributedWarningText(turn.number, paths) });
+    }
     switch (decision.kind) {
       case 'wait':
         return null;

@@ -109,3 +109,11 @@ export function skipWarningText(turn: number, decision: { kind: 'dirty'; userPat
   }
   return `You have uncommitted changes (${listedPaths(decision.userPaths)}), so the agent's edits from turn ${turn} won't be auto-committed for now.${hint ? ` ${hint}` : ''}`;
 }
+
+/** The warning of a SKIPPED_UNATTRIBUTED turn: what was kept, and what the runtime should send. */
+export function unattributedWarningText(turn: number, paths: readonly string[]): string {
+  return (
+    `The changes since the previous turn (${listedPaths(paths)}) were not committed as the agent's turn ${turn}: the turn was recorded ` +
+    'without touchedPaths or startedAt, so they cannot be told from your own edits. They are kept as a snapshot; the runtime should send touchedPaths.'
+  );
+}

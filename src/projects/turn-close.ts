@@ -29,6 +29,12 @@ export interface ProjectClose {
   claim(turnId: string): Promise<void>;
   /** The session's state the capture started from (see `captureBasis`). */
   basis: string;
+  /**
+   * The turn closed with neither touchedPaths nor a known start (startedAt, or a USER message
+   * before the close), in a project that did not opt in (attributeUnmarkedTurns): what changed
+   * since the previous turn cannot be told from the user's edits, so nothing is committed.
+   */
+  unattributed: boolean;
 }
 
 /** The session fields a close's capture depends on (a Prisma select). */
@@ -58,13 +64,14 @@ export async function closeProjectTurn(
   if (!session?.projectId || session.source !== null) return null;
   const project = await deps.db.project.findUnique({
     where: { projectId: session.projectId },
-    select: { projectId: true, workdir: true, trustedConfig: true },
+    select: { projectId: true, workdir: true, trustedConfig: true, attributeUnmarkedTurns: true },
   });
   if (!project) return null;
   const basis = captureBasis(session);
   const open = session.openTurnId ? await deps.db.turn.findUnique({ where: { id: session.openTurnId }, select: { dirtyAtStart: true } }) : null;
   // A turn opened by this very call (recordTurn, retryTurn) begins where the session's last turn closed.
   const dirtyAtStart = JSON.parse(open?.dirtyAtStart ?? session.projectDirtyBaseline ?? '[]') as string[];
+  const unattributed = input.touched === null && input.startedAt === null && !open && !project.attributeUnmarkedTurns;
   try {
     const carried = dirtyAtStart.length > 0 ? await carriedBySkips(deps.db, sessionId, project.projectId) : new Map<string, string | null>();
     const close = await captureAtClose(project, deps.config, { sessionId, touched: input.touched, dirtyAtStart, startedAt: input.startedAt, carried });
@@ -73,6 +80,7 @@ export async function closeProjectTurn(
       error: null,
       baseline: close.baseline,
       basis,
+      unattributed,
       claim: async (turnId) => {
         try {
           await close.claim(turnId);
@@ -83,7 +91,7 @@ export async function closeProjectTurn(
     };
   } catch (error) {
     deps.logger.warn({ err: error, sessionId, workdir: project.workdir }, "could not capture the agent's edits at the turn's close");
-    return { capture: null, error: refusalReason(error), baseline: null, basis, claim: async () => {} };
+    return { capture: null, error: refusalReason(error), baseline: null, basis, unattributed, claim: async () => {} };
   }
 }
 
@@ -103,7 +111,7 @@ export async function carriedBySkips(db: Db, sessionId: string, projectId: strin
     where: {
       sessionId,
       projectId,
-      projectResult: { in: ['SKIPPED_DIRTY', 'SKIPPED_BUSY'] },
+      projectResult: { in: ['SKIPPED_DIRTY', 'SKIPPED_BUSY', 'SKIPPED_UNATTRIBUTED'] },
       projectFiles: { not: null },
       ...(committed?.closedAt && { closedAt: { gt: committed.closedAt } }),
     },

@@ -52,6 +52,10 @@ export const Project = builder.prismaNode('Project', {
     name: t.exposeString('name'),
     description: t.exposeString('description', { nullable: true }),
     workdir: t.exposeString('workdir', { description: "Absolute path of the user's working directory." }),
+    attributeUnmarkedTurns: t.exposeBoolean('attributeUnmarkedTurns', {
+      description:
+        "Opt-in, default false: a turn closed with neither touchedPaths nor a known start commits what changed since the session's previous turn as the agent's (an edit of the user's in that window would be taken too). False: such a turn is SKIPPED_UNATTRIBUTED.",
+    }),
     status: t.expose('status', { type: ProjectStatusEnum }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     sessions: t.connection(
@@ -112,6 +116,10 @@ const ProjectCommitResultEnum = builder.enumType(ProjectCommitResult, {
     SKIPPED_BUSY: {
       description:
         "The user is in the middle of a git operation (merge, cherry-pick, revert, rebase, am, bisect), HEAD is detached, or the branch moved over the agent's paths: nothing was touched, a warning was sent, and the agent's edits are kept as a snapshot.",
+    },
+    SKIPPED_UNATTRIBUTED: {
+      description:
+        "The turn closed with neither touchedPaths nor a known start (startedAt, or a USER message appended before the close), so the paths changed since the session's previous turn cannot be told from the user's: nothing was committed or touched, a warning was sent, and those paths are kept as a snapshot. Send touchedPaths (or startedAt) with recordTurn, or set Project.attributeUnmarkedTurns.",
     },
     FAILED: { description: 'The commit could not be made (see message and reason); transient failures are retried before this.' },
   } satisfies Record<ProjectCommitResult, { description: string }>,
@@ -209,6 +217,7 @@ const UpdateProjectInput = builder.inputType('UpdateProjectInput', {
       description:
         "true: let the agent's commit run the filter drivers the repo's config defines now (Project.autoCommit.unsafeKeys); a later change to them turns auto-commit off again. false: withdraw the trust.",
     }),
+    attributeUnmarkedTurns: t.boolean({ description: 'See Project.attributeUnmarkedTurns.' }),
   }),
 });
 

@@ -144,7 +144,9 @@ export type ProjectCommitResult =
   /** The user is in the middle of a git operation (merge, cherry-pick, revert, rebase, am, bisect), HEAD is detached, or the branch moved over the agent's paths: nothing was touched, a warning was sent, and the agent's edits are kept as a snapshot. */
   | 'SKIPPED_BUSY'
   /** The user had uncommitted changes (dirty when the turn began, or outside its touchedPaths): nothing of the user's was touched, a warning was sent, and the agent's edits are kept as a snapshot. */
-  | 'SKIPPED_DIRTY';
+  | 'SKIPPED_DIRTY'
+  /** The turn closed with neither touchedPaths nor a known start (startedAt, or a USER message appended before the close), so the paths changed since the session's previous turn cannot be told from the user's: nothing was committed or touched, a warning was sent, and those paths are kept as a snapshot. Send touchedPaths (or startedAt) with recordTurn, or set Project.attributeUnmarkedTurns. */
+  | 'SKIPPED_UNATTRIBUTED';
 
 export type ProjectStatus =
   | 'ACTIVE'
@@ -211,6 +213,8 @@ export type UpdateMessageInput = {
 };
 
 export type UpdateProjectInput = {
+  /** See Project.attributeUnmarkedTurns. */
+  attributeUnmarkedTurns?: boolean | null | undefined;
   description?: string | null | undefined;
   name?: string | null | undefined;
   projectId: string;

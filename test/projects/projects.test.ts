@@ -231,7 +231,7 @@ describe('projects', () => {
     const { createProject } = await api.ok(CreateProject, { input: { name: 'App', workdir: dir } });
     await api.ok(CreateSession, { input: { sessionId: 's', projectId: createProject.projectId } });
     writeFileSync(join(dir, 'out.txt'), 'agent\n');
-    await api.ok(RecordTurn, { input: { sessionId: 's', user: { content: 'go' }, assistant: { content: 'ok' } } });
+    await api.ok(RecordTurn, { input: { sessionId: 's', user: { content: 'go' }, assistant: { content: 'ok' }, touchedPaths: ['out.txt'] } });
     const result = await outcome(api, 's', 1);
     expect(result.result).toBe('COMMITTED');
     expect(existsSync(join(root, 'commit-msg-ran'))).toBe(false);
@@ -246,7 +246,7 @@ describe('projects', () => {
     const lock = join(dir, '.git', 'index.lock');
     writeFileSync(lock, '');
     writeFileSync(join(dir, 'out.txt'), 'agent\n');
-    await api.ok(RecordTurn, { input: { sessionId: 's', user: { content: 'go' }, assistant: { content: 'ok' } } });
+    await api.ok(RecordTurn, { input: { sessionId: 's', user: { content: 'go' }, assistant: { content: 'ok' }, touchedPaths: ['out.txt'] } });
     // The committer has met the lock twice, and is still waiting: the lock is the user's.
     await eventually(async () => ((await api.server.app.db.outboxJob.findFirst({ where: { kind: 'PROJECT' } }))?.attempts ?? 0) >= 2);
     expect(readFileSync(lock, 'utf8')).toBe('');

@@ -159,10 +159,11 @@ describe('user edits around a turn', () => {
   });
 
   /** Turn 1 closes clean; then the user edits notes.txt (3 s "ago") and the agent writes agent.txt; turn 2 is recorded. */
-  async function editBetweenTurns(startedAt: boolean) {
+  async function editBetweenTurns(startedAt: boolean, optIn = false) {
     const { api, root } = await projectServer();
     const dir = userRepo(root);
-    await projectSession(api, dir);
+    const projectId = await projectSession(api, dir);
+    if (optIn) expect((await api.raw(`mutation { updateProject(input: { projectId: "${projectId}", attributeUnmarkedTurns: true }) { attributeUnmarkedTurns } }`)).errors).toBeUndefined();
     await recordTurn(api, { sessionId: 's', content: 'look around' });
     expect((await outcome(api, 's', 1)).result).toBe('NOTHING_TO_COMMIT');
     const now = Date.now();
@@ -175,8 +176,20 @@ describe('user edits around a turn', () => {
     return { api, dir, before, result: await outcome(api, 's', 2) };
   }
 
-  it('recordTurn without startedAt: a user edit since the previous close cannot be told from the agent’s, and is taken as its', async () => {
-    const { dir, result } = await editBetweenTurns(false);
+  it('recordTurn with neither touchedPaths nor startedAt: whose the changes are cannot be told, so nothing is committed: SKIPPED_UNATTRIBUTED, a snapshot, a warning', async () => {
+    const { api, dir, before, result } = await editBetweenTurns(false);
+    expect(result).toMatchObject({ result: 'SKIPPED_UNATTRIBUTED', dirtyPaths: ['agent.txt', 'notes.txt'], paths: ['agent.txt', 'notes.txt'], commit: null });
+    expect(result.message).toContain('touchedPaths');
+    expectUntouched(dir, before);
+    expect(agentCommits(dir)).toEqual([]);
+    expect(git(dir, 'show', `${result.snapshot!.sha}:agent.txt`)).toBe('agent\n');
+    // The next turn that says what it wrote commits exactly that; the user's edit stays theirs.
+    await recordTurn(api, { sessionId: 's', content: 'again', touchedPaths: ['agent.txt'] });
+    expect(await outcome(api, 's', 3)).toMatchObject({ result: 'SKIPPED_DIRTY', dirtyPaths: ['notes.txt'] });
+  });
+
+  it('a project that opts in (attributeUnmarkedTurns) takes such changes as the agent’s, as before', async () => {
+    const { dir, result } = await editBetweenTurns(false, true);
     expect(result).toMatchObject({ result: 'COMMITTED', paths: ['agent.txt', 'notes.txt'] });
     expect(git(dir, 'show', '--name-only', '--format=', result.commit!.sha).trim().split('\n')).toEqual(['agent.txt', 'notes.txt']);
   });
@@ -221,8 +234,10 @@ describe('user edits around a turn', () => {
       await projectSession(api, dir);
       const turns = 15;
       for (let i = 1; i <= turns; i++) {
+        // Without touchedPaths the runtime says when the turn began (a second early: file times are coarser than the clock).
+        const startedAt = new Date(Date.now() - 1000).toISOString();
         writeFileSync(join(dir, 'counter.txt'), `turn ${i}\n`);
-        await recordTurn(api, { sessionId: 's', content: `count to ${i}`, ...(touched ? { touchedPaths: ['counter.txt'] } : {}) });
+        await recordTurn(api, { sessionId: 's', content: `count to ${i}`, ...(touched ? { touchedPaths: ['counter.txt'] } : { startedAt }) });
       }
       await eventually(async () => [...(await results(api, 's')).values()].every((r) => r && r.result !== 'PENDING'), 60_000);
       const shas: string[] = [];
@@ -318,7 +333,9 @@ describe('a .git removed later', () => {
     const { api, root } = await projectServer();
     const dir = join(root, 'fresh');
     mkdirSync(dir);
-    await projectSession(api, dir);
+    const projectId = await projectSession(api, dir);
+    // Turns recorded without touchedPaths, as a runtime that says nothing: the project takes what changed as the agent's.
+    expect((await api.raw(`mutation { updateProject(input: { projectId: "${projectId}", attributeUnmarkedTurns: true }) { projectId } }`)).errors).toBeUndefined();
     writeFileSync(join(dir, 'a.txt'), 'a\n');
     await recordTurn(api, { sessionId: 's', content: 'write a' });
     expect((await outcome(api, 's', 1)).result).toBe('COMMITTED');

@@ -77,6 +77,8 @@ export interface UpdateProjectInput {
    * false: withdraw that.
    */
   trustRepoConfig?: boolean | null;
+  /** See Project.attributeUnmarkedTurns. */
+  attributeUnmarkedTurns?: boolean | null;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function updateProject(input: UpdateProjectInput, deps: Deps): Prom
       ...(input.name != null ? { name: input.name.trim() } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
       ...(input.status != null ? { status: input.status } : {}),
+      ...(input.attributeUnmarkedTurns != null ? { attributeUnmarkedTurns: input.attributeUnmarkedTurns } : {}),
       ...trustedConfig,
     },
   });

@@ -53,7 +53,7 @@ export async function applyTurnSnapshot(input: ProjectFilesInput, deps: RestoreD
       const result = turn.open ? 'still open' : `${turn.projectResult ?? 'not committed yet'}`;
       throw new BadUserInputError(
         `Turn ${turn.number} of session ${session.sessionId} has no snapshot (its project commit is ${result}): ` +
-          'only a SKIPPED_DIRTY or SKIPPED_BUSY turn keeps one.',
+          'only a SKIPPED_DIRTY, SKIPPED_BUSY or SKIPPED_UNATTRIBUTED turn keeps one.',
         { field: 'turn' },
       );
     }

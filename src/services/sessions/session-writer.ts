@@ -67,7 +67,7 @@ export interface TurnClose {
  * close: stored on the turn for its commit; `baseline` is where the session's next turn recorded
  * without a visible start (recordTurn) begins.
  */
-export type ProjectAtClose = Pick<ProjectClose, 'capture' | 'error' | 'baseline'>;
+export type ProjectAtClose = Pick<ProjectClose, 'capture' | 'error' | 'baseline'> & Partial<Pick<ProjectClose, 'unattributed'>>;
 
 /** What a writer's callers do after its transaction commits. */
 export interface WriterOutcome {
@@ -677,7 +677,7 @@ function pick(message: Message): TurnMessage {
 /** What a closing turn records about its project: PENDING until the commit runs, and the capture. */
 function projectCloseFields(
   project: ProjectAtClose | null,
-): Pick<Turn, 'projectResult' | 'projectHeadAtClose' | 'projectFiles' | 'projectSuspects' | 'projectCaptureError'> {
+): Pick<Turn, 'projectResult' | 'projectHeadAtClose' | 'projectFiles' | 'projectSuspects' | 'projectCaptureError' | 'projectUnattributed'> {
   const captured = project?.capture ?? null;
   return {
     projectResult: 'PENDING',
@@ -685,6 +685,7 @@ function projectCloseFields(
     projectFiles: captured ? JSON.stringify(captured.files) : null,
     projectSuspects: captured ? JSON.stringify(captured.suspects) : null,
     projectCaptureError: captured ? null : (project?.error ?? 'The project was not looked at when the turn closed.'),
+    projectUnattributed: project?.unattributed ?? false,
   };
 }
 

@@ -78,7 +78,8 @@ function errorOutcome(error: CombinedError): Outcome {
   };
 }
 
-const SKIPPED = new Set(['SKIPPED_DIRTY', 'SKIPPED_BUSY']);
+const SKIP_BADGE: Record<string, string> = { SKIPPED_BUSY: 'busy', SKIPPED_DIRTY: 'dirty', SKIPPED_UNATTRIBUTED: 'unattributed' };
+const SKIPPED = new Set(['SKIPPED_DIRTY', 'SKIPPED_BUSY', 'SKIPPED_UNATTRIBUTED']);
 
 export function SessionTurns({
   sessionId,
@@ -193,7 +194,7 @@ export function SessionTurns({
             {skipped.map((turn) => (
               <li key={turn.number} className="snapshot">
                 <p>
-                  <strong>Turn {turn.number}</strong> <span className="badge badge-warn">{turn.projectCommit!.result === 'SKIPPED_BUSY' ? 'busy' : 'dirty'}</span>{' '}
+                  <strong>Turn {turn.number}</strong> <span className="badge badge-warn">{SKIP_BADGE[turn.projectCommit!.result] ?? 'dirty'}</span>{' '}
                   {turn.projectCommit!.message ?? turn.projectCommit!.reason}
                 </p>
                 {turn.projectCommit!.dirtyPaths.length > 0 && (
