@@ -81,7 +81,7 @@ export class HookIntake {
     if ('ignored' in read) return { ignored: read.ignored };
     const { event } = read;
     const deps = at ? { ...this.deps, now: () => at } : this.deps;
-    const outcome = await this.order.run(event.sessionId, () => recordHookEvent(event, deps));
+    const outcome = await this.order.run(event.sessionId, () => recordHookEvent(event, deps, at ? { replayedFrom: at } : {}));
     if (typeof outcome === 'object') this.deps.logger.debug({ agent, sessionId: event.sessionId, event: event.kind, why: outcome.skipped }, 'a hook event was not recorded');
     await this.stamp(eventStamp(event, this.deps));
     return { outcome };

@@ -40,10 +40,20 @@ import { readTurnResponses, type TranscriptResponse } from './transcript-tail.js
 
 export type HookOutcome = 'recorded' | 'duplicate' | { skipped: string };
 
-/** Per database: the dirty paths noted before each running shell call, by session and call. */
-const shellWatches = new WeakMap<Deps['db'], Map<string, DirtyFingerprint>>();
+/**
+ * What was noted before a shell call: the dirty paths' fingerprint, taken as the agent waited on
+ * its PreToolUse; or, for a PreToolUse replayed from the spool (the tree has moved on since), only
+ * when its hook received it.
+ */
+type ShellWatch = DirtyFingerprint | { since: number };
 
-function watches(deps: Pick<Deps, 'db'>): Map<string, DirtyFingerprint> {
+/** Per database: what was noted before each running shell call, by session and call. */
+const shellWatches = new WeakMap<Deps['db'], Map<string, ShellWatch>>();
+
+/** File times are coarser than the clock (a few ms), and the hook's clock is read a moment apart from the tool's writes. */
+const TIME_SLACK_MS = 50;
+
+function watches(deps: Pick<Deps, 'db'>): Map<string, ShellWatch> {
   let map = shellWatches.get(deps.db);
   if (!map) shellWatches.set(deps.db, (map = new Map()));
   return map;
@@ -277,14 +287,25 @@ async function recordPrompt(deps: Deps, session: SessionRow, event: HookEvent & 
   return 'recorded';
 }
 
-async function noteShellStart(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'tool-start' }): Promise<HookOutcome> {
+async function noteShellStart(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'tool-start' }, replayedFrom: Date | undefined): Promise<HookOutcome> {
   if (!('shell' in event.tool.paths) || !session.project) return { skipped: 'nothing to note before this tool' };
-  watches(deps).set(callKey(event), await dirtyFingerprint(session.project, deps));
+  watches(deps).set(callKey(event), replayedFrom ? { since: replayedFrom.getTime() } : await dirtyFingerprint(session.project, deps));
   return 'recorded';
 }
 
-/** The project paths a finished tool call edited: those it names, or for a shell command what changed while it ran. */
-async function editedByCall(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'tool-end' }): Promise<string[]> {
+/** The time a fingerprint's entry says its path last changed (its modification or status change), or null when it is gone. */
+function changedAt(print: string): number | null {
+  const parts = print.split(':');
+  if (parts.length < 4) return null;
+  return Math.max(Number(parts[2]), Number(parts[3]));
+}
+
+/**
+ * The project paths a finished tool call edited: those it names, or for a shell command what
+ * changed while it ran. A shell call replayed from the spool is looked at after the fact: then
+ * a path counts when it changed between the times its two hooks received their events.
+ */
+async function editedByCall(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'tool-end' }, replayedFrom: Date | undefined): Promise<string[]> {
   const project = session.project;
   if (!project) return [];
   const { paths } = event.tool;
@@ -298,10 +319,19 @@ async function editedByCall(deps: Deps, session: SessionRow, event: HookEvent & 
   watches(deps).delete(key);
   // No note from before the command (its PreToolUse was lost, or this server restarted meanwhile): nothing is claimed.
   if (!before) return [];
-  return changedBetween(before, await dirtyFingerprint(project, deps));
+  const after = await dirtyFingerprint(project, deps);
+  const until = (replayedFrom ?? now(deps)).getTime() + TIME_SLACK_MS;
+  const changedInTime = (path: string, since: number) => {
+    const at = changedAt(after.get(path) ?? 'gone');
+    return at !== null && at >= since - TIME_SLACK_MS && at <= until;
+  };
+  if ('since' in before) return [...after.keys()].filter((path) => changedInTime(path, before.since as number)).sort();
+  const changed = changedBetween(before, after);
+  // Looked at late (replayed): what changed after the command ended is not its doing.
+  return replayedFrom ? changed.filter((path) => changedInTime(path, -Infinity)) : changed;
 }
 
-async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'tool-end' }): Promise<HookOutcome> {
+async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'tool-end' }, replayedFrom: Date | undefined): Promise<HookOutcome> {
   const open = await openTurn(deps, session);
   if (!open) return { skipped: `${event.tool.name} ran outside a turn (its prompt was not recorded)` };
   const { tool } = event;
@@ -310,7 +340,7 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   if (await deps.db.message.findUnique({ where: { sessionId_messageId: { sessionId: session.sessionId, messageId: callId } }, select: { id: true } })) {
     return 'duplicate';
   }
-  const touchedPaths = await editedByCall(deps, session, event);
+  const touchedPaths = await editedByCall(deps, session, event, replayedFrom);
   // The response that made the call: its text and thinking go with its first call.
   const response = tool.id === undefined ? undefined : (await turnResponses(deps, event)).find((r) => r.toolUseIds.includes(tool.id!));
   const first = response !== undefined && response.toolUseIds[0] === tool.id;
@@ -366,11 +396,12 @@ async function importSubagent(deps: Deps, event: HookEvent & { kind: 'subagent-s
 
 /**
  * Records one hook event.
+ * @param options.replayedFrom for an event replayed from the spool: when its hook received it.
  * @returns what became of it: `duplicate` for an event already recorded (or a Stop with no open
  *   turn), `skipped` with why for one that cannot be placed (logged by the caller).
  * @throws what the database or the services throw (the caller keeps the event to try again).
  */
-export async function recordHookEvent(event: HookEvent, deps: Deps): Promise<HookOutcome> {
+export async function recordHookEvent(event: HookEvent, deps: Deps, options: { replayedFrom?: Date } = {}): Promise<HookOutcome> {
   // The agent waits on every PreToolUse: one that names no shell command needs nothing noted.
   if (event.kind === 'tool-start' && !('shell' in event.tool.paths)) return { skipped: 'nothing to note before this tool' };
   // A subagent's prompt and stop are its parent's tool call (Codex sends them under the parent's id): its tool calls join the parent's turn.
@@ -386,9 +417,9 @@ export async function recordHookEvent(event: HookEvent, deps: Deps): Promise<Hoo
       await markEnded(deps, session, null);
       return recordPrompt(deps, session, event);
     case 'tool-start':
-      return noteShellStart(deps, session, event);
+      return noteShellStart(deps, session, event, options.replayedFrom);
     case 'tool-end':
-      return recordToolCall(deps, session, event);
+      return recordToolCall(deps, session, event, options.replayedFrom);
     case 'stop':
       return closeOpenTurn(deps, session, event, event.reply);
     case 'session-end': {
