@@ -5,7 +5,7 @@
  * sending to a real test server. What the CLI really sends (payload shapes, the order of events,
  * a resumed session, a subagent's events) is what is recorded.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually, git } from '../helpers/git.js';
@@ -78,12 +78,25 @@ async function setUp(script: Script) {
   return { api, root, repo, model, home, claude, projectId: createProject.projectId };
 }
 
-async function read(api: TestServer, sessionId: string): Promise<HookedSession> {
+async function read(api: TestServer, sessionId: string): Promise<HookedSession | null> {
   const result = await api.raw(SESSION, { sessionId });
   if (result.errors?.length) throw new Error(JSON.stringify(result.errors));
-  const session = (result.data as { session: HookedSession | null }).session;
-  if (!session) throw new Error(`no session ${sessionId}`);
-  return session;
+  return (result.data as { session: HookedSession | null }).session;
+}
+
+/**
+ * The session once its hooks' events are all recorded: `turns` turns, all closed, and no spool
+ * left (an event the server did not take within the hook's second is spooled, and recorded by the
+ * server within 2 s; a server started again replays it in the background).
+ */
+async function recorded(api: TestServer, sessionId: string, turns: number): Promise<HookedSession> {
+  const hooks = join(api.dataDir, 'hooks');
+  return eventually(async () => {
+    if (existsSync(hooks) && readdirSync(hooks).some((name) => name.startsWith('spool'))) return false;
+    const session = await read(api, sessionId);
+    const edges = session?.turns.edges ?? [];
+    return session !== null && edges.length === turns && edges.every((e) => !e.node.open) ? session : false;
+  });
 }
 
 /** Role, tool and caller of each message, in order. */
@@ -118,7 +131,7 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     // Claude Code 2.1.197 no longer has MultiEdit: it answers the call itself, and no hook fires for it.
     expect(run.stdout).toContain('No such tool available: MultiEdit');
 
-    const session = await read(api, sessionId);
+    const session = await recorded(api, sessionId, 1);
     expect(session).toMatchObject({ agentId: 'claude-code', source: null, project: { projectId: expect.any(String) } });
     expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
     const [write] = toolCalls(model, 'Write');
@@ -209,7 +222,7 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     expect(second.sessionId).toBe(first.sessionId);
     const sessionId = first.sessionId!;
 
-    const session = await read(api, sessionId);
+    const session = await recorded(api, sessionId, 2);
     expect(session.turns.edges.map((e) => e.node)).toEqual([
       { number: 1, open: false },
       { number: 2, open: false },
@@ -246,7 +259,7 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     });
     const run = await claude('TURN1: delegate sub.txt');
     const sessionId = run.sessionId!;
-    const session = await read(api, sessionId);
+    const session = await recorded(api, sessionId, 1);
     expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
     const [agent] = toolCalls(model, 'Agent');
     const [write] = toolCalls(model, 'Write');
@@ -288,12 +301,7 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     ]);
 
     const again = await startTestServer({ dataDir: api.dataDir, allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
-    // The spool is replayed as the server starts, in the background: wait for the turn's close.
-    await eventually(async () => {
-      const result = await again.raw(`query($id: String!) { session(sessionId: $id) { turns(first: 1) { edges { node { open } } } } }`, { id: sessionId });
-      return (result.data?.session as { turns: { edges: { node: { open: boolean } }[] } } | null)?.turns.edges[0]?.node.open === false;
-    });
-    const session = await read(again, sessionId);
+    const session = await recorded(again, sessionId, 1);
     expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
     expect(shape(session).map(([role, tool]) => [role, tool])).toEqual([
       ['USER', null],
