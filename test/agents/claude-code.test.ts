@@ -60,7 +60,7 @@ async function setUp(script: Script) {
   const root = tempDir('em-agents-');
   const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
   const repo = userRepo(root);
-  installClaudeHooks(repo, api.dataDir);
+  await installClaudeHooks(repo, api.dataDir);
   // The team shares its hook settings: committed, they are not the user's uncommitted work (which
   // would keep every turn from committing, as any uncommitted file does).
   userGit(repo, 'add', '.claude/settings.json');

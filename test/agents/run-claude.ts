@@ -2,33 +2,34 @@
  * One `claude -p` run of the real Claude Code CLI in a repo, offline: its model is the scripted
  * one (scripted-model.ts), its environment only what is given here (as `env -i` would), its HOME a
  * folder of the test's, so no configuration of this machine is read or written. The hooks it runs
- * are those of the repo's .claude/settings.json (installClaudeHooks).
+ * are those of the repo's .claude/settings.json (installClaudeHooks: our `hooks install`).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { HOOK_BIN } from '../hooks/hook-events.js';
+import { fileURLToPath } from 'node:url';
+
+const ENTITY_MEMORY_BIN = fileURLToPath(new URL('../../bin/entity-memory.js', import.meta.url));
 
 /**
- * The events entity-memory hooks in Claude Code, and the shape of its settings: a command handler
- * per event (the tool events with matcher "*"), a timeout in seconds as a backstop.
- */
-const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SubagentStop', 'PreCompact', 'SessionEnd'];
-const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse']);
-
-/**
- * Writes `repo`/.claude/settings.json with entity-memory's hook command on each event, sending to
- * the server of `dataDir`. What `entity-memory hooks install claude-code --project <repo>
- * --data-dir <dataDir>` writes; the one place the agent tests install hooks.
+ * Installs entity-memory's hooks in `repo`/.claude/settings.json, sending to the server of
+ * `dataDir`, as a user does: `entity-memory hooks install claude-code --project <repo> --data-dir
+ * <dataDir>`. The one place the agent tests install hooks.
  * @returns the settings file's path.
+ * @throws when the command fails (with its output).
  */
-export function installClaudeHooks(repo: string, dataDir: string): string {
-  const command = [process.execPath, HOOK_BIN, 'claude-code', '--data-dir', dataDir].map((word) => JSON.stringify(word)).join(' ');
-  const handler = { type: 'command', command, timeout: 10 };
-  const hooks = Object.fromEntries(EVENTS.map((event) => [event, [{ ...(TOOL_EVENTS.has(event) && { matcher: '*' }), hooks: [handler] }]]));
+export async function installClaudeHooks(repo: string, dataDir: string): Promise<string> {
+  const args = [ENTITY_MEMORY_BIN, 'hooks', 'install', 'claude-code', '--project', repo, '--data-dir', dataDir];
+  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
   const file = join(repo, '.claude', 'settings.json');
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ hooks }, null, 2)}\n`);
+  if (code !== 0 || !existsSync(file)) throw new Error(`entity-memory hooks install claude-code exited ${code}:\n${output}`);
   return file;
 }
 
