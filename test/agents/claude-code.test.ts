@@ -1,0 +1,321 @@
+/**
+ * The real Claude Code CLI (claude-cli.ts: 2.1.197, installed on first use) recorded live through
+ * entity-memory's hooks: the CLI runs offline against a scripted model (scripted-model.ts) in a
+ * user's repo bound as a project, with our hook command in the repo's .claude/settings.json,
+ * sending to a real test server. What the CLI really sends (payload shapes, the order of events,
+ * a resumed session, a subagent's events) is what is recorded.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually, git } from '../helpers/git.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
+import { wsClient, wsSubscribe } from '../helpers/ws.js';
+import { CreateProject, DirtyWarnings } from '../projects/operations.js';
+import { agentCommits, expectSnapshot, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
+import { claudeCodeBinary } from './claude-cli.js';
+import { installClaudeHooks, runClaude, type ClaudeRun } from './run-claude.js';
+import { Hold, startScriptedModel, type Script, type ScriptedModel } from './scripted-model.js';
+
+let binary: string;
+
+// A clean clone installs the CLI here once (about 10 s with a cold npm cache), whichever file asks first.
+beforeAll(async () => {
+  binary = await claudeCodeBinary();
+}, 600_000);
+
+const SESSION = `
+  query Hooked($sessionId: String!) {
+    session(sessionId: $sessionId) {
+      agentId
+      source
+      project { projectId }
+      turns(first: 10) { edges { node { number open } } }
+      messages(first: 100) { edges { node { messageId role content toolName toolCallId caller { messageId } metadata } } }
+    }
+  }`;
+
+interface HookedMessage {
+  messageId: string;
+  role: string;
+  content: string;
+  toolName: string | null;
+  toolCallId: string | null;
+  caller: { messageId: string } | null;
+  metadata: unknown;
+}
+
+interface HookedSession {
+  agentId: string | null;
+  source: string | null;
+  project: { projectId: string } | null;
+  turns: { edges: { node: { number: number; open: boolean } }[] };
+  messages: { edges: { node: HookedMessage }[] };
+}
+
+const AGENT_EMAIL = 'agent@openprogram.invalid';
+
+async function setUp(script: Script) {
+  const root = tempDir('em-agents-');
+  const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
+  const repo = userRepo(root);
+  await installClaudeHooks(repo, api.dataDir);
+  // The team shares its hook settings: committed, they are not the user's uncommitted work (which
+  // would keep every turn from committing, as any uncommitted file does).
+  userGit(repo, 'add', '.claude/settings.json');
+  userGit(repo, 'commit', '-q', '-m', 'Record our Claude Code sessions');
+  const { createProject } = await api.ok(CreateProject, { input: { name: 'App', workdir: repo } });
+  const model = await startScriptedModel(script, repo);
+  const home = join(root, 'home');
+  const claude = async (prompt: string, resume = false): Promise<ClaudeRun> => {
+    const run = await runClaude({ binary, repo, home, modelUrl: model.url, prompt, resume });
+    expect(run.code, `claude exited ${run.code}\n${run.stderr}\n${run.stdout.slice(-2000)}`).toBe(0);
+    expect(run.sessionId).toBeTruthy();
+    expect(model.requests.filter((r) => r.kind === 'unknown')).toEqual([]);
+    return run;
+  };
+  return { api, root, repo, model, home, claude, projectId: createProject.projectId };
+}
+
+async function read(api: TestServer, sessionId: string): Promise<HookedSession | null> {
+  const result = await api.raw(SESSION, { sessionId });
+  if (result.errors?.length) throw new Error(JSON.stringify(result.errors));
+  return (result.data as { session: HookedSession | null }).session;
+}
+
+/**
+ * The session once its hooks' events are all recorded: `turns` turns, all closed, and no spool
+ * left (an event the server did not take within the hook's second is spooled, and recorded by the
+ * server within 2 s; a server started again replays it in the background).
+ */
+async function recorded(api: TestServer, sessionId: string, turns: number): Promise<HookedSession> {
+  const hooks = join(api.dataDir, 'hooks');
+  return eventually(async () => {
+    if (existsSync(hooks) && readdirSync(hooks).some((name) => name.startsWith('spool'))) return false;
+    const session = await read(api, sessionId);
+    const edges = session?.turns.edges ?? [];
+    return session !== null && edges.length === turns && edges.every((e) => !e.node.open) ? session : false;
+  });
+}
+
+/** Role, tool and caller of each message, in order. */
+function shape(session: HookedSession): [string, string | null, string | null][] {
+  return session.messages.edges.map(({ node }) => [node.role, node.toolName, node.caller?.messageId ?? null]);
+}
+
+/** The ids of the tool calls the model made, in order. */
+function toolCalls(model: ScriptedModel, name: string): string[] {
+  return model.requests.filter((r) => r.answer === name).map((r) => r.toolUseId!);
+}
+
+describe('the real Claude Code CLI, recorded through its hooks', () => {
+  it("records a turn that writes, edits and runs a command, and commits exactly the agent's files as the agent", async () => {
+    const { api, repo, model, claude } = await setUp({
+      turns: [
+        {
+          match: /TURN1/,
+          steps: [
+            { write: 'a.txt', content: 'one\ntwo\nthree\n' },
+            { edit: 'a.txt', old: 'one', new: 'uno' },
+            { multiEdit: 'a.txt', edits: [{ old: 'two', new: 'dos' }] },
+            { bash: 'echo generated > gen.txt' },
+            { text: 'Wrote a.txt and gen.txt.' },
+          ],
+        },
+      ],
+    });
+    const initial = git(repo, 'rev-parse', 'HEAD').trim();
+    const run = await claude('TURN1: write a.txt, edit it, generate gen.txt');
+    const sessionId = run.sessionId!;
+    // Claude Code 2.1.197 no longer has MultiEdit: it answers the call itself, and no hook fires for it.
+    expect(run.stdout).toContain('No such tool available: MultiEdit');
+
+    const session = await recorded(api, sessionId, 1);
+    expect(session).toMatchObject({ agentId: 'claude-code', source: null, project: { projectId: expect.any(String) } });
+    expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
+    const [write] = toolCalls(model, 'Write');
+    const [edit] = toolCalls(model, 'Edit');
+    const [bash] = toolCalls(model, 'Bash');
+    expect(shape(session)).toEqual([
+      ['USER', null, null],
+      ['ASSISTANT', 'Write', null],
+      ['TOOL', 'Write', `call-${write}`],
+      ['ASSISTANT', 'Edit', null],
+      ['TOOL', 'Edit', `call-${edit}`],
+      ['ASSISTANT', 'Bash', null],
+      ['TOOL', 'Bash', `call-${bash}`],
+      ['ASSISTANT', null, null],
+    ]);
+    const messages = session.messages.edges.map((e) => e.node);
+    expect(messages[0]!.content).toBe('TURN1: write a.txt, edit it, generate gen.txt');
+    expect(messages.filter((m) => m.role === 'ASSISTANT' && m.toolName).map((m) => [m.toolCallId, (m.metadata as { touchedPaths: string[] }).touchedPaths])).toEqual([
+      [write, ['a.txt']],
+      [edit, ['a.txt']],
+      [bash, ['gen.txt']],
+    ]);
+    expect(JSON.parse(messages[4]!.content)).toMatchObject({ oldString: 'one', newString: 'uno' });
+    // The reply, from the Stop payload's last_assistant_message.
+    expect(messages.at(-1)!.content).toBe('Wrote a.txt and gen.txt.');
+
+    const result = await outcome(api, sessionId, 1);
+    expect(result).toMatchObject({ result: 'COMMITTED', paths: ['a.txt', 'gen.txt'], dirtyPaths: [] });
+    expect(agentCommits(repo)).toEqual([result.commit!.sha]);
+    expect(git(repo, 'rev-parse', 'HEAD^').trim()).toBe(initial);
+    expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n')).toEqual(['a.txt', 'gen.txt']);
+    expect(git(repo, 'show', 'HEAD:a.txt')).toBe('uno\ntwo\nthree\n');
+    expect(git(repo, 'show', 'HEAD:gen.txt')).toBe('generated\n');
+    expect(git(repo, 'log', '-1', '--format=%ae|%ce').trim()).toBe(`${AGENT_EMAIL}|${AGENT_EMAIL}`);
+    expect(git(repo, 'log', '-1', '--format=%B').trimEnd()).toMatch(new RegExp(`^\\[agent ${sessionId}\\] turn 1: TURN1: write a\\.txt, edit it, generate gen\\.txt\n\nSession-Id: ${sessionId}\nTurn: 1$`));
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  }, 120_000);
+
+  it("leaves the user's edit made while the agent's turn is in flight byte for byte: the turn is skipped, with a snapshot and a warning", async () => {
+    const userStep = new Hold();
+    const { api, repo, claude, projectId } = await setUp({
+      turns: [
+        {
+          match: /TURN1/,
+          steps: [
+            { write: 'a.txt', content: 'agent\n' },
+            // Asked for once the Write has run: the user saves notes.txt before the agent goes on.
+            { edit: 'a.txt', old: 'agent', new: 'agent, edited', hold: userStep },
+            { text: 'Wrote a.txt.' },
+          ],
+        },
+      ],
+    });
+    const warnings = wsSubscribe(wsClient(api.url), DirtyWarnings, { projectId });
+    await warnings.ready();
+    const initial = git(repo, 'rev-parse', 'HEAD').trim();
+    const running = claude('TURN1: write a.txt');
+    await userStep.reached;
+    writeFileSync(join(repo, 'notes.txt'), 'the user, mid-turn\n');
+    userStep.release();
+    const run = await running;
+    const sessionId = run.sessionId!;
+
+    const result = await outcome(api, sessionId, 1);
+    expect(result).toMatchObject({ result: 'SKIPPED_DIRTY', paths: ['a.txt'], dirtyPaths: ['notes.txt'], commit: null });
+    expect(result.reason).toContain('notes.txt');
+    expectSnapshot(repo, result, sessionId, 1, initial, { 'a.txt': 'agent, edited\n', 'notes.txt': 'v1\n' });
+    const [warning] = await warnings.next(1);
+    expect(warning?.data?.dirtyTreeWarning).toMatchObject({ project: { projectId }, session: { sessionId }, turnNumber: 1, dirtyPaths: ['notes.txt'], message: result.message });
+    // The user's work as they left it, the agent's file where the agent left it, nothing committed.
+    expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('the user, mid-turn\n');
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('agent, edited\n');
+    expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(initial);
+    expect(agentCommits(repo)).toEqual([]);
+    expect(userGit(repo, 'status', '--porcelain').split('\n').filter(Boolean)).toEqual([' M notes.txt', '?? a.txt']);
+  }, 120_000);
+
+  it('records a second prompt with --continue as the same session’s second turn', async () => {
+    const { api, repo, claude } = await setUp({
+      turns: [
+        { match: /TURN1/, steps: [{ write: 'a.txt', content: 'first\n' }, { text: 'First done.' }] },
+        { match: /TURN2/, steps: [{ bash: 'echo second >> a.txt' }, { text: 'Second done.' }] },
+      ],
+    });
+    const first = await claude('TURN1: write a.txt');
+    expect((await outcome(api, first.sessionId!, 1)).result).toBe('COMMITTED');
+    const second = await claude('TURN2: append to a.txt', true);
+    expect(second.sessionId).toBe(first.sessionId);
+    const sessionId = first.sessionId!;
+
+    const session = await recorded(api, sessionId, 2);
+    expect(session.turns.edges.map((e) => e.node)).toEqual([
+      { number: 1, open: false },
+      { number: 2, open: false },
+    ]);
+    expect(shape(session).map(([role, tool]) => [role, tool])).toEqual([
+      ['USER', null],
+      ['ASSISTANT', 'Write'],
+      ['TOOL', 'Write'],
+      ['ASSISTANT', null],
+      ['USER', null],
+      ['ASSISTANT', 'Bash'],
+      ['TOOL', 'Bash'],
+      ['ASSISTANT', null],
+    ]);
+    expect([0, 3, 4, 7].map((i) => session.messages.edges[i]!.node.content)).toEqual([
+      'TURN1: write a.txt',
+      'First done.',
+      'TURN2: append to a.txt',
+      'Second done.',
+    ]);
+    expect(await outcome(api, sessionId, 2)).toMatchObject({ result: 'COMMITTED', paths: ['a.txt'] });
+    expect(agentCommits(repo)).toHaveLength(2);
+    expect(git(repo, 'log', '-1', '--format=%B').trimEnd()).toMatch(/\n\nSession-Id: .+\nTurn: 2$/);
+    expect(git(repo, 'show', 'HEAD:a.txt')).toBe('first\nsecond\n');
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  }, 180_000);
+
+  it("records a subagent's tool calls in its parent's turn, and commits its files with the turn", async () => {
+    const { api, repo, model, claude } = await setUp({
+      turns: [
+        { match: /SUBAGENT_TASK/, steps: [{ write: 'sub.txt', content: 'from the subagent\n' }, { text: 'Subagent wrote sub.txt.' }] },
+        { match: /TURN1/, steps: [{ subagent: 'SUBAGENT_TASK: write sub.txt', description: 'write sub.txt' }, { text: 'The subagent wrote sub.txt.' }] },
+      ],
+    });
+    const run = await claude('TURN1: delegate sub.txt');
+    const sessionId = run.sessionId!;
+    const session = await recorded(api, sessionId, 1);
+    expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
+    const [agent] = toolCalls(model, 'Agent');
+    const [write] = toolCalls(model, 'Write');
+    expect(shape(session)).toEqual([
+      ['USER', null, null],
+      ['ASSISTANT', 'Write', null],
+      ['TOOL', 'Write', `call-${write}`],
+      ['ASSISTANT', 'Agent', null],
+      ['TOOL', 'Agent', `call-${agent}`],
+      ['ASSISTANT', null, null],
+    ]);
+    const messages = session.messages.edges.map((e) => e.node);
+    expect(messages[1]!.metadata).toMatchObject({ touchedPaths: ['sub.txt'], subagent: expect.any(String) });
+    expect(messages[3]!.metadata).not.toHaveProperty('subagent');
+    expect(messages.at(-1)!.content).toBe('The subagent wrote sub.txt.');
+    expect(await outcome(api, sessionId, 1)).toMatchObject({ result: 'COMMITTED', paths: ['sub.txt'] });
+    expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim()).toBe('sub.txt');
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  }, 120_000);
+
+  it('spools the events while the server is down, and records and commits the turn when it is back', async () => {
+    const { api, root, repo, claude } = await setUp({
+      turns: [{ match: /TURN1/, steps: [{ write: 'a.txt', content: 'offline\n' }, { bash: 'echo generated > gen.txt' }, { text: 'Done offline.' }] }],
+    });
+    await api.server.stop();
+    const run = await claude('TURN1: write while no server runs');
+    const sessionId = run.sessionId!;
+    const spool = readFileSync(join(api.dataDir, 'hooks', 'spool.jsonl'), 'utf8').trim().split('\n');
+    const spooled = spool.map((line) => JSON.parse(line) as { payload: { hook_event_name: string; tool_name?: string } });
+    expect(spooled.map(({ payload }) => payload.hook_event_name + (payload.tool_name ? `(${payload.tool_name})` : ''))).toEqual([
+      'SessionStart',
+      'UserPromptSubmit',
+      'PreToolUse(Write)',
+      'PostToolUse(Write)',
+      'PreToolUse(Bash)',
+      'PostToolUse(Bash)',
+      'Stop',
+      'SessionEnd',
+    ]);
+
+    const again = await startTestServer({ dataDir: api.dataDir, allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
+    const session = await recorded(again, sessionId, 1);
+    expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
+    expect(shape(session).map(([role, tool]) => [role, tool])).toEqual([
+      ['USER', null],
+      ['ASSISTANT', 'Write'],
+      ['TOOL', 'Write'],
+      ['ASSISTANT', 'Bash'],
+      ['TOOL', 'Bash'],
+      ['ASSISTANT', null],
+    ]);
+    expect(session.messages.edges.at(-1)!.node.content).toBe('Done offline.');
+    // The command's file is the agent's as when the server was up: found by what changed while it ran.
+    expect(session.messages.edges[3]!.node.metadata).toMatchObject({ touchedPaths: ['gen.txt'] });
+    expect(await outcome(again, sessionId, 1)).toMatchObject({ result: 'COMMITTED', paths: ['a.txt', 'gen.txt'], dirtyPaths: [] });
+    expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n')).toEqual(['a.txt', 'gen.txt']);
+    expect(existsSync(join(api.dataDir, 'hooks', 'spool.jsonl'))).toBe(false);
+  }, 120_000);
+});

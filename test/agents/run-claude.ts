@@ -1,0 +1,143 @@
+/**
+ * One `claude -p` run of the real Claude Code CLI in a repo, offline: its model is the scripted
+ * one (scripted-model.ts), its environment only what is given here (as `env -i` would), its HOME a
+ * folder of the test's, so no configuration of this machine is read or written. The hooks it runs
+ * are those of the repo's .claude/settings.json (installClaudeHooks: our `hooks install`).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ENTITY_MEMORY_BIN = fileURLToPath(new URL('../../bin/entity-memory.js', import.meta.url));
+
+/**
+ * Installs entity-memory's hooks in `repo`/.claude/settings.json, sending to the server of
+ * `dataDir`, as a user does: `entity-memory hooks install claude-code --project <repo> --data-dir
+ * <dataDir>`. The one place the agent tests install hooks.
+ * @returns the settings file's path.
+ * @throws when the command fails (with its output).
+ */
+export async function installClaudeHooks(repo: string, dataDir: string): Promise<string> {
+  const args = [ENTITY_MEMORY_BIN, 'hooks', 'install', 'claude-code', '--project', repo, '--data-dir', dataDir];
+  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+  const file = join(repo, '.claude', 'settings.json');
+  if (code !== 0 || !existsSync(file)) throw new Error(`entity-memory hooks install claude-code exited ${code}:\n${output}`);
+  return file;
+}
+
+export interface ClaudeRunOptions {
+  /** The Claude Code binary (claude-cli.ts). */
+  binary: string;
+  /** The repo the agent works in (its cwd). */
+  repo: string;
+  /** The agent's HOME: its transcripts and state; the same folder for a `--continue`. */
+  home: string;
+  /** The scripted model's URL. */
+  modelUrl: string;
+  prompt: string;
+  /** Continue the repo's last session (`--continue`): its SessionStart says `resume`. Default false. */
+  resume?: boolean;
+  /** A backstop: the run is killed after this long (default 120 s) and its result says so. */
+  timeoutMs?: number;
+}
+
+export interface ClaudeRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** The stream-json lines of stdout (system, assistant, user, result). */
+  messages: { type: string; subtype?: string; session_id?: string; result?: string; is_error?: boolean }[];
+  /** The session id Claude Code gave the run (from its init message). */
+  sessionId: string | undefined;
+  ms: number;
+}
+
+/** The CLI's environment: nothing from this machine but a PATH with node, git and a shell; dummy keys only. */
+function environment(options: ClaudeRunOptions): Record<string, string> {
+  return {
+    PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: options.home,
+    TERM: 'dumb',
+    LANG: 'C.UTF-8',
+    ANTHROPIC_BASE_URL: options.modelUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-dummy-scripted-model',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    // git in a Bash step reads no configuration of this machine.
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+  };
+}
+
+export function claudeArgs(options: Pick<ClaudeRunOptions, 'prompt' | 'resume'>): string[] {
+  return [
+    '-p',
+    options.prompt,
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    // --dangerously-skip-permissions refuses to run as root (CI containers): accept edits, allow the rest by name.
+    '--permission-mode',
+    'acceptEdits',
+    '--allowedTools',
+    'Bash',
+    'Task',
+    'Agent',
+    'Write',
+    'Edit',
+    'MultiEdit',
+    'Read',
+    ...(options.resume ? ['--continue'] : []),
+  ];
+}
+
+function parseLines(stdout: string): ClaudeRun['messages'] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as ClaudeRun['messages'][number]];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Runs one prompt to the CLI's exit (its hooks have all run by then: the CLI waits on each). */
+export function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
+  mkdirSync(options.home, { recursive: true });
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(options.binary, claudeArgs(options), { cwd: options.repo, env: environment(options), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const backstop = setTimeout(() => {
+      stderr += `\n[run-claude] killed after ${options.timeoutMs ?? 120_000} ms`;
+      child.kill('SIGKILL');
+    }, options.timeoutMs ?? 120_000);
+    child.on('error', (error) => {
+      clearTimeout(backstop);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(backstop);
+      const messages = parseLines(stdout);
+      const init = messages.find((m) => m.type === 'system' && m.subtype === 'init');
+      resolve({ code, signal, stdout, stderr, messages, sessionId: init?.session_id, ms: Date.now() - started });
+    });
+  });
+}
