@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
+import type { FollowFormat } from '../importers/follow-format.js';
 import type { ImportSummary } from '../importers/import-files.js';
 import { IMPORT_SOURCES, isImportSource, type ImportSource } from '../importers/target.js';
 import { CannotRun, exitFor, filesWithErrors } from './errors.js';
@@ -11,8 +12,8 @@ import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
 import { openImportSink } from './import-sink.js';
 
 const IMPORT_HELP = `usage: entity-memory import claude-code [PATH…] [--follow] [--data-dir DIR]
-       entity-memory import codex [PATH…] [--data-dir DIR]
-       entity-memory import gemini [PATH…] [--data-dir DIR]
+       entity-memory import codex [PATH…] [--follow] [--data-dir DIR]
+       entity-memory import gemini [PATH…] [--follow] [--data-dir DIR]
        entity-memory import chat FILE… [--data-dir DIR]
 
 Imports agent transcripts as sessions: one transcript, one session (its id the agent's own
@@ -26,7 +27,7 @@ import goes through it (its URL is in <data-dir>/server.json; the token from ENT
 else <data-dir>/token); otherwise the data dir is opened here, holding its lock, and the command
 waits until the session repos hold what was imported.
 
-  --follow             (claude-code) keep following the files and folders: new lines are imported as they are
+  --follow             keep following the files and folders: new lines are imported as they are
                        written (a new transcript in a followed folder too), until SIGINT or SIGTERM
 ${DATA_DIR_LINE}
 ${COMMON_LINES}
@@ -89,6 +90,13 @@ async function filesImporter(kind: ImportSource): Promise<typeof import('../impo
   }
 }
 
+/** What --follow reads for each kind (claude-code: the follower's default). */
+async function followFormat(kind: ImportSource): Promise<FollowFormat | undefined> {
+  if (kind === 'codex') return (await import('../importers/codex/files.js')).ROLLOUT_FOLLOW;
+  if (kind === 'gemini') return (await import('../importers/gemini/files.js')).GEMINI_FOLLOW;
+  return undefined;
+}
+
 /** `import claude-code|codex|gemini|chat`: transcripts into sessions, through a running server or in-process. */
 export async function importCommand(argv: string[]): Promise<number | undefined> {
   if (answeredInfo(argv, () => IMPORT_HELP)) return 0;
@@ -107,7 +115,7 @@ export async function importCommand(argv: string[]): Promise<number | undefined>
   const [kind, ...paths] = positionals;
   const names = IMPORT_SOURCES.join(' or ');
   if (!isImportSource(kind)) throw new ConfigError(kind === undefined ? `import what? ${names}` : `unknown import ${JSON.stringify(kind)}: ${names}`);
-  if (values.follow && kind !== 'claude-code') throw new ConfigError('--follow is for claude-code only');
+  if (values.follow && kind === 'chat') throw new ConfigError('--follow is for claude-code, codex and gemini');
   if (kind === 'chat' && paths.length === 0) throw new ConfigError('import chat needs at least one FILE');
   const config = loadConfig(typeof values['data-dir'] === 'string' ? ['--data-dir', values['data-dir']] : [], process.env);
   if (existsSync(config.dataDir) && !statSync(config.dataDir).isDirectory()) throw new CannotRun(`the data dir ${config.dataDir} is not a folder`);
@@ -120,7 +128,7 @@ export async function importCommand(argv: string[]): Promise<number | undefined>
   }
   const sink = await openImportSink(config);
   try {
-    if (values.follow) return await followCommand(sink, targets);
+    if (values.follow) return await followCommand(sink, targets, await followFormat(kind));
     const importFiles = await filesImporter(kind);
     const bar = importProgress();
     const sessions = new Set<string>();

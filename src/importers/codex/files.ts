@@ -6,14 +6,22 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { importFiles, type ImportFileError, type ImportFilesOptions, type ImportFormat, type ImportSummary } from '../import-files.js';
+import type { FollowFormat } from '../follow-format.js';
 import type { ImportTarget } from '../target.js';
-import { parseRollout } from './rollout.js';
+import { CodexRollout, parseRollout } from './rollout.js';
 
 export const ROLLOUT: ImportFormat = {
   source: 'codex',
   parse: (bytes, path) => parseRollout(bytes, { path }),
   withoutSession: (parsed) => (parsed.messages.length > 0 ? 'no session_meta says which session this is; file skipped' : undefined),
   describeError: describe,
+};
+
+/** `import codex --follow`: rollouts read as Codex writes them; a turn closes at its task_complete. */
+export const ROLLOUT_FOLLOW: FollowFormat = {
+  source: 'codex',
+  walk: (paths) => walkRollouts(paths),
+  parser: (path) => new CodexRollout({ path }),
 };
 
 /** The rollouts `paths` name, sorted by path (so by date within the sessions folder), each once; paths that could not be read as errors. */

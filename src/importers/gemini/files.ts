@@ -8,14 +8,25 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { importFiles, type ImportFileError, type ImportFilesOptions, type ImportFormat, type ImportSummary } from '../import-files.js';
+import type { FollowFormat } from '../follow-format.js';
 import type { ImportTarget } from '../target.js';
-import { parseGeminiChat } from './chat.js';
+import { GeminiChat, parseGeminiChat } from './chat.js';
 
 export const GEMINI_CHAT: ImportFormat = {
   source: 'gemini',
   parse: (bytes, path) => parseGeminiChat(bytes, { path }),
   withoutSession: (parsed) => (parsed.messages.length > 0 ? 'no header says which session this is; file skipped' : undefined),
   describeError: describe,
+};
+
+/** `import gemini --follow`: chat files read as Gemini CLI writes them (JSONL only: an older JSON chat is rewritten whole). */
+export const GEMINI_FOLLOW: FollowFormat = {
+  source: 'gemini',
+  walk: async (paths) => {
+    const { files } = await walkGeminiChats(paths);
+    return { files: files.filter((file) => file.endsWith('.jsonl')) };
+  },
+  parser: (path) => new GeminiChat({ path }),
 };
 
 /** A chat file found in a folder: under a `chats` folder, `*.jsonl` or `session-*.json`. */
