@@ -6,7 +6,7 @@
  * agent's hooks (same session id, no source) left as its hooks made it.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../helpers/git.js';
@@ -143,4 +143,59 @@ describe('a transcript of a session recorded live through hooks', () => {
     expect(child.data).toEqual({ session: { agentId: 'codex', source: 'codex', messages: { totalCount: 4 } } });
     await api.server.stop();
   }, 120_000);
+});
+
+describe('a transcript that grew', () => {
+  it('adds only its new turns, the same turns and messages as one import of the whole file, for Codex and for Gemini', async () => {
+    const cases = [
+      {
+        kind: 'codex',
+        file: join(fixtures, 'codex', '2026', '12', '04', `rollout-2026-12-04T16-32-40-${CODEX_THREAD}.jsonl`),
+        name: `rollout-2026-12-04T16-32-40-${CODEX_THREAD}.jsonl`,
+        // Through turn 1's task_complete.
+        cut: (lines: string[]) => lines.findIndex((line) => line.includes('"task_complete"')) + 1,
+        first: ['6', '1'],
+        rest: ['6', '2', '1'],
+      },
+      {
+        kind: 'gemini',
+        file: join(fixtures, 'gemini', 'shop', 'chats', 'session-2026-12-04T16-39-7a1b7ca5.jsonl'),
+        name: join('chats', 'session-2026-12-04T16-39-7a1b7ca5.jsonl'),
+        // Through turn 1, before --resume writes its header and the history again.
+        cut: (lines: string[]) => lines.findIndex((line, i) => i > 0 && line.startsWith('{"sessionId"')),
+        first: ['4', '1'],
+        rest: ['7', '2', '1'],
+      },
+    ];
+    for (const c of cases) {
+      const dataDir = tempDir();
+      const file = join(tempDir(), c.name);
+      mkdirSync(join(file, '..'), { recursive: true });
+      const lines = readFileSync(c.file, 'utf8').split(/(?<=\n)/);
+      writeFileSync(file, lines.slice(0, c.cut(lines)).join(''));
+      const first = await cli(['import', c.kind, file, '--data-dir', dataDir]);
+      expect(first.status, first.stdout).toBe(0);
+      expect([field(first.stdout, 'messages'), field(first.stdout, 'turns')], c.kind).toEqual(c.first);
+      writeFileSync(file, lines.join(''));
+      const grown = await cli(['import', c.kind, file, '--data-dir', dataDir]);
+      expect(grown.status, grown.stdout).toBe(0);
+      expect([field(grown.stdout, 'messages'), field(grown.stdout, 'turns'), field(grown.stdout, 'branches')], c.kind).toEqual(c.rest);
+      const verified = await cli(['verify', '--data-dir', dataDir]);
+      expect(verified.status, verified.stdout).toBe(0);
+    }
+  }, 120_000);
+});
+
+describe('refusals', () => {
+  it.each([
+    [['import', 'chat', 'log.jsonl', '--follow'], {}, /--follow is for claude-code, codex and gemini/],
+    [['import', 'codex'], { CODEX_HOME: '/nonexistent/codex-home' }, /no Codex CLI rollouts at \/nonexistent\/codex-home\/sessions; name the files or folders/],
+    [['import', 'gemini'], { HOME: '/nonexistent/home' }, /no Gemini CLI chats at \/nonexistent\/home\/\.gemini\/tmp/],
+  ])('exits 2 with one line for %j', async (args, env, text) => {
+    const result = await cli([...args, '--data-dir', tempDir()], env);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(text);
+  });
 });
