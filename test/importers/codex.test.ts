@@ -134,6 +134,8 @@ describe('an older rollout (no item ids, shell output wrapped in JSON, a malform
     expect(get(result.messages, 'line-7').metadata).toMatchObject({ thinking: ['**Listing files**'], usage: { input_tokens: 2946 } });
     expect(get(result.messages, 'line-9')).toMatchObject({ content: 'cart.js\nREADME.md\n', callerId: 'line-7', toolName: 'shell', metadata: { isError: false } });
     expect(result.problems).toEqual([{ line: 13, message: expect.stringContaining('not valid JSON') }]);
+    // Every line but the bad one was a record, used or not.
+    expect(result.records).toBe(13);
     expect(result.session).toMatchObject({ id: '5973b6c0-94b8-487b-a530-2aeb6098ae0e', model: 'gpt-5-codex', title: 'List the files.' });
   });
 

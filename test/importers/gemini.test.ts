@@ -138,5 +138,6 @@ describe('other shapes', () => {
       { line: 3, message: 'gemini without id; line skipped' },
       { line: 4, message: expect.stringContaining('not valid JSON') },
     ]);
+    expect(result.records).toBe(4);
   });
 });

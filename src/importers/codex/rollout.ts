@@ -78,6 +78,7 @@ export class CodexRollout {
   private readonly skippedCounts: Record<string, number> = {};
   private readonly usedIds = new Set<string>();
   private readonly calls = new Map<string, { messageId: string; name: string }>();
+  private recordCount = 0;
 
   private sessionId: string | undefined;
   private parentSessionId: string | undefined;
@@ -142,6 +143,11 @@ export class CodexRollout {
     return this.tip;
   }
 
+  /** Lines that were records (JSON objects), used or not: none in a file that is no rollout at all. */
+  get records(): number {
+    return this.recordCount;
+  }
+
   /** Whether the last turn is over: Codex said the task completed or was aborted, and nothing came after. */
   lastTurnEnded(): boolean {
     return this.turnEnded;
@@ -162,6 +168,7 @@ export class CodexRollout {
       problems.push({ line, message: 'not a JSON object; line skipped' });
       return;
     }
+    this.recordCount += 1;
     const type = asString(record.type) ?? '(no type)';
     const payload = asObject(record.payload) ?? {};
     const at = asString(record.timestamp) ?? null;
@@ -524,7 +531,7 @@ function responseMetadata(response: Response, previous: ImportedMetadata | undef
 }
 
 /** Reads a whole rollout; a partial last line (no newline yet) is left unread. */
-export function parseRollout(text: string | Buffer, options: RolloutOptions = {}): ImportResult & { lastTurnEnded: boolean } {
+export function parseRollout(text: string | Buffer, options: RolloutOptions = {}): ImportResult & { lastTurnEnded: boolean; records: number } {
   const split = splitLines(text, 1);
   const rollout = new CodexRollout(options);
   const fed = rollout.feed(split.lines);
@@ -538,5 +545,6 @@ export function parseRollout(text: string | Buffer, options: RolloutOptions = {}
     consumedBytes: split.consumedBytes,
     nextLine: split.nextLine,
     lastTurnEnded: rollout.lastTurnEnded(),
+    records: rollout.records,
   };
 }

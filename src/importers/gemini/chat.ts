@@ -62,6 +62,7 @@ export class GeminiChat {
   private readonly usedIds = new Set<string>();
   private readonly callers = new Map<string, { messageId: string; name: string }>();
   private readonly answered = new Set<string>();
+  private recordCount = 0;
 
   private sessionId: string | undefined;
   private kind: string | undefined;
@@ -134,6 +135,11 @@ export class GeminiChat {
     return { ...this.skippedCounts };
   }
 
+  /** Lines that were records (JSON objects), used or not: none in a file that is no chat at all. */
+  get records(): number {
+    return this.recordCount;
+  }
+
   /** Branch hint: the last message of the current path. */
   newestLeafId(): string | null {
     return this.tip;
@@ -142,6 +148,7 @@ export class GeminiChat {
   // --- reading records ---
 
   private readRecord(record: Record<string, unknown>, line: number, problems: ImportProblem[]): void {
+    this.recordCount += 1;
     const set = asObject(record.$set);
     if (set) {
       this.readSet(set, line, problems);
@@ -406,7 +413,7 @@ function thoughtsOf(thoughts: unknown): string[] {
  * Reads a whole chat file: JSONL (Gemini CLI 0.61), or one JSON document (older `session-*.json`,
  * when `path` ends in `.json`). A partial last line (no newline yet) is left unread.
  */
-export function parseGeminiChat(text: string | Buffer, options: GeminiChatOptions = {}): ImportResult {
+export function parseGeminiChat(text: string | Buffer, options: GeminiChatOptions = {}): ImportResult & { records: number } {
   const chat = new GeminiChat(options);
   let batch: ImportBatch;
   let consumedBytes: number;
@@ -435,6 +442,7 @@ export function parseGeminiChat(text: string | Buffer, options: GeminiChatOption
     problems: batch.problems,
     skipped: chat.skipped,
     newestLeafId: chat.newestLeafId(),
+    records: chat.records,
     consumedBytes,
     nextLine,
   };
