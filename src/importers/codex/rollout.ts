@@ -269,13 +269,14 @@ export class CodexRollout {
       this.skip('context');
       return;
     }
+    if (kind !== 'prompt' && !this.inTurn) {
+      // A notice after the turn ended (or before any) belongs to no turn: it would open one of its own.
+      this.skip('context');
+      return;
+    }
     this.response = undefined;
     this.turnEnded = false;
     if (kind !== 'prompt') {
-      if (!this.inTurn) {
-        this.skip('context');
-        return;
-      }
       this.append({ role: 'SYSTEM', content: text, metadata: { kind } }, item, line, at);
       return;
     }
@@ -445,11 +446,11 @@ function contentText(content: unknown): string {
 }
 
 /**
- * Who wrote a user message: the person (`prompt`), the harness as context, or the harness as a
- * notice within a turn (its kind). Codex 0.171 says so in the item's provenance; older rollouts
+ * Who wrote a user message: the person (`prompt`), the harness as `context`, or the harness as a
+ * notice within a turn (any other answer: the notice's kind, e.g. `subagent-notification`). Codex 0.171 says so in the item's provenance; older rollouts
  * are told apart by the tag their text starts with.
  */
-function userKind(item: Record<string, unknown>, text: string): 'prompt' | 'context' | string {
+function userKind(item: Record<string, unknown>, text: string): string {
   const passthrough = asObject(item.internal_chat_message_metadata_passthrough);
   const provenance = Array.isArray(passthrough?.content_item_metadata)
     ? asString(asObject(asObject(passthrough.content_item_metadata[0])?.provenance)?.type)
