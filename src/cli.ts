@@ -36,6 +36,8 @@ const USAGE = `usage: entity-memory [serve] [flags]        serve the API and mir
        entity-memory backfill [flags]       bring the session repos in line with the database now
        entity-memory verify [flags]         compare each session's turns with its repo, read-only
        entity-memory import claude-code [PATH…] [--follow]   import Claude Code transcripts
+       entity-memory import codex [PATH…] [--follow]   import Codex CLI rollouts
+       entity-memory import gemini [PATH…] [--follow]   import Gemini CLI chats
        entity-memory import chat FILE…      import chat logs
        entity-memory hooks install <claude-code|codex|gemini>   record the agent live through its hooks
        entity-memory hooks status           what is installed, the server, the last event

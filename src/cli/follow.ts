@@ -1,11 +1,12 @@
-/** `entity-memory import claude-code --follow`: transcripts imported as they are written. */
+/** `entity-memory import claude-code|codex|gemini --follow`: transcripts imported as they are written. */
+import type { FollowFormat } from '../importers/follow-format.js';
 import type { ImportFileError } from '../importers/import-files.js';
 import type { SessionImportOutcome } from '../importers/target.js';
 import { exitFor, filesWithErrors } from './errors.js';
 import type { ImportSink } from './import-sink.js';
 
-/** `import claude-code --follow`: imports as the transcripts grow, one line per batch, until SIGINT or SIGTERM. */
-export async function followCommand(sink: ImportSink, paths: string[]): Promise<number> {
+/** `import … --follow`: imports as the transcripts grow, one line per batch, until SIGINT or SIGTERM; `format` default Claude Code's. */
+export async function followCommand(sink: ImportSink, paths: string[], format?: FollowFormat): Promise<number> {
   const { followUntilSignal } = await import('../importers/follow.js');
   const sessions = new Set<string>();
   const files = new Set<string>();
@@ -21,6 +22,7 @@ export async function followCommand(sink: ImportSink, paths: string[]): Promise<
   await followUntilSignal({
     target: sink.target,
     paths,
+    ...(format ? { format } : {}),
     onBatch: ({ file, outcome }) => {
       files.add(file);
       add(outcome);

@@ -1,22 +1,28 @@
-/** `entity-memory import claude-code|chat`: transcripts into sessions, through a running server or in-process. */
+/** `entity-memory import claude-code|codex|gemini|chat`: transcripts into sessions, through a running server or in-process. */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
+import type { FollowFormat } from '../importers/follow-format.js';
 import type { ImportSummary } from '../importers/import-files.js';
-import { IMPORT_SOURCES, isImportSource } from '../importers/target.js';
+import { IMPORT_SOURCES, isImportSource, type ImportSource } from '../importers/target.js';
 import { CannotRun, exitFor, filesWithErrors } from './errors.js';
 import { followCommand } from './follow.js';
 import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
 import { openImportSink } from './import-sink.js';
 
 const IMPORT_HELP = `usage: entity-memory import claude-code [PATH…] [--follow] [--data-dir DIR]
+       entity-memory import codex [PATH…] [--follow] [--data-dir DIR]
+       entity-memory import gemini [PATH…] [--follow] [--data-dir DIR]
        entity-memory import chat FILE… [--data-dir DIR]
 
-Imports agent transcripts as sessions: one transcript, one session (its id the transcript's),
-one commit per turn in the session's repo. claude-code reads *.jsonl files, and folders searched
-for them (default ~/.claude/projects); a sub-agent's transcript becomes its own session linked
-to its parent. Importing again adds only what is new. When a server runs on the data dir the
+Imports agent transcripts as sessions: one transcript, one session (its id the agent's own
+session id), one commit per turn in the session's repo. claude-code reads *.jsonl files, and
+folders searched for them (default ~/.claude/projects); codex reads Codex CLI rollouts, folders
+searched for rollout-*.jsonl (default $CODEX_HOME/sessions, else ~/.codex/sessions); gemini
+reads Gemini CLI chat files, folders searched for the files under their chats/ folders (default
+~/.gemini/tmp). A sub-agent's transcript becomes its own session linked to its parent. Importing
+again adds only what is new. When a server runs on the data dir the
 import goes through it (its URL is in <data-dir>/server.json; the token from ENTITY_MEMORY_TOKEN,
 else <data-dir>/token); otherwise the data dir is opened here, holding its lock, and the command
 waits until the session repos hold what was imported.
@@ -63,7 +69,35 @@ function printImportSummary(summary: ImportSummary): void {
   console.log(`${summary.files} files imported, ${failed} with errors`);
 }
 
-/** `import claude-code|chat`: transcripts into sessions, through a running server or in-process. */
+/** Where each agent keeps its transcripts when no PATH is given, and what to call them in an error. */
+function defaultPaths(kind: 'claude-code' | 'codex' | 'gemini', home: string, env: NodeJS.ProcessEnv): { path: string; what: string } {
+  if (kind === 'codex') return { path: join(env.CODEX_HOME || join(home, '.codex'), 'sessions'), what: 'Codex CLI rollouts' };
+  if (kind === 'gemini') return { path: join(home, '.gemini', 'tmp'), what: 'Gemini CLI chats' };
+  return { path: join(home, '.claude', 'projects'), what: 'Claude Code transcripts' };
+}
+
+/** The files importer of each kind, loaded when used. */
+async function filesImporter(kind: ImportSource): Promise<typeof import('../importers/claude-code/files.js').importClaudeCodeFiles> {
+  switch (kind) {
+    case 'chat':
+      return (await import('../importers/chat-files.js')).importChatFiles;
+    case 'codex':
+      return (await import('../importers/codex/files.js')).importCodexFiles;
+    case 'gemini':
+      return (await import('../importers/gemini/files.js')).importGeminiFiles;
+    case 'claude-code':
+      return (await import('../importers/claude-code/files.js')).importClaudeCodeFiles;
+  }
+}
+
+/** What --follow reads for each kind (claude-code: the follower's default). */
+async function followFormat(kind: ImportSource): Promise<FollowFormat | undefined> {
+  if (kind === 'codex') return (await import('../importers/codex/files.js')).ROLLOUT_FOLLOW;
+  if (kind === 'gemini') return (await import('../importers/gemini/files.js')).GEMINI_FOLLOW;
+  return undefined;
+}
+
+/** `import claude-code|codex|gemini|chat`: transcripts into sessions, through a running server or in-process. */
 export async function importCommand(argv: string[]): Promise<number | undefined> {
   if (answeredInfo(argv, () => IMPORT_HELP)) return 0;
   let values: { 'data-dir'?: string; follow?: boolean };
@@ -81,20 +115,21 @@ export async function importCommand(argv: string[]): Promise<number | undefined>
   const [kind, ...paths] = positionals;
   const names = IMPORT_SOURCES.join(' or ');
   if (!isImportSource(kind)) throw new ConfigError(kind === undefined ? `import what? ${names}` : `unknown import ${JSON.stringify(kind)}: ${names}`);
-  if (kind === 'chat') {
-    if (values.follow) throw new ConfigError('--follow is for claude-code only');
-    if (paths.length === 0) throw new ConfigError('import chat needs at least one FILE');
-  }
+  if (values.follow && kind === 'chat') throw new ConfigError('--follow is for claude-code, codex and gemini');
+  if (kind === 'chat' && paths.length === 0) throw new ConfigError('import chat needs at least one FILE');
   const config = loadConfig(typeof values['data-dir'] === 'string' ? ['--data-dir', values['data-dir']] : [], process.env);
   if (existsSync(config.dataDir) && !statSync(config.dataDir).isDirectory()) throw new CannotRun(`the data dir ${config.dataDir} is not a folder`);
   const { homedir } = await import('node:os');
-  const targets = paths.length > 0 ? paths : [join(homedir(), '.claude', 'projects')];
-  if (paths.length === 0 && !existsSync(targets[0]!)) throw new CannotRun(`no Claude Code transcripts at ${targets[0]}; name the files or folders to import`);
+  let targets = paths;
+  if (kind !== 'chat' && paths.length === 0) {
+    const fallback = defaultPaths(kind, homedir(), process.env);
+    if (!existsSync(fallback.path)) throw new CannotRun(`no ${fallback.what} at ${fallback.path}; name the files or folders to import`);
+    targets = [fallback.path];
+  }
   const sink = await openImportSink(config);
   try {
-    if (values.follow) return await followCommand(sink, targets);
-    const importFiles =
-      kind === 'chat' ? (await import('../importers/chat-files.js')).importChatFiles : (await import('../importers/claude-code/files.js')).importClaudeCodeFiles;
+    if (values.follow) return await followCommand(sink, targets, await followFormat(kind));
+    const importFiles = await filesImporter(kind);
     const bar = importProgress();
     const sessions = new Set<string>();
     let turns = 0;

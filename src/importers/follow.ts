@@ -20,8 +20,7 @@ import { open, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { splitLines } from './jsonl.js';
 import type { ImportedMessage, ImportProblem } from './model.js';
-import { walkTranscripts } from './claude-code/files.js';
-import { ClaudeCodeTranscript } from './claude-code/transcript.js';
+import { CLAUDE_CODE_FOLLOW, type FollowFormat, type FollowParser } from './follow-format.js';
 import type { ImportTarget, SessionImport, SessionImportOutcome } from './target.js';
 
 /** What one send did, for a caller that reports it. */
@@ -44,13 +43,15 @@ export interface FollowOptions {
   onBatch?: (batch: FollowBatch) => void;
   /** A line the parser could not use, or a send that failed (it is retried at the next change or look). */
   onProblem?: (file: string, problem: ImportProblem) => void;
+  /** The transcripts' format; default Claude Code's (follow-format.ts). */
+  format?: FollowFormat;
 }
 
 /** One followed file. */
 interface FollowedFile {
   path: string;
   /** Replaced when the file turns out rewritten (shorter than what was read). */
-  transcript: ClaudeCodeTranscript;
+  transcript: FollowParser;
   /** Bytes read and fed: the start of the first line not read yet. */
   offset: number;
   nextLine: number;
@@ -80,8 +81,11 @@ export class TranscriptFollower {
   private active = 0;
   private readonly slotWaiters: (() => void)[] = [];
 
+  private readonly format: FollowFormat;
+
   constructor(private readonly options: FollowOptions) {
     this.roots = options.paths.map((path) => resolve(path));
+    this.format = options.format ?? CLAUDE_CODE_FOLLOW;
   }
 
   /** Reads what the files hold now, then keeps following them until stop(). */
@@ -159,14 +163,14 @@ export class TranscriptFollower {
   private scan(): Promise<void> {
     this.scanning ??= (async () => {
       try {
-        const { files } = await walkTranscripts(this.roots);
+        const { files } = await this.format.walk(this.roots);
         for (const root of this.roots) this.watchPath(root);
         for (const path of files) {
           this.watchPath(dirname(path));
           if (this.stopped || this.files.has(path)) continue;
           this.files.set(path, {
             path,
-            transcript: new ClaudeCodeTranscript({ path }),
+            transcript: this.format.parser(path),
             offset: 0,
             nextLine: 1,
             pending: { messages: [], updates: [] },
@@ -228,7 +232,7 @@ export class TranscriptFollower {
     if (size < file.offset) {
       // Shorter than what was read: rewritten, not appended to. Read again from the start (the
       // session skips the messages it already has).
-      file.transcript = new ClaudeCodeTranscript({ path: file.path });
+      file.transcript = this.format.parser(file.path);
       file.offset = 0;
       file.nextLine = 1;
       file.last = undefined;
@@ -259,7 +263,9 @@ export class TranscriptFollower {
       }
     }
     const idle = lines === 0 && this.idleReplyDue(file);
-    if (file.pending.messages.length === 0 && file.pending.updates.length === 0 && !idle) return;
+    // The source's own end of turn (Codex's task_complete) may come on a line that makes no message.
+    const ended = file.turnOpen && file.transcript.lastTurnEnded?.() === true;
+    if (file.pending.messages.length === 0 && file.pending.updates.length === 0 && !idle && !ended) return;
     await this.send(file, lines, idle);
   }
 
@@ -278,13 +284,13 @@ export class TranscriptFollower {
   private async send(file: FollowedFile, lines: number, idle = false): Promise<void> {
     const session = file.transcript.session();
     if (session.id === null) return; // kept until a record names the session
-    const closeLastTurn = idle || (file.last?.role === 'ASSISTANT' && file.last.stopReason === 'end_turn');
+    const closeLastTurn = idle || (file.last?.role === 'ASSISTANT' && file.last.stopReason === 'end_turn') || file.transcript.lastTurnEnded?.() === true;
     const { messages, updates } = file.pending;
     file.pending = { messages: [], updates: [] };
     let outcome: SessionImportOutcome;
     try {
       outcome = await this.options.target.importSession({
-        source: 'claude-code',
+        source: this.format.source,
         session,
         messages,
         updates,

@@ -8,7 +8,7 @@
 import type { ImportedMessage, ImportedSession, ImportedUpdate, ImportProblem } from './model.js';
 
 /** The importers that exist; kept on the session (Session.source). */
-export const IMPORT_SOURCES = ['claude-code', 'chat'] as const;
+export const IMPORT_SOURCES = ['claude-code', 'chat', 'codex', 'gemini'] as const;
 export type ImportSource = (typeof IMPORT_SOURCES)[number];
 /** Whether a name (a command-line word, an API input) is one of IMPORT_SOURCES. */
 export const isImportSource = (source: string | undefined): source is ImportSource =>

@@ -171,7 +171,7 @@ describe('entity-memory import claude-code', () => {
   });
 
   it.each([
-    [['import'], /import what\? claude-code or chat/],
+    [['import'], /import what\? claude-code or chat or codex or gemini/],
     [['import', 'cursor'], /unknown import "cursor"/],
     [['import', 'chat'], /import chat needs at least one FILE/],
     [['import', 'claude-code', '--bogus'], /Unknown option '--bogus'/],

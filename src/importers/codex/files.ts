@@ -1,0 +1,66 @@
+/**
+ * Codex CLI rollouts on disk: finding them (a file as it is, a folder searched recursively for
+ * `rollout-*.jsonl`, as `$CODEX_HOME/sessions/YYYY/MM/DD/` holds them) and importing each through
+ * the import loop (../import-files.ts).
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import { importFiles, type ImportFileError, type ImportFilesOptions, type ImportFormat, type ImportSummary } from '../import-files.js';
+import type { FollowFormat } from '../follow-format.js';
+import type { ImportTarget } from '../target.js';
+import { CodexRollout, parseRollout } from './rollout.js';
+
+export const ROLLOUT: ImportFormat = {
+  source: 'codex',
+  parse: (bytes, path) => parseRollout(bytes, { path }),
+  withoutSession: (parsed) => (parsed.messages.length > 0 ? 'no session_meta says which session this is; file skipped' : undefined),
+  describeError: describe,
+};
+
+/** `import codex --follow`: rollouts read as Codex writes them; a turn closes at its task_complete. */
+export const ROLLOUT_FOLLOW: FollowFormat = {
+  source: 'codex',
+  walk: (paths) => walkRollouts(paths),
+  parser: (path) => new CodexRollout({ path }),
+};
+
+/** The rollouts `paths` name, sorted by path (so by date within the sessions folder), each once; paths that could not be read as errors. */
+export async function walkRollouts(paths: readonly string[]): Promise<{ files: string[]; errors: ImportFileError[] }> {
+  const found = new Set<string>();
+  const errors: ImportFileError[] = [];
+  for (const given of paths) {
+    const path = resolve(given);
+    try {
+      const info = await stat(path);
+      if (info.isDirectory()) await collect(path, found);
+      else if (info.isFile()) found.add(path);
+      else errors.push({ file: given, line: 0, message: 'not a file or a folder' });
+    } catch (error) {
+      errors.push({ file: given, line: 0, message: describe(error) });
+    }
+  }
+  return { files: [...found].sort(), errors };
+}
+
+async function collect(dir: string, found: Set<string>): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries) {
+    const path = dir.endsWith(sep) ? dir + entry.name : join(dir, entry.name);
+    if (entry.isDirectory()) await collect(path, found);
+    else if (entry.isFile() && entry.name.startsWith('rollout-') && entry.name.endsWith('.jsonl')) found.add(path);
+  }
+}
+
+/** Imports every rollout `paths` names into `target`, each whole; never throws for one file's sake. */
+export async function importCodexFiles(target: ImportTarget, paths: readonly string[], options: ImportFilesOptions = {}): Promise<ImportSummary> {
+  const walk = await walkRollouts(paths);
+  return importFiles(target, ROLLOUT, walk.files, options, walk.errors);
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'no such file or folder' : error.message;
+  }
+  return String(error);
+}
