@@ -1,3 +1,5 @@
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { Logger } from '../logger.js';
@@ -11,8 +13,14 @@ import { openProjectRepo } from './project-place.js';
  * the session has no project, the folder or its repo is refused now (nothing
  * is run there), or git cannot tell; the caller then falls back to the
  * session's baseline. Never throws.
+ * @param options.asOf asked after the fact: the dirty paths that had changed by then (a path
+ *   changed since cannot be told; it is left out, a deleted one kept).
  */
-export async function projectDirtyNow(deps: { db: Db; logger: Logger; config: Config }, sessionId: string): Promise<string[] | null> {
+export async function projectDirtyNow(
+  deps: { db: Db; logger: Logger; config: Config },
+  sessionId: string,
+  options: { asOf?: Date } = {},
+): Promise<string[] | null> {
   const session = await deps.db.session.findUnique({
     where: { sessionId },
     select: { project: { select: { projectId: true, workdir: true, trustedConfig: true } } },
@@ -22,7 +30,17 @@ export async function projectDirtyNow(deps: { db: Db; logger: Logger; config: Co
     const place = await openProjectRepo(session.project, deps.config);
     const dirty = (await place.repo.status()).dirtyPaths;
     const pending = pathsOf(await readClaims(place.location), sessionId, true);
-    return dirty.filter((p) => !pending.has(p));
+    const mine = dirty.filter((p) => !pending.has(p));
+    if (!options.asOf) return mine;
+    // Asked after the fact (a turn's start replayed from the hooks' spool): what changed since then is not what was dirty then.
+    const until = options.asOf.getTime() + 50;
+    const then = await Promise.all(
+      mine.map(async (path) => {
+        const stats = await lstat(join(place.workdir, path)).catch(() => null);
+        return stats === null || Math.max(stats.mtimeMs, stats.ctimeMs) <= until;
+      }),
+    );
+    return mine.filter((_, i) => then[i]);
   } catch (error) {
     deps.logger.warn({ err: error, sessionId }, 'could not read the project working tree');
     return null;

@@ -272,14 +272,18 @@ async function closeOpenTurn(deps: Deps, session: SessionRow, event: HookEvent, 
   return 'recorded';
 }
 
-async function recordPrompt(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'prompt' }): Promise<HookOutcome> {
+async function recordPrompt(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'prompt' }, replayedFrom: Date | undefined): Promise<HookOutcome> {
   const open = await openTurn(deps, session);
   const messageId = event.promptId ? idFrom('prompt', event.promptId) : undefined;
   if (open && (open.userMessage.messageId === messageId || (messageId === undefined && open.userMessage.content === event.prompt))) return 'duplicate';
   // The turn before never heard its Stop (the agent interrupted): it ends where the next begins.
   if (open) await closeOpenTurn(deps, session, event, undefined);
   try {
-    await appendMessage({ sessionId: session.sessionId, role: 'USER', messageId: messageId ?? null, content: bounded(event.prompt, deps.config.maxContentBytes).text }, deps);
+    await appendMessage(
+      { sessionId: session.sessionId, role: 'USER', messageId: messageId ?? null, content: bounded(event.prompt, deps.config.maxContentBytes).text },
+      deps,
+      replayedFrom ? { startedAt: replayedFrom } : {},
+    );
   } catch (error) {
     if (error instanceof ConflictError && messageId !== undefined) return 'duplicate';
     throw error;
@@ -415,7 +419,7 @@ export async function recordHookEvent(event: HookEvent, deps: Deps, options: { r
       return 'recorded';
     case 'prompt':
       await markEnded(deps, session, null);
-      return recordPrompt(deps, session, event);
+      return recordPrompt(deps, session, event, options.replayedFrom);
     case 'tool-start':
       return noteShellStart(deps, session, event, options.replayedFrom);
     case 'tool-end':

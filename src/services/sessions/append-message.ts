@@ -15,12 +15,16 @@ export interface AppendMessageInput extends MessageFields {
  * Appends one message: a USER message opens a turn, the others join the open one.
  * @throws NotFoundError, BadUserInputError or ConflictError; nothing is written then.
  */
-export async function appendMessage(input: AppendMessageInput, deps: Deps): Promise<Message> {
+/**
+ * @param options.startedAt for a USER message recorded after the fact (a hook event replayed from
+ *   the spool): when the turn began, so the project's dirty paths are told as of then.
+ */
+export async function appendMessage(input: AppendMessageInput, deps: Deps, options: { startedAt?: Date } = {}): Promise<Message> {
   assertValidId(input.sessionId, 'sessionId');
   const draft = messageDraft(input.role, input, deps);
   return deps.sessionLocks.run(input.sessionId, async () => {
     // A USER message starts a turn: note what the user had uncommitted in the project now.
-    const dirty = input.role === 'USER' ? await projectDirtyNow(deps, input.sessionId) : null;
+    const dirty = input.role === 'USER' ? await projectDirtyNow(deps, input.sessionId, { asOf: options.startedAt }) : null;
     const { message, outcome } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, input.sessionId, now(deps), { projectDirtyAtStart: dirty });
       const appended = await writer.append(draft);
