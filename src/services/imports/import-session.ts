@@ -85,7 +85,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
     // What the session holds already: roles, turns, each turn's last message, which prompts have a reply.
     const rows = await deps.db.message.findMany({
       where: { sessionId },
-      select: { id: true, messageId: true, role: true, turnId: true, predecessorId: true },
+      select: { id: true, messageId: true, role: true, turnId: true, predecessorId: true, createdAt: true },
       orderBy: { seq: 'asc' },
     });
     const known = new Map<string, Known>();
@@ -106,16 +106,21 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
     const openTurn = session.openTurnId
       ? await deps.db.turn.findUnique({ where: { id: session.openTurnId }, select: { id: true, number: true, userMessageId: true } })
       : null;
-    /** The open turn: its id, its number, its user message and its messages (the user message first). */
-    let open: { turnId: string; number: number; userMessageId: string; members: TurnMember[] } | null = null;
+    /**
+     * The open turn: its id, its number, its user message, its messages (the user message first)
+     * and the latest time the source gave one of them, the time its close (its commit) carries.
+     */
+    let open: { turnId: string; number: number; userMessageId: string; members: TurnMember[]; lastAt: Date | null } | null = null;
     if (openTurn) {
       const user = byInternal.get(openTurn.userMessageId) ?? '';
-      const members = rows.filter((r) => r.turnId === openTurn.id && r.messageId !== user).map((r) => ({ messageId: r.messageId, role: r.role }));
+      const own = rows.filter((r) => r.turnId === openTurn.id);
+      const members = own.filter((r) => r.messageId !== user).map((r) => ({ messageId: r.messageId, role: r.role }));
       open = {
         turnId: openTurn.id,
         number: openTurn.number,
         userMessageId: user,
         members: [{ messageId: user, role: known.get(user)?.role ?? 'USER' }, ...members],
+        lastAt: latest(own.map((r) => r.createdAt)),
       };
     }
 
@@ -162,7 +167,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
         const closeOpen = async (): Promise<void> => {
           if (!open) return;
           await flushJoins();
-          await writer.closeTurn({});
+          await writer.closeTurn({ closedAt: open.lastAt });
           closed += 1;
           open = null;
         };
@@ -210,6 +215,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
               number: writer.openTurnNumber!,
               userMessageId: decision.kind === 'newTurn' ? m.messageId : decision.userMessageId,
               members: [...user, { messageId: m.messageId, role: m.role }],
+              lastAt: draft.createdAt ?? null,
             };
             known.set(m.messageId, { role: m.role, turnId: stored.turnId });
             tipOfTurn.set(stored.turnId!, m.messageId);
@@ -219,6 +225,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
           if (decision.kind !== 'joins' || !open) throw new Error(`The turn rules answered ${decision.kind} to an imported message.`);
           pending.push({ ...draft, predecessorId: decision.predecessorId, callerId: decision.callerId });
           open.members.push({ messageId: m.messageId, role: m.role });
+          open.lastAt = latest([open.lastAt, draft.createdAt]);
           known.set(m.messageId, { role: m.role, turnId: open.turnId });
           tipOfTurn.set(open.turnId, m.messageId);
           if (m.role === 'ASSISTANT') {
@@ -278,6 +285,13 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
 
     return { sessionId, created, messagesAdded, messagesUpdated, turnsAdded, branchesCreated, currentBranch, problems };
   });
+}
+
+/** The latest of some times, or null when none is given. */
+function latest(times: readonly (Date | null | undefined)[]): Date | null {
+  let best: Date | null = null;
+  for (const time of times) if (time && (!best || time.getTime() > best.getTime())) best = time;
+  return best;
 }
 
 interface Header {
