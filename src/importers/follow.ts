@@ -8,11 +8,11 @@
  * lines (ending in "\n") are fed to that file's ClaudeCodeTranscript, so a line being written waits
  * for its newline. What the parser emits is sent with the ImportTarget at once.
  *
- * The turn left open at the end of a batch is closed when the reply is complete: the last message
- * is an assistant reply whose stopReason is `end_turn`. Otherwise it stays open for what follows
- * (tool calls and their results; the next prompt closes it), except that a reply with no tool
- * call pending (no tool_use in it) that nothing has followed for `idleCloseMs` (5 s) is taken as
- * complete too: some transcripts record every reply with a null stopReason. A record of that
+ * The turn left open at the end of a batch is closed when it is over (src/importers/turn-end.ts):
+ * the last message is an assistant reply whose stopReason is `end_turn`, or a reply with no tool
+ * call pending that nothing has followed for `idleCloseMs` (5 s; some transcripts record every
+ * reply with a null stopReason), or nothing has come for 10 minutes. Otherwise it stays open for
+ * what follows (tool calls and their results; the next prompt closes it). A record of that
  * turn arriving later is then reported as a late record, not stored.
  */
 import { watch, type FSWatcher } from 'node:fs';
@@ -23,6 +23,7 @@ import type { ImportedMessage, ImportProblem } from './model.js';
 import { walkTranscripts } from './claude-code/files.js';
 import { ClaudeCodeTranscript } from './claude-code/transcript.js';
 import type { ImportTarget, SessionImport, SessionImportOutcome } from './target.js';
+import { callsTools, IDLE_CLOSE_MS, stopReasonOf, turnIsOver } from './turn-end.js';
 
 /** What one send did, for a caller that reports it. */
 export interface FollowBatch {
@@ -149,10 +150,13 @@ export class TranscriptFollower {
     await this.check();
   }
 
-  /** Whether the turn left open is a text reply nothing has followed for idleCloseMs (see the module comment). */
+  /** Whether the turn left open is over with nothing new read (src/importers/turn-end.ts). */
   private idleReplyDue(file: FollowedFile): boolean {
-    const last = file.last;
-    return file.turnOpen && last?.role === 'ASSISTANT' && !last.callsTools && Date.now() - file.readAt >= (this.options.idleCloseMs ?? 5000);
+    return file.turnOpen && this.turnOver(file);
+  }
+
+  private turnOver(file: FollowedFile): boolean {
+    return turnIsOver(file.last, Date.now() - file.readAt, this.options.idleCloseMs ?? IDLE_CLOSE_MS);
   }
 
   /** Finds transcripts not followed yet and reads them from the start. */
@@ -278,7 +282,7 @@ export class TranscriptFollower {
   private async send(file: FollowedFile, lines: number, idle = false): Promise<void> {
     const session = file.transcript.session();
     if (session.id === null) return; // kept until a record names the session
-    const closeLastTurn = idle || (file.last?.role === 'ASSISTANT' && file.last.stopReason === 'end_turn');
+    const closeLastTurn = idle || this.turnOver(file);
     const { messages, updates } = file.pending;
     file.pending = { messages: [], updates: [] };
     let outcome: SessionImportOutcome;
@@ -304,15 +308,6 @@ export class TranscriptFollower {
   }
 }
 
-function callsTools(metadata: Record<string, unknown> | undefined): boolean {
-  const calls = metadata?.toolCalls;
-  return Array.isArray(calls) && calls.length > 0;
-}
-
-function stopReasonOf(metadata: Record<string, unknown> | undefined): string | undefined {
-  const value = metadata?.stopReason;
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** Follows `options.paths` until the process gets SIGINT or SIGTERM; resolves after stopping. */
 export async function followUntilSignal(options: FollowOptions): Promise<void> {

@@ -4,7 +4,7 @@
  * import service, or a running server over GraphQL), and summed up in one ImportSummary. One bad
  * file never stops the others: what went wrong is reported as file:line.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { ImportResult } from './model.js';
 import type { ImportSource, ImportTarget, SessionImportOutcome } from './target.js';
 
@@ -63,11 +63,17 @@ export interface ImportFormat {
   withoutSession(parsed: ImportResult): string | undefined;
   /** A failure to read or send one file, in one line. */
   describeError(error: unknown): string;
+  /**
+   * Whether the turn left open at the file's end is over, the file unchanged for `quietMs`
+   * (src/importers/turn-end.ts); default: always. A turn not over stays open, so the file
+   * imported again once it grew continues it: in parts or whole, the same turns.
+   */
+  closesLastTurn?(parsed: ImportResult, quietMs: number): boolean;
 }
 
 /**
  * Imports each of `files` (absolute paths, in order) into `target` as a whole file, its last turn
- * closed. `errors` are ones found before (paths that could not be walked), put first in the
+ * closed once it is over (ImportFormat.closesLastTurn). `errors` are ones found before (paths that could not be walked), put first in the
  * summary. Never throws for one file's sake: a malformed line, an unreadable file or a refused
  * import is an error of the summary.
  */
@@ -86,6 +92,7 @@ export async function importFiles(
     const fileErrors: ImportFileError[] = [];
     let outcome: SessionImportOutcome | undefined;
     try {
+      const { mtimeMs } = await stat(file);
       const parsed = format.parse(await readFile(file), file);
       for (const problem of parsed.problems) fileErrors.push({ file, line: problem.line, message: problem.message });
       for (const [type, count] of Object.entries(parsed.skipped)) skipped.set(type, (skipped.get(type) ?? 0) + count);
@@ -99,7 +106,7 @@ export async function importFiles(
           messages: parsed.messages,
           updates: parsed.updates,
           newestLeafId: parsed.newestLeafId,
-          closeLastTurn: true,
+          closeLastTurn: format.closesLastTurn?.(parsed, Date.now() - mtimeMs) ?? true,
         });
         sessions.add(outcome.sessionId);
         summary.turns += outcome.turnsAdded;

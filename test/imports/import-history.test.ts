@@ -72,6 +72,7 @@ function transcript(sessionId: string): string[] {
     .map((line) => `${line}\n`);
 }
 
+const sessionOf = (n: number): string => `7d1f0c52-3a4b-4c8d-9e0f-${String(n).padStart(12, '0')}`;
 
 describe('imported history', () => {
   it('dates each turn commit at its last message in the transcript, author and committer', async () => {
@@ -88,5 +89,31 @@ describe('imported history', () => {
       '2026-03-03T10:00:40+00:00 2026-03-03T10:00:40+00:00',
       '2026-03-03T10:01:18+00:00 2026-03-03T10:01:18+00:00',
     ]);
+  });
+
+  it('gives the same turns, messages and trees imported in two parts, split at any line, as imported whole', async () => {
+    const root = tempDir('em-hist-');
+    const server = await startTestServer({ allowedRoots: [root] });
+    const whole = transcript(sessionOf(0));
+    const wholeFile = join(root, 'whole.jsonl');
+    writeFileSync(wholeFile, whole.join(''));
+    expect((await importPaths(server, [wholeFile])).errors).toEqual([]);
+    const expected = await imported(server, sessionOf(0));
+    expect(expected.turns.map((t) => t.messages.length)).toEqual([4, 4, 2]);
+    expect(expected.trees).toHaveLength(3);
+
+    for (let split = 1; split < whole.length; split += 1) {
+      const sessionId = sessionOf(split);
+      const lines = transcript(sessionId);
+      const file = join(root, `${sessionId}.jsonl`);
+      // Written just before each import: the file is fresh, as one still being written is.
+      writeFileSync(file, lines.slice(0, split).join(''));
+      expect((await importPaths(server, [file])).errors, `first ${split} lines`).toEqual([]);
+      writeFileSync(file, lines.join(''));
+      expect((await importPaths(server, [file])).errors, `whole after ${split} lines`).toEqual([]);
+      const got = await imported(server, sessionId);
+      expect({ split, turns: got.turns }).toEqual({ split, turns: expected.turns });
+      expect({ split, trees: got.trees }).toEqual({ split, trees: expected.trees });
+    }
   });
 });

@@ -10,6 +10,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { importFiles, type ImportFileError, type ImportFilesOptions, type ImportFormat, type ImportSummary } from '../import-files.js';
 import type { ImportTarget } from '../target.js';
+import { lastMessageOf, turnIsOver } from '../turn-end.js';
 import { parseTranscript } from './transcript.js';
 
 const TRANSCRIPT: ImportFormat = {
@@ -18,6 +19,10 @@ const TRANSCRIPT: ImportFormat = {
   // A file of records that name no session and make no message (a summary only) is no error.
   withoutSession: (parsed) => (parsed.messages.length > 0 ? 'no record says which session this is; file skipped' : undefined),
   describeError: describe,
+  closesLastTurn: (parsed, quietMs) => {
+    const last = parsed.messages.at(-1);
+    return turnIsOver(last && lastMessageOf(last), quietMs);
+  },
 };
 
 export interface TranscriptWalk {
@@ -67,7 +72,7 @@ async function collect(dir: string, found: Set<string>): Promise<void> {
 
 /**
  * Imports every transcript `paths` names (see walkTranscripts) into `target`,
- * each as a whole file (its last turn closed). Never throws for one file's
+ * each as a whole file, its last turn closed once it is over (src/importers/turn-end.ts). Never throws for one file's
  * sake: a malformed line, an unreadable file or a refused import is an error
  * of the summary.
  */

@@ -127,6 +127,21 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
     // Updates to messages of this very import are folded into them; the rest apply at the end.
     const laterUpdates = new Map<string, (typeof updates)[number]>();
     for (const update of updates) laterUpdates.set(update.messageId, update);
+    // A message of the open turn sent again (a grown file read whole) may have grown too: the
+    // rest of a response read in two parts. It updates the stored one, so importing a file in
+    // parts gives what importing it whole gives.
+    if (open) {
+      const members = new Set(open.members.map((member) => member.messageId));
+      const stored = new Map(
+        (await deps.db.message.findMany({ where: { sessionId, turnId: open.turnId }, select: { messageId: true, content: true, metadata: true } })).map((row) => [row.messageId, row]),
+      );
+      for (const { message, draft } of messages) {
+        const row = stored.get(message.messageId);
+        if (!members.has(message.messageId) || !row || laterUpdates.has(message.messageId)) continue;
+        if (row.content === draft.content && row.metadata === draft.metadata) continue;
+        laterUpdates.set(message.messageId, { messageId: message.messageId, content: draft.content, line: message.line, metadataText: draft.metadata ?? undefined, metadata: undefined });
+      }
+    }
     const fresh = messages.filter((v) => !known.has(v.message.messageId));
     for (const v of fresh) {
       const update = laterUpdates.get(v.message.messageId);
@@ -164,9 +179,25 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
           await writer.appendJoining(pending);
           pending = [];
         };
+        /** Later content of the open turn's messages stored before: written while the turn is open. */
+        const applyOpenUpdates = async (): Promise<void> => {
+          if (!open) return;
+          for (const update of laterUpdates.values()) {
+            if (!known.has(update.messageId) || !open.members.some((member) => member.messageId === update.messageId)) continue;
+            const changed = await tx.message.update({
+              where: { sessionId_messageId: { sessionId, messageId: update.messageId } },
+              data: { content: update.content, ...(update.metadataText !== undefined ? { metadata: update.metadataText } : {}) },
+              select: { id: true, turnId: true },
+            });
+            writer.noteChanged(changed);
+            laterUpdates.delete(update.messageId);
+            updated += 1;
+          }
+        };
         const closeOpen = async (): Promise<void> => {
           if (!open) return;
           await flushJoins();
+          await applyOpenUpdates();
           await writer.closeTurn({ closedAt: open.lastAt });
           closed += 1;
           open = null;
@@ -238,20 +269,13 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
 
         if (last) {
           // Later content of messages stored before: only the open turn may still change.
+          await applyOpenUpdates();
           for (const update of laterUpdates.values()) {
             const target = known.get(update.messageId);
             if (!target) {
               problems.push({ line: update.line, message: `update of message ${update.messageId}, which the session does not have; ignored` });
-            } else if (!open || !open.members.some((member) => member.messageId === update.messageId)) {
-              problems.push({ line: update.line, message: `update of message ${update.messageId}, whose turn is closed; ignored` });
             } else {
-              const changed = await tx.message.update({
-                where: { sessionId_messageId: { sessionId, messageId: update.messageId } },
-                data: { content: update.content, ...(update.metadataText !== undefined ? { metadata: update.metadataText } : {}) },
-                select: { id: true, turnId: true },
-              });
-              writer.noteChanged(changed);
-              updated += 1;
+              problems.push({ line: update.line, message: `update of message ${update.messageId}, whose turn is closed; ignored` });
             }
           }
           if (input.closeLastTurn) await closeOpen();
