@@ -36,6 +36,8 @@ export interface ImportSummary {
   /** Records that became no message, by type, sorted by type. */
   skipped: SkippedCount[];
   errors: ImportFileError[];
+  /** Notes on what was done with something unusual (e.g. a sub-agent continuing its parent's records); no errors. */
+  notes: ImportFileError[];
 }
 
 /** Progress of an import of files, once per file after it was handled. */
@@ -84,7 +86,7 @@ export async function importFiles(
   options: ImportFilesOptions = {},
   errors: readonly ImportFileError[] = [],
 ): Promise<ImportSummary> {
-  const summary: ImportSummary = { files: 0, sessions: 0, turns: 0, messages: 0, branches: 0, skipped: [], errors: [...errors] };
+  const summary: ImportSummary = { files: 0, sessions: 0, turns: 0, messages: 0, branches: 0, skipped: [], errors: [...errors], notes: [] };
   const skipped = new Map<string, number>();
   const sessions = new Set<string>();
   for (const [i, file] of files.entries()) {
@@ -94,7 +96,9 @@ export async function importFiles(
     try {
       const { mtimeMs } = await stat(file);
       const parsed = format.parse(await readFile(file), file);
-      for (const problem of parsed.problems) fileErrors.push({ file, line: problem.line, message: problem.message });
+      for (const problem of parsed.problems) {
+        (problem.severity === 'info' ? summary.notes : fileErrors).push({ file, line: problem.line, message: problem.message });
+      }
       for (const [type, count] of Object.entries(parsed.skipped)) skipped.set(type, (skipped.get(type) ?? 0) + count);
       if (parsed.session.id === null) {
         const message = format.withoutSession(parsed);
