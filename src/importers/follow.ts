@@ -16,9 +16,10 @@
  * turn arriving later is then reported as a late record, not stored.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { splitLines } from './jsonl.js';
+import type { JsonlLine } from './jsonl.js';
+import { LineReader } from './line-reader.js';
 import type { ImportedMessage, ImportProblem } from './model.js';
 import { walkTranscripts } from './claude-code/files.js';
 import { ClaudeCodeTranscript } from './claude-code/transcript.js';
@@ -240,27 +241,30 @@ export class TranscriptFollower {
     }
     let lines = 0;
     if (size > file.offset) {
-      const handle = await open(file.path, 'r');
-      let chunk: Buffer;
-      try {
-        chunk = Buffer.alloc(size - file.offset);
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, file.offset);
-        chunk = chunk.subarray(0, bytesRead);
-      } finally {
-        await handle.close();
-      }
-      const split = splitLines(chunk, file.nextLine);
-      file.offset += split.consumedBytes;
-      file.nextLine = split.nextLine;
-      lines = split.lines.length;
-      if (lines > 0) {
+      // Streamed, a batch of lines at a time: what was appended is never read whole (line-reader.ts).
+      const reader = new LineReader(file.path, { start: file.offset, firstLine: file.nextLine });
+      let batch: JsonlLine[] = [];
+      const feed = (): void => {
+        if (batch.length === 0) return;
         file.readAt = Date.now();
-        const batch = file.transcript.feed(split.lines);
-        for (const problem of batch.problems) this.options.onProblem?.(file.path, problem);
-        file.pending.messages.push(...batch.messages);
-        file.pending.updates.push(...batch.updates);
-        this.noteLast(file, batch.messages, batch.updates);
+        const fed = file.transcript.feed(batch);
+        for (const problem of fed.problems) this.options.onProblem?.(file.path, problem);
+        file.pending.messages.push(...fed.messages);
+        file.pending.updates.push(...fed.updates);
+        this.noteLast(file, fed.messages, fed.updates);
+        batch = [];
+      };
+      for await (const line of reader.lines()) {
+        if (!line.terminated) break; // its newline is not written yet
+        batch.push({ line: line.line, text: line.text });
+        lines += 1;
+        if (batch.length >= 1000) feed();
       }
+      feed();
+      // A line still being written is reported once its newline comes, not at every look.
+      for (const problem of reader.problems) if (problem.line < reader.nextLine) this.options.onProblem?.(file.path, problem);
+      file.offset = reader.consumedBytes;
+      file.nextLine = reader.nextLine;
     }
     const idle = lines === 0 && this.idleReplyDue(file);
     if (file.pending.messages.length === 0 && file.pending.updates.length === 0 && !idle) return;

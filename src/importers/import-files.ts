@@ -1,10 +1,11 @@
 /**
  * The import loop both file importers share (Claude Code transcripts, chat logs): each file read
- * whole, parsed by its format, sent as one session through an ImportTarget (the in-process
+ * line by line in bounded memory (line-reader.ts), parsed by its format, sent as one session through an ImportTarget (the in-process
  * import service, or a running server over GraphQL), and summed up in one ImportSummary. One bad
  * file never stops the others: what went wrong is reported as file:line.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { LineReader } from './line-reader.js';
 import type { ImportResult } from './model.js';
 import type { ImportSource, ImportTarget, SessionImportOutcome } from './target.js';
 
@@ -59,8 +60,11 @@ export interface ImportFilesOptions {
 /** What the loop needs to know of one kind of file. */
 export interface ImportFormat {
   source: ImportSource;
-  /** The whole file parsed; may throw (the file's error then). */
-  parse(bytes: Buffer, path: string): ImportResult;
+  /**
+   * The whole file parsed, read through `reader` (its too-long lines are in `reader.problems`);
+   * may throw (the file's error then).
+   */
+  parse(reader: LineReader, path: string): Promise<ImportResult>;
   /** The error for a file that says no session id, or undefined to pass over it silently. */
   withoutSession(parsed: ImportResult): string | undefined;
   /** A failure to read or send one file, in one line. */
@@ -94,13 +98,18 @@ export async function importFiles(
     const fileErrors: ImportFileError[] = [];
     let outcome: SessionImportOutcome | undefined;
     try {
-      const { mtimeMs } = await stat(file);
-      const parsed = format.parse(await readFile(file), file);
-      for (const problem of parsed.problems) {
+      const { mtimeMs, size } = await stat(file);
+      const reader = new LineReader(file);
+      const parsed = await format.parse(reader, file);
+      const problems = [...reader.problems, ...parsed.problems].sort((a, b) => a.line - b.line);
+      for (const problem of problems) {
         (problem.severity === 'info' ? summary.notes : fileErrors).push({ file, line: problem.line, message: problem.message });
       }
       for (const [type, count] of Object.entries(parsed.skipped)) skipped.set(type, (skipped.get(type) ?? 0) + count);
-      if (parsed.session.id === null) {
+      if (parsed.records === 0 && size > 0) {
+        // Not an empty session: not a transcript at all (binary, truncated to nothing, a wrong file).
+        fileErrors.push({ file, line: 0, message: `no valid record in its ${size} bytes; file skipped` });
+      } else if (parsed.session.id === null) {
         const message = format.withoutSession(parsed);
         if (message !== undefined) fileErrors.push({ file, line: 0, message });
       } else {

@@ -98,4 +98,6 @@ export interface ImportResult extends ImportBatch {
   consumedBytes: number;
   /** The line number the next unread line will have. */
   nextLine: number;
+  /** Lines that were records (JSON objects), used or not: none in a file that is not a transcript at all. */
+  records: number;
 }

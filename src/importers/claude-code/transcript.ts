@@ -126,6 +126,7 @@ export class ClaudeCodeTranscript {
    */
   private readonly waiting = new Map<string, Draft[]>();
   private arrivals = 0;
+  private recordCount = 0;
   private readonly skippedCounts: Record<string, number> = {};
   private calls = 0;
   private emittedCount = 0;
@@ -216,6 +217,11 @@ export class ClaudeCodeTranscript {
     return (own ?? this.summaries.at(-1))?.title;
   }
 
+  /** Lines read that were records (JSON objects), used or not. */
+  get records(): number {
+    return this.recordCount;
+  }
+
   /** Records that became no message, by record type (`sidechain` for sub-agent records inside a main transcript). */
   get skipped(): Record<string, number> {
     return { ...this.skippedCounts };
@@ -252,6 +258,7 @@ export class ClaudeCodeTranscript {
       problems.push({ line, message: 'not a JSON object; line skipped' });
       return;
     }
+    this.recordCount += 1;
     const type = asString(record.type) ?? '(no type)';
     this.noteSessionFields(record, type);
     const uuid = asString(record.uuid);
@@ -610,5 +617,6 @@ export function parseTranscript(text: string | Buffer, options: TranscriptOption
     newestLeafId: transcript.newestLeafId(),
     consumedBytes: split.consumedBytes,
     nextLine: split.nextLine,
+    records: transcript.records,
   };
 }
