@@ -12,8 +12,10 @@
  * the last message is an assistant reply whose stopReason is `end_turn`, or a reply with no tool
  * call pending that nothing has followed for `idleCloseMs` (5 s; some transcripts record every
  * reply with a null stopReason), or nothing has come for 10 minutes. Otherwise it stays open for
- * what follows (tool calls and their results; the next prompt closes it). A record of that
- * turn arriving later is then reported as a late record, not stored.
+ * what follows (tool calls and their results; the next prompt closes it). A record of that turn
+ * arriving after it closed is never dropped: it starts the next turn (src/services/sessions/
+ * turn-engine.ts), and more of a reply already committed becomes a message of its own,
+ * `<id>-L<line>` (src/services/imports/import-session.ts).
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';

@@ -12,7 +12,7 @@
  */
 import type { Prisma, Role, Session } from '../../generated/prisma/client.js';
 import { BadUserInputError } from '../../errors.js';
-import { assertValidId } from '../../ids.js';
+import { assertValidId, isValidId } from '../../ids.js';
 import type { ImportedMessage, ImportProblem } from '../../importers/model.js';
 import { IMPORT_SOURCES, type ImportSource, type ImportTarget, type SessionImport, type SessionImportOutcome } from '../../importers/target.js';
 import { now, type Deps } from '../deps.js';
@@ -150,6 +150,21 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
         if (update.metadataText !== undefined) v.draft.metadata = update.metadataText;
         laterUpdates.delete(v.message.messageId);
       }
+    }
+    // More of a message whose turn is closed (a response that went on after a follower's idle
+    // rule closed its turn) is never dropped: it becomes a message of its own, `<id>-L<line>`,
+    // holding the message as it is now, placed as a late record after it (the next turn).
+    for (const update of [...laterUpdates.values()]) {
+      const target = known.get(update.messageId);
+      if (!target || open?.members.some((member) => member.messageId === update.messageId)) continue;
+      laterUpdates.delete(update.messageId);
+      const messageId = `${update.messageId}-L${update.line}`;
+      if (known.has(messageId) || !isValidId(messageId)) continue;
+      const metadata = { ...(update.metadata ?? {}), continues: update.messageId };
+      const message: ImportedMessage = { messageId, role: target.role, content: update.content, predecessorId: update.messageId, metadata, createdAt: null, opensTurn: false, line: update.line };
+      const draft: MessageDraft = { ...messageDraft(target.role, message, deps, `updates[${update.messageId}]`), callerId: null, createdAt: null };
+      const at = fresh.findIndex((v) => v.message.line > update.line);
+      fresh.splice(at < 0 ? fresh.length : at, 0, { message, draft });
     }
 
     /** Where a message not stored would have been: what follows it attaches there instead. */
