@@ -91,6 +91,23 @@ describe('imported history', () => {
     ]);
   });
 
+  it('dates a turn whose clock went back at the turn before it, so commits stay in order', async () => {
+    const root = tempDir('em-hist-');
+    const server = await startTestServer({ allowedRoots: [root] });
+    const sessionId = sessionOf(99);
+    // Turn 2 (lines 9 to 13) recorded by a clock an hour behind.
+    const lines = transcript(sessionId).map((line, i) => (i >= 8 && i <= 12 ? line.replace('"2026-03-03T10:', '"2026-03-03T09:') : line));
+    const file = join(root, `${sessionId}.jsonl`);
+    writeFileSync(file, lines.join(''));
+    expect((await importPaths(server, [file])).errors).toEqual([]);
+    const { repoPath } = await imported(server, sessionId);
+    expect(git(repoPath, 'log', '--reverse', '--format=%aI', 'main').trim().split('\n')).toEqual([
+      '2026-03-03T10:00:11+00:00',
+      '2026-03-03T10:00:11+00:00',
+      '2026-03-03T10:01:18+00:00',
+    ]);
+  });
+
   it('gives the same turns, messages and trees imported in two parts, split at any line, as imported whole', async () => {
     const root = tempDir('em-hist-');
     const server = await startTestServer({ allowedRoots: [root] });

@@ -180,6 +180,19 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
     };
 
     const at = now(deps);
+    // Turns close in order: a transcript whose clock went back dates a turn at the one before it,
+    // never earlier (the mirror replays closed turns by closedAt), and never after now.
+    let closedFloor = (await deps.db.turn.aggregate({ where: { sessionId, open: false }, _max: { closedAt: true } }))._max.closedAt;
+    const closeTime = (lastAt: Date | null): Date | null => {
+      if (lastAt === null) {
+        closedFloor = at;
+        return null;
+      }
+      let time = lastAt.getTime() > at.getTime() ? at : lastAt;
+      if (closedFloor && time.getTime() < closedFloor.getTime()) time = closedFloor;
+      closedFloor = time;
+      return time;
+    };
     for (let start = 0; start < fresh.length || start === 0; start += CHUNK) {
       const chunk = fresh.slice(start, start + CHUNK);
       const last = start + CHUNK >= fresh.length;
@@ -213,7 +226,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
           if (!open) return;
           await flushJoins();
           await applyOpenUpdates();
-          await writer.closeTurn({ closedAt: open.lastAt });
+          await writer.closeTurn({ closedAt: closeTime(open.lastAt) });
           closed += 1;
           open = null;
         };
