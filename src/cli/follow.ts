@@ -32,6 +32,10 @@ export async function followCommand(sink: ImportSink, paths: string[], format?: 
     },
     onProblem: (file, problem) => {
       files.add(file);
+      if (problem.severity === 'info') {
+        console.log(`${file}:${problem.line}: note: ${problem.message}`);
+        return;
+      }
       errors.push({ file, line: problem.line, message: problem.message });
       console.log(`${file}:${problem.line}: ${problem.message}`);
     },

@@ -33,7 +33,9 @@ ${DATA_DIR_LINE}
 ${COMMON_LINES}
 
 Prints a progress bar on stderr when it is a terminal, then a summary on stdout: files,
-sessions, turns, messages, branches, records skipped by type, and each error as file:line: message.
+sessions, turns, messages, branches, records skipped by type, each note as file:line: note: message
+(something unusual handled, such as a sub-agent's transcript continuing its parent's records; not an
+error), and each error as file:line: message.
 
 Exit status: 0 every file imported without error; 1 to 125 the number of files with errors
 (125: that many or more); 2 when it could not run (bad flag, data dir in use by a command other
@@ -64,6 +66,7 @@ function printImportSummary(summary: ImportSummary): void {
   console.log(`messages\t${summary.messages}`);
   console.log(`branches\t${summary.branches}`);
   console.log(`skipped\t${summary.skipped.length === 0 ? 'none' : summary.skipped.map((s) => `${s.type} ${s.count}`).join(', ')}`);
+  for (const note of summary.notes) console.log(`${note.file}:${note.line}: note: ${note.message}`);
   for (const error of summary.errors) console.log(`${error.file}:${error.line}: ${error.message}`);
   const failed = filesWithErrors(summary.errors);
   console.log(`${summary.files} files imported, ${failed} with errors`);

@@ -1,16 +1,26 @@
 /**
- * `entity-memory import chat FILE…`: each chat log (src/importers/chat/parse.ts) read whole and
+ * `entity-memory import chat FILE…`: each chat log (src/importers/chat/parse.ts) read line by line and
  * sent as one session through the import loop (import-files.ts), summed up in the same
  * ImportSummary as Claude Code imports.
  */
 import { resolve } from 'node:path';
-import { parseChatLog } from './chat/parse.js';
+import { parseChatLines } from './chat/parse.js';
+import type { JsonlLine } from './jsonl.js';
 import { importFiles, type ImportFilesOptions, type ImportFormat, type ImportSummary } from './import-files.js';
 import type { ImportTarget } from './target.js';
 
 const CHAT_LOG: ImportFormat = {
   source: 'chat',
-  parse: (bytes, path) => parseChatLog(bytes, { path }),
+  parse: async (reader, path) => {
+    const lines: JsonlLine[] = [];
+    let tail: JsonlLine | undefined;
+    for await (const line of reader.lines()) {
+      if (line.terminated) lines.push({ line: line.line, text: line.text });
+      else tail = { line: line.line, text: line.text };
+    }
+    const bytes = reader.consumedBytes + (tail ? Buffer.byteLength(tail.text) : 0);
+    return parseChatLines(lines, tail ?? { line: reader.nextLine, text: '' }, { consumedBytes: reader.consumedBytes, bytes }, { path });
+  },
   withoutSession: () => 'no session id: name the file <id>.jsonl or give a {"session": {"id": …}} header line; file skipped',
   describeError: (error) => {
     const code = (error as NodeJS.ErrnoException).code;

@@ -8,20 +8,24 @@
  * lines (ending in "\n") are fed to that file's ClaudeCodeTranscript, so a line being written waits
  * for its newline. What the parser emits is sent with the ImportTarget at once.
  *
- * The turn left open at the end of a batch is closed when the reply is complete: the last message
- * is an assistant reply whose stopReason is `end_turn`. Otherwise it stays open for what follows
- * (tool calls and their results; the next prompt closes it), except that a reply with no tool
- * call pending (no tool_use in it) that nothing has followed for `idleCloseMs` (5 s) is taken as
- * complete too: some transcripts record every reply with a null stopReason. A record of that
- * turn arriving later is then reported as a late record, not stored.
+ * The turn left open at the end of a batch is closed when it is over (src/importers/turn-end.ts):
+ * the last message is an assistant reply whose stopReason is `end_turn`, or a reply with no tool
+ * call pending that nothing has followed for `idleCloseMs` (5 s; some transcripts record every
+ * reply with a null stopReason), or nothing has come for 10 minutes. Otherwise it stays open for
+ * what follows (tool calls and their results; the next prompt closes it). A record of that turn
+ * arriving after it closed is never dropped: it starts the next turn (src/services/sessions/
+ * turn-engine.ts), and more of a reply already committed becomes a message of its own,
+ * `<id>-L<line>` (src/services/imports/import-session.ts).
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { splitLines } from './jsonl.js';
+import type { JsonlLine } from './jsonl.js';
+import { LineReader } from './line-reader.js';
 import type { ImportedMessage, ImportProblem } from './model.js';
 import { CLAUDE_CODE_FOLLOW, type FollowFormat, type FollowParser } from './follow-format.js';
 import type { ImportTarget, SessionImport, SessionImportOutcome } from './target.js';
+import { callsTools, IDLE_CLOSE_MS, stopReasonOf, turnIsOver } from './turn-end.js';
 
 /** What one send did, for a caller that reports it. */
 export interface FollowBatch {
@@ -153,10 +157,13 @@ export class TranscriptFollower {
     await this.check();
   }
 
-  /** Whether the turn left open is a text reply nothing has followed for idleCloseMs (see the module comment). */
+  /** Whether the turn left open is over with nothing new read (src/importers/turn-end.ts). */
   private idleReplyDue(file: FollowedFile): boolean {
-    const last = file.last;
-    return file.turnOpen && last?.role === 'ASSISTANT' && !last.callsTools && Date.now() - file.readAt >= (this.options.idleCloseMs ?? 5000);
+    return file.turnOpen && this.turnOver(file);
+  }
+
+  private turnOver(file: FollowedFile): boolean {
+    return turnIsOver(file.last, Date.now() - file.readAt, this.options.idleCloseMs ?? IDLE_CLOSE_MS);
   }
 
   /** Finds transcripts not followed yet and reads them from the start. */
@@ -240,27 +247,30 @@ export class TranscriptFollower {
     }
     let lines = 0;
     if (size > file.offset) {
-      const handle = await open(file.path, 'r');
-      let chunk: Buffer;
-      try {
-        chunk = Buffer.alloc(size - file.offset);
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, file.offset);
-        chunk = chunk.subarray(0, bytesRead);
-      } finally {
-        await handle.close();
-      }
-      const split = splitLines(chunk, file.nextLine);
-      file.offset += split.consumedBytes;
-      file.nextLine = split.nextLine;
-      lines = split.lines.length;
-      if (lines > 0) {
+      // Streamed, a batch of lines at a time: what was appended is never read whole (line-reader.ts).
+      const reader = new LineReader(file.path, { start: file.offset, firstLine: file.nextLine });
+      let batch: JsonlLine[] = [];
+      const feed = (): void => {
+        if (batch.length === 0) return;
         file.readAt = Date.now();
-        const batch = file.transcript.feed(split.lines);
-        for (const problem of batch.problems) this.options.onProblem?.(file.path, problem);
-        file.pending.messages.push(...batch.messages);
-        file.pending.updates.push(...batch.updates);
-        this.noteLast(file, batch.messages, batch.updates);
+        const fed = file.transcript.feed(batch);
+        for (const problem of fed.problems) this.options.onProblem?.(file.path, problem);
+        file.pending.messages.push(...fed.messages);
+        file.pending.updates.push(...fed.updates);
+        this.noteLast(file, fed.messages, fed.updates);
+        batch = [];
+      };
+      for await (const line of reader.lines()) {
+        if (!line.terminated) break; // its newline is not written yet
+        batch.push({ line: line.line, text: line.text });
+        lines += 1;
+        if (batch.length >= 1000) feed();
       }
+      feed();
+      // A line still being written is reported once its newline comes, not at every look.
+      for (const problem of reader.problems) if (problem.line < reader.nextLine) this.options.onProblem?.(file.path, problem);
+      file.offset = reader.consumedBytes;
+      file.nextLine = reader.nextLine;
     }
     const idle = lines === 0 && this.idleReplyDue(file);
     // The source's own end of turn (Codex's task_complete) may come on a line that makes no message.
@@ -284,7 +294,7 @@ export class TranscriptFollower {
   private async send(file: FollowedFile, lines: number, idle = false): Promise<void> {
     const session = file.transcript.session();
     if (session.id === null) return; // kept until a record names the session
-    const closeLastTurn = idle || (file.last?.role === 'ASSISTANT' && file.last.stopReason === 'end_turn') || file.transcript.lastTurnEnded?.() === true;
+    const closeLastTurn = idle || this.turnOver(file) || file.transcript.lastTurnEnded?.() === true;
     const { messages, updates } = file.pending;
     file.pending = { messages: [], updates: [] };
     let outcome: SessionImportOutcome;
@@ -310,15 +320,6 @@ export class TranscriptFollower {
   }
 }
 
-function callsTools(metadata: Record<string, unknown> | undefined): boolean {
-  const calls = metadata?.toolCalls;
-  return Array.isArray(calls) && calls.length > 0;
-}
-
-function stopReasonOf(metadata: Record<string, unknown> | undefined): string | undefined {
-  const value = metadata?.stopReason;
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** Follows `options.paths` until the process gets SIGINT or SIGTERM; resolves after stopping. */
 export async function followUntilSignal(options: FollowOptions): Promise<void> {

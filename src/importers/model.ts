@@ -68,11 +68,13 @@ export interface ImportedSession {
   metadata: ImportedMetadata;
 }
 
-/** Something the importer could not use, with where it is. */
+/** Something the importer could not use, or (severity `info`) something unusual it handled, with where it is. */
 export interface ImportProblem {
   /** 1-based line (or record) number; 0 when it concerns no single line. */
   line: number;
   message: string;
+  /** `info`: a note on what the import did, not an error (the file still imported cleanly). Default: an error. */
+  severity?: 'info';
 }
 
 /** What one incremental step adds: new messages (in emit order), updates to earlier ones, problems. */
@@ -96,4 +98,6 @@ export interface ImportResult extends ImportBatch {
   consumedBytes: number;
   /** The line number the next unread line will have. */
   nextLine: number;
+  /** Lines that were records (JSON objects), used or not: none in a file that is not a transcript at all. */
+  records: number;
 }

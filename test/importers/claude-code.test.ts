@@ -457,3 +457,30 @@ describe('incremental feeding', () => {
     if (name === 'tools.jsonl') expect(withUpdates).toBeGreaterThan(0);
   });
 });
+
+describe("a compaction agent's transcript (<session>/subagents/agent-acompact-*.jsonl)", () => {
+  const SESSION = '7d1f0c52-3a4b-4c8d-9e0f-1a2b3c4d5e09';
+  const path = join(import.meta.dirname, 'fixtures', 'claude-projects', '-home-dev-shop', SESSION, 'subagents', 'agent-acompact-7e21c4.jsonl');
+
+  it('starts its session where its first record names the parent session, a note and no error, read whole or line by line', () => {
+    const result = parseTranscript(readFileSync(path), { path });
+    expect(result.session).toMatchObject({ id: `${SESSION}-acompact-7e21c4`, parentSessionId: SESSION });
+    expect(result.problems).toEqual([{ line: 1, severity: 'info', message: expect.stringContaining(`continues record ${u(904)} of the parent session ${SESSION}`) }]);
+    expect(result.messages.map((m) => [m.messageId, m.role, m.predecessorId])).toEqual([
+      [u(951), 'USER', null],
+      [u(952), 'ASSISTANT', u(951)],
+    ]);
+    expect(result.messages[0]?.metadata).toEqual({ parentSessionRecord: u(904) });
+
+    // Followed line by line, nothing waits for the parent's record (it is in another file).
+    const transcript = new ClaudeCodeTranscript({ path });
+    const first = transcript.feed(splitLines(readFileSync(path), 1).lines.slice(0, 1));
+    expect(first.messages.map((m) => m.messageId)).toEqual([u(951)]);
+  });
+
+  it('still reports an ancestor missing from a main transcript as an error', () => {
+    const text = JSON.stringify({ type: 'user', uuid: 'n1', parentUuid: 'before-this-file', sessionId: 's', message: { role: 'user', content: 'hi' } });
+    const result = parseTranscript(`${text}\n`, { path: '/p/s.jsonl' });
+    expect(result.problems).toEqual([{ line: 1, message: 'message n1: ancestor before-this-file never appeared; made a root' }]);
+  });
+});

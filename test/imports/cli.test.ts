@@ -81,6 +81,19 @@ describe('entity-memory import claude-code', () => {
     expect(field(again.stdout, 'sessions')).toBe('7');
   });
 
+  it("imports a healthy ~/.claude/projects folder with exit 0: a compaction agent's transcript continuing its parent is a note, not an error", async () => {
+    const folder = join(tempDir(), 'projects');
+    cpSync(join(fixtures, 'claude-projects'), folder, { recursive: true });
+    const dataDir = tempDir();
+    const result = await cli(['import', 'claude-code', folder, '--data-dir', dataDir]);
+    expect(result.status, result.stdout).toBe(0);
+    expect(field(result.stdout, 'sessions')).toBe('3');
+    expect(result.stdout).toMatch(/agent-acompact-7e21c4\.jsonl:1: note: record \S+ continues record \S+ of the parent session/);
+    expect(result.stdout).toContain('3 files imported, 0 with errors');
+    const compaction = join(dataDir, 'sessions', '7d1f0c52-3a4b-4c8d-9e0f-1a2b3c4d5e09-acompact-7e21c4');
+    expect(git(compaction, 'log', '--format=%s', 'main')).toMatch(/^turn 1: Your task is to create a detailed summary/);
+  });
+
   it('with a server on the data dir: sends through it (server.json), and again adds nothing', async () => {
     const folder = copyFixtures();
     const dataDir = tempDir();

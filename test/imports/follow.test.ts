@@ -134,4 +134,56 @@ describe('following Claude Code transcripts', () => {
     expect(await messageIds(api, sessionId)).toEqual(['u-1', 'a-1', 't-1', 'a-2']);
     await follower.stop();
   });
+  it('never drops a record that comes after the idle rule closed its turn: more of the reply, its tool result and the next reply are the next turn', async () => {
+    const api = await startTestServer();
+    const folder = tempDir();
+    const sessionId = '7d1f0c52-3a4b-4c8d-9e0f-1a2b3c4d5e78';
+    const file = join(folder, `${sessionId}.jsonl`);
+    const base = { sessionId, cwd: '/home/dev/shop', version: '2.0.14', isSidechain: false, userType: 'external' };
+    const record = (uuid: string, parentUuid: string | null, type: 'user' | 'assistant', message: unknown) =>
+      `${JSON.stringify({ ...base, uuid, parentUuid, type, timestamp: new Date().toISOString(), message })}\n`;
+    // A text reply with a null stop reason: closed by the idle rule once nothing follows it.
+    writeFileSync(
+      file,
+      record('u-1', null, 'user', { role: 'user', content: 'What is in the folder?' }) +
+        record('a-1', 'u-1', 'assistant', { id: 'msg_1', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'Let me look.' }], stop_reason: null }),
+    );
+    const client = wsClient(api.url);
+    const events = wsSubscribe(client, TurnCommitted, { sessionId });
+    await events.ready();
+    const problems: string[] = [];
+    const follower = new TranscriptFollower({
+      target: httpImportTarget({ url: api.url, token: api.token }),
+      paths: [folder],
+      pollMs: 100,
+      idleCloseMs: 300,
+      onProblem: (path, problem) => problems.push(`${path}:${problem.line}: ${problem.message}`),
+    });
+    onCleanup(() => follower.stop());
+    await follower.start();
+    const [first] = await events.next(1);
+    expect(first?.data?.turnCommitted.turn.number).toBe(1);
+
+    // Then the same response goes on with a tool call (line 3), its result and the last reply.
+    appendFileSync(
+      file,
+      record('a-1b', 'a-1', 'assistant', { id: 'msg_1', role: 'assistant', model: 'm', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }], stop_reason: 'tool_use' }) +
+        record('t-1', 'a-1b', 'user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'README.md' }] }) +
+        record('a-2', 't-1', 'assistant', { id: 'msg_2', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'One file: README.md' }], stop_reason: 'end_turn' }),
+    );
+    const second = await events.next(2);
+    expect(second[1]?.data?.turnCommitted.turn.number).toBe(2);
+    expect(await messageIds(api, sessionId)).toEqual(['u-1', 'a-1', 'a-1-L3', 't-1', 'a-2']);
+    const turns = await api.raw(
+      'query ($id: String!) { session(sessionId: $id) { turns(first: 10) { edges { node { number messages { messageId content caller { messageId } } } } } } }',
+      { id: sessionId },
+    );
+    const nodes = (turns.data?.session as { turns: { edges: { node: { number: number; messages: { messageId: string; content: string; caller: { messageId: string } | null }[] } }[] } }).turns.edges.map((e) => e.node);
+    const turn2 = nodes.find((n) => n.number === 2)!;
+    expect(turn2.messages.map((m) => m.messageId)).toEqual(['a-1-L3', 't-1', 'a-2']);
+    expect(turn2.messages[0]?.content).toBe('Let me look.');
+    expect(turn2.messages[1]?.caller).toEqual({ messageId: 'a-1-L3' });
+    expect(problems).toEqual([]);
+    await follower.stop();
+  });
 });

@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import { isValidId } from '../../ids.js';
 import { asObject, titleFrom } from '../claude-code/blocks.js';
-import { splitLines } from '../jsonl.js';
+import { splitLines, type JsonlLine } from '../jsonl.js';
 import type {
   ImportedMessage,
   ImportedMetadata,
@@ -59,16 +59,30 @@ interface ToolCall {
 export function parseChatLog(text: string | Buffer, options: ChatLogOptions = {}): ImportResult {
   const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   const split = splitLines(bytes, 1);
-  const lines = [...split.lines];
-  let consumedBytes = split.consumedBytes;
-  let nextLine = split.nextLine;
+  const rest = bytes.subarray(split.consumedBytes).toString('utf8');
+  const tail = split.consumedBytes === 0 && rest.startsWith('\uFEFF') ? rest.slice(1) : rest;
+  return parseChatLines(split.lines, { line: split.nextLine, text: tail }, { consumedBytes: split.consumedBytes, bytes: bytes.length }, options);
+}
+
+/**
+ * Reads a chat log given as lines (read by the caller, e.g. streaming: src/importers/line-reader.ts),
+ * `tail` its last line without a newline (empty when none), `sizes.consumedBytes` where that tail
+ * starts and `sizes.bytes` the log's size.
+ */
+export function parseChatLines(
+  complete: readonly JsonlLine[],
+  tail: JsonlLine,
+  sizes: { consumedBytes: number; bytes: number },
+  options: ChatLogOptions = {},
+): ImportResult {
+  const lines = [...complete];
+  let consumedBytes = sizes.consumedBytes;
+  let nextLine = tail.line;
   const problems: ImportProblem[] = [];
-  const tail = bytes.subarray(consumedBytes).toString('utf8');
-  if (tail.trim() !== '') {
-    const body = consumedBytes === 0 && tail.startsWith('\uFEFF') ? tail.slice(1) : tail;
-    if (asObject(tryJson(body)) !== null) {
-      lines.push({ line: nextLine, text: body });
-      consumedBytes = bytes.length;
+  if (tail.text.trim() !== '') {
+    if (asObject(tryJson(tail.text)) !== null) {
+      lines.push(tail);
+      consumedBytes = sizes.bytes;
       nextLine += 1;
     } else {
       problems.push({ line: nextLine, message: 'The last line has no newline and is not a complete JSON object: not read.' });
@@ -119,6 +133,7 @@ export function parseChatLog(text: string | Buffer, options: ChatLogOptions = {}
     newestLeafId: builder.newestLeafId(),
     consumedBytes,
     nextLine,
+    records: records.length + (skipped.session ?? 0),
   };
 }
 

@@ -10,14 +10,68 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { importFiles, type ImportFileError, type ImportFilesOptions, type ImportFormat, type ImportSummary } from '../import-files.js';
 import type { ImportTarget } from '../target.js';
-import { parseTranscript } from './transcript.js';
+import { lastMessageOf, turnIsOver } from '../turn-end.js';
+import type { JsonlLine } from '../jsonl.js';
+import type { LineReader } from '../line-reader.js';
+import type { ImportedMessage, ImportProblem, ImportResult } from '../model.js';
+import { ClaudeCodeTranscript } from './transcript.js';
+
+/** Lines fed to the parser at a time: what is held of the file besides the messages it made. */
+const FEED_LINES = 1000;
+
+/**
+ * A whole transcript read through `reader`, a batch of lines at a time, then flushed: what
+ * parseTranscript gives for the same bytes (a last line without newline is left unread). A
+ * response cut by a batch boundary is one message with its whole content, as read at once.
+ */
+async function readTranscript(reader: LineReader, path: string): Promise<ImportResult> {
+  const transcript = new ClaudeCodeTranscript({ path });
+  const messages = new Map<string, ImportedMessage>();
+  const problems: ImportProblem[] = [];
+  let batch: JsonlLine[] = [];
+  const take = (step: ReturnType<ClaudeCodeTranscript['feed']>): void => {
+    for (const message of step.messages) messages.set(message.messageId, message);
+    for (const update of step.updates) {
+      const message = messages.get(update.messageId);
+      if (!message) continue;
+      message.content = update.content;
+      if (update.metadata !== undefined) message.metadata = update.metadata;
+    }
+    problems.push(...step.problems);
+  };
+  for await (const line of reader.lines()) {
+    if (!line.terminated) break;
+    batch.push({ line: line.line, text: line.text });
+    if (batch.length >= FEED_LINES) {
+      take(transcript.feed(batch));
+      batch = [];
+    }
+  }
+  take(transcript.feed(batch));
+  take(transcript.flush());
+  return {
+    session: transcript.session(),
+    messages: [...messages.values()],
+    updates: [],
+    problems,
+    skipped: transcript.skipped,
+    newestLeafId: transcript.newestLeafId(),
+    consumedBytes: reader.consumedBytes,
+    nextLine: reader.nextLine,
+    records: transcript.records,
+  };
+}
 
 const TRANSCRIPT: ImportFormat = {
   source: 'claude-code',
-  parse: (bytes, path) => parseTranscript(bytes, { path }),
+  parse: (reader, path) => readTranscript(reader, path),
   // A file of records that name no session and make no message (a summary only) is no error.
   withoutSession: (parsed) => (parsed.messages.length > 0 ? 'no record says which session this is; file skipped' : undefined),
   describeError: describe,
+  closesLastTurn: (parsed, quietMs) => {
+    const last = parsed.messages.at(-1);
+    return turnIsOver(last && lastMessageOf(last), quietMs);
+  },
 };
 
 export interface TranscriptWalk {
@@ -67,7 +121,7 @@ async function collect(dir: string, found: Set<string>): Promise<void> {
 
 /**
  * Imports every transcript `paths` names (see walkTranscripts) into `target`,
- * each as a whole file (its last turn closed). Never throws for one file's
+ * each as a whole file, its last turn closed once it is over (src/importers/turn-end.ts). Never throws for one file's
  * sake: a malformed line, an unreadable file or a refused import is an error
  * of the summary.
  */

@@ -96,8 +96,8 @@ interface Draft {
   arrival: number;
 }
 
-/** How walking up from a parentUuid ended. */
-type Walk = { kind: 'found'; messageId: string | null } | { kind: 'unknown'; uuid: string };
+/** How walking up from a parentUuid ended (`outside`: at a record of the parent session). */
+type Walk = { kind: 'found'; messageId: string | null; outside?: string } | { kind: 'unknown'; uuid: string };
 
 /** When a waiting message may be emitted anyway: never, when what it waits for is missing, or always. */
 type Mode = 'wait' | 'force' | 'break';
@@ -105,6 +105,12 @@ type Mode = 'wait' | 'force' | 'break';
 export class ClaudeCodeTranscript {
   private readonly path: string | undefined;
   private readonly nodes = new Map<string, TreeNode>();
+  /**
+   * In a sub-agent's transcript, the parent session's records its records continue: a parentUuid
+   * not seen in the file when its record is read (a file is written in order). A compaction
+   * agent's (agent-acompact-*) first records name the parent's last message this way.
+   */
+  private readonly outside = new Set<string>();
   private readonly drafts = new Map<string, Draft>();
   private readonly responses = new Map<string, Draft>();
   private readonly toolUses = new Map<string, { messageId: string; name: string }>();
@@ -120,6 +126,7 @@ export class ClaudeCodeTranscript {
    */
   private readonly waiting = new Map<string, Draft[]>();
   private arrivals = 0;
+  private recordCount = 0;
   private readonly skippedCounts: Record<string, number> = {};
   private calls = 0;
   private emittedCount = 0;
@@ -210,6 +217,11 @@ export class ClaudeCodeTranscript {
     return (own ?? this.summaries.at(-1))?.title;
   }
 
+  /** Lines read that were records (JSON objects), used or not. */
+  get records(): number {
+    return this.recordCount;
+  }
+
   /** Records that became no message, by record type (`sidechain` for sub-agent records inside a main transcript). */
   get skipped(): Record<string, number> {
     return { ...this.skippedCounts };
@@ -246,6 +258,7 @@ export class ClaudeCodeTranscript {
       problems.push({ line, message: 'not a JSON object; line skipped' });
       return;
     }
+    this.recordCount += 1;
     const type = asString(record.type) ?? '(no type)';
     this.noteSessionFields(record, type);
     const uuid = asString(record.uuid);
@@ -253,6 +266,14 @@ export class ClaudeCodeTranscript {
     // record it continues in logicalParentUuid: follow that, so the rest of the
     // conversation stays linked to what came before instead of becoming a second root.
     const parentUuid = asString(record.parentUuid) ?? asString(record.logicalParentUuid) ?? null;
+    if (this.subagent === true && parentUuid !== null && uuid !== undefined && !this.nodes.has(parentUuid) && !this.outside.has(parentUuid)) {
+      this.outside.add(parentUuid);
+      problems.push({
+        line,
+        severity: 'info',
+        message: `record ${uuid} continues record ${parentUuid} of the parent session${this.sessionId ? ` ${this.sessionId}` : ''}; what follows it starts this sub-agent's session`,
+      });
+    }
 
     if (type === 'summary') {
       const title = titleFrom(asString(record.summary) ?? '');
@@ -462,6 +483,7 @@ export class ClaudeCodeTranscript {
     let current = uuid;
     while (current !== null) {
       const node = this.nodes.get(current);
+      if (!node && this.outside.has(current)) return { kind: 'found', messageId: null, outside: current };
       if (!node || seen.has(current)) return { kind: 'unknown', uuid: current };
       if (node.messageId !== null) return { kind: 'found', messageId: node.messageId };
       seen.add(current);
@@ -499,6 +521,8 @@ export class ClaudeCodeTranscript {
         predecessor = null;
       } else {
         predecessor = walk.messageId;
+        // A root that continues the parent session says where: its record there.
+        if (walk.outside !== undefined) message.metadata = { ...message.metadata, parentSessionRecord: walk.outside };
       }
     }
 
@@ -593,5 +617,6 @@ export function parseTranscript(text: string | Buffer, options: TranscriptOption
     newestLeafId: transcript.newestLeafId(),
     consumedBytes: split.consumedBytes,
     nextLine: split.nextLine,
+    records: transcript.records,
   };
 }

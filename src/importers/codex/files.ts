@@ -8,13 +8,37 @@ import { join, resolve, sep } from 'node:path';
 import { importFiles, type ImportFileError, type ImportFilesOptions, type ImportFormat, type ImportSummary } from '../import-files.js';
 import type { FollowFormat } from '../follow-format.js';
 import type { ImportTarget } from '../target.js';
-import { CodexRollout, parseRollout } from './rollout.js';
+import { feedLines } from '../feed-lines.js';
+import type { ImportResult } from '../model.js';
+import { STALE_CLOSE_MS } from '../turn-end.js';
+import { CodexRollout } from './rollout.js';
+
+/** Ended turns, by parsed result: whether the rollout's last turn reached its task_complete. */
+const lastTurnEnded = new WeakMap<ImportResult, boolean>();
 
 export const ROLLOUT: ImportFormat = {
   source: 'codex',
-  parse: (bytes, path) => parseRollout(bytes, { path }),
+  parse: async (reader, path) => {
+    const rollout = new CodexRollout({ path });
+    const batch = await feedLines(reader, rollout);
+    const result: ImportResult = {
+      ...batch,
+      problems: [...reader.problems, ...batch.problems],
+      session: rollout.session(),
+      skipped: rollout.skipped,
+      newestLeafId: rollout.newestLeafId(),
+      consumedBytes: reader.consumedBytes,
+      nextLine: reader.nextLine,
+      records: rollout.records,
+    };
+    // An older rollout says nowhere where a turn ends: its last turn is over with the file.
+    lastTurnEnded.set(result, rollout.lastTurnEnded() || !rollout.marksTurnEnds());
+    return result;
+  },
   withoutSession: (parsed) => (parsed.messages.length > 0 ? 'no session_meta says which session this is; file skipped' : undefined),
   describeError: describe,
+  // A Codex turn is over at its task_complete; one still running stays open until the file is quiet long enough.
+  closesLastTurn: (parsed, quietMs) => lastTurnEnded.get(parsed) === true || quietMs >= STALE_CLOSE_MS,
 };
 
 /** `import codex --follow`: rollouts read as Codex writes them; a turn closes at its task_complete. */

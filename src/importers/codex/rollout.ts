@@ -94,6 +94,7 @@ export class CodexRollout {
   private inTurn = false;
   /** Whether the last turn ended (task_complete, turn_aborted) with nothing after it. */
   private turnEnded = false;
+  private turnEvents = false;
   private response: Response | undefined;
   /** The latest ASSISTANT message, for the usage records that follow it. */
   private lastAssistant: string | undefined;
@@ -151,6 +152,11 @@ export class CodexRollout {
   /** Whether the last turn is over: Codex said the task completed or was aborted, and nothing came after. */
   lastTurnEnded(): boolean {
     return this.turnEnded;
+  }
+
+  /** Whether this rollout says where its turns end at all (older ones have no task events). */
+  marksTurnEnds(): boolean {
+    return this.turnEvents;
   }
 
   // --- reading records ---
@@ -321,6 +327,7 @@ export class CodexRollout {
 
   private readEvent(payload: Record<string, unknown>, line: number, at: string | null): void {
     const type = asString(payload.type) ?? '(no type)';
+    if (type === 'task_started' || type === 'task_complete' || type === 'turn_aborted') this.turnEvents = true;
     switch (type) {
       case 'task_complete':
         this.endTurn();

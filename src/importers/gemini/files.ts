@@ -5,16 +5,37 @@
  * (../import-files.ts). A sub-agent's file (`chats/<parent id>/<id>.jsonl`) comes after the
  * others, so its parent session is imported first.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { importFiles, type ImportFileError, type ImportFilesOptions, type ImportFormat, type ImportSummary } from '../import-files.js';
 import type { FollowFormat } from '../follow-format.js';
 import type { ImportTarget } from '../target.js';
+import { feedLines } from '../feed-lines.js';
+import { MAX_LINE_BYTES } from '../line-reader.js';
 import { GeminiChat, parseGeminiChat } from './chat.js';
 
 export const GEMINI_CHAT: ImportFormat = {
   source: 'gemini',
-  parse: (bytes, path) => parseGeminiChat(bytes, { path }),
+  parse: async (reader, path) => {
+    // An older chat is one JSON document, rewritten whole by the CLI: read whole (they are small), within the line bound.
+    if (path.endsWith('.json')) {
+      const info = await stat(path);
+      if (info.size > MAX_LINE_BYTES) throw new Error(`a JSON chat file of ${info.size} bytes is over the ${MAX_LINE_BYTES}-byte bound`);
+      return parseGeminiChat(await readFile(path), { path });
+    }
+    const chat = new GeminiChat({ path });
+    const batch = await feedLines(reader, chat);
+    return {
+      ...batch,
+      problems: [...reader.problems, ...batch.problems],
+      session: chat.session(),
+      skipped: chat.skipped,
+      newestLeafId: chat.newestLeafId(),
+      consumedBytes: reader.consumedBytes,
+      nextLine: reader.nextLine,
+      records: chat.records,
+    };
+  },
   withoutSession: (parsed) => (parsed.messages.length > 0 ? 'no header says which session this is; file skipped' : undefined),
   describeError: describe,
 };

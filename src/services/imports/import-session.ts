@@ -12,7 +12,7 @@
  */
 import type { Prisma, Role, Session } from '../../generated/prisma/client.js';
 import { BadUserInputError } from '../../errors.js';
-import { assertValidId } from '../../ids.js';
+import { assertValidId, isValidId } from '../../ids.js';
 import type { ImportedMessage, ImportProblem } from '../../importers/model.js';
 import { IMPORT_SOURCES, type ImportSource, type ImportTarget, type SessionImport, type SessionImportOutcome } from '../../importers/target.js';
 import { now, type Deps } from '../deps.js';
@@ -85,7 +85,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
     // What the session holds already: roles, turns, each turn's last message, which prompts have a reply.
     const rows = await deps.db.message.findMany({
       where: { sessionId },
-      select: { id: true, messageId: true, role: true, turnId: true, predecessorId: true },
+      select: { id: true, messageId: true, role: true, turnId: true, predecessorId: true, createdAt: true },
       orderBy: { seq: 'asc' },
     });
     const known = new Map<string, Known>();
@@ -106,22 +106,42 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
     const openTurn = session.openTurnId
       ? await deps.db.turn.findUnique({ where: { id: session.openTurnId }, select: { id: true, number: true, userMessageId: true } })
       : null;
-    /** The open turn: its id, its number, its user message and its messages (the user message first). */
-    let open: { turnId: string; number: number; userMessageId: string; members: TurnMember[] } | null = null;
+    /**
+     * The open turn: its id, its number, its user message, its messages (the user message first)
+     * and the latest time the source gave one of them, the time its close (its commit) carries.
+     */
+    let open: { turnId: string; number: number; userMessageId: string; members: TurnMember[]; lastAt: Date | null } | null = null;
     if (openTurn) {
       const user = byInternal.get(openTurn.userMessageId) ?? '';
-      const members = rows.filter((r) => r.turnId === openTurn.id && r.messageId !== user).map((r) => ({ messageId: r.messageId, role: r.role }));
+      const own = rows.filter((r) => r.turnId === openTurn.id);
+      const members = own.filter((r) => r.messageId !== user).map((r) => ({ messageId: r.messageId, role: r.role }));
       open = {
         turnId: openTurn.id,
         number: openTurn.number,
         userMessageId: user,
         members: [{ messageId: user, role: known.get(user)?.role ?? 'USER' }, ...members],
+        lastAt: latest(own.map((r) => r.createdAt)),
       };
     }
 
     // Updates to messages of this very import are folded into them; the rest apply at the end.
     const laterUpdates = new Map<string, (typeof updates)[number]>();
     for (const update of updates) laterUpdates.set(update.messageId, update);
+    // A message of the open turn sent again (a grown file read whole) may have grown too: the
+    // rest of a response read in two parts. It updates the stored one, so importing a file in
+    // parts gives what importing it whole gives.
+    if (open) {
+      const members = new Set(open.members.map((member) => member.messageId));
+      const stored = new Map(
+        (await deps.db.message.findMany({ where: { sessionId, turnId: open.turnId }, select: { messageId: true, content: true, metadata: true } })).map((row) => [row.messageId, row]),
+      );
+      for (const { message, draft } of messages) {
+        const row = stored.get(message.messageId);
+        if (!members.has(message.messageId) || !row || laterUpdates.has(message.messageId)) continue;
+        if (row.content === draft.content && row.metadata === draft.metadata) continue;
+        laterUpdates.set(message.messageId, { messageId: message.messageId, content: draft.content, line: message.line, metadataText: draft.metadata ?? undefined, metadata: undefined });
+      }
+    }
     const fresh = messages.filter((v) => !known.has(v.message.messageId));
     for (const v of fresh) {
       const update = laterUpdates.get(v.message.messageId);
@@ -130,6 +150,21 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
         if (update.metadataText !== undefined) v.draft.metadata = update.metadataText;
         laterUpdates.delete(v.message.messageId);
       }
+    }
+    // More of a message whose turn is closed (a response that went on after a follower's idle
+    // rule closed its turn) is never dropped: it becomes a message of its own, `<id>-L<line>`,
+    // holding the message as it is now, placed as a late record after it (the next turn).
+    for (const update of [...laterUpdates.values()]) {
+      const target = known.get(update.messageId);
+      if (!target || open?.members.some((member) => member.messageId === update.messageId)) continue;
+      laterUpdates.delete(update.messageId);
+      const messageId = `${update.messageId}-L${update.line}`;
+      if (known.has(messageId) || !isValidId(messageId)) continue;
+      const metadata = { ...(update.metadata ?? {}), continues: update.messageId };
+      const message: ImportedMessage = { messageId, role: target.role, content: update.content, predecessorId: update.messageId, metadata, createdAt: null, opensTurn: false, line: update.line };
+      const draft: MessageDraft = { ...messageDraft(target.role, message, deps, `updates[${update.messageId}]`), callerId: null, createdAt: null };
+      const at = fresh.findIndex((v) => v.message.line > update.line);
+      fresh.splice(at < 0 ? fresh.length : at, 0, { message, draft });
     }
 
     /** Where a message not stored would have been: what follows it attaches there instead. */
@@ -145,6 +180,19 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
     };
 
     const at = now(deps);
+    // Turns close in order: a transcript whose clock went back dates a turn at the one before it,
+    // never earlier (the mirror replays closed turns by closedAt), and never after now.
+    let closedFloor = (await deps.db.turn.aggregate({ where: { sessionId, open: false }, _max: { closedAt: true } }))._max.closedAt;
+    const closeTime = (lastAt: Date | null): Date | null => {
+      if (lastAt === null) {
+        closedFloor = at;
+        return null;
+      }
+      let time = lastAt.getTime() > at.getTime() ? at : lastAt;
+      if (closedFloor && time.getTime() < closedFloor.getTime()) time = closedFloor;
+      closedFloor = time;
+      return time;
+    };
     for (let start = 0; start < fresh.length || start === 0; start += CHUNK) {
       const chunk = fresh.slice(start, start + CHUNK);
       const last = start + CHUNK >= fresh.length;
@@ -159,10 +207,26 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
           await writer.appendJoining(pending);
           pending = [];
         };
+        /** Later content of the open turn's messages stored before: written while the turn is open. */
+        const applyOpenUpdates = async (): Promise<void> => {
+          if (!open) return;
+          for (const update of laterUpdates.values()) {
+            if (!known.has(update.messageId) || !open.members.some((member) => member.messageId === update.messageId)) continue;
+            const changed = await tx.message.update({
+              where: { sessionId_messageId: { sessionId, messageId: update.messageId } },
+              data: { content: update.content, ...(update.metadataText !== undefined ? { metadata: update.metadataText } : {}) },
+              select: { id: true, turnId: true },
+            });
+            writer.noteChanged(changed);
+            laterUpdates.delete(update.messageId);
+            updated += 1;
+          }
+        };
         const closeOpen = async (): Promise<void> => {
           if (!open) return;
           await flushJoins();
-          await writer.closeTurn({});
+          await applyOpenUpdates();
+          await writer.closeTurn({ closedAt: closeTime(open.lastAt) });
           closed += 1;
           open = null;
         };
@@ -210,6 +274,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
               number: writer.openTurnNumber!,
               userMessageId: decision.kind === 'newTurn' ? m.messageId : decision.userMessageId,
               members: [...user, { messageId: m.messageId, role: m.role }],
+              lastAt: draft.createdAt ?? null,
             };
             known.set(m.messageId, { role: m.role, turnId: stored.turnId });
             tipOfTurn.set(stored.turnId!, m.messageId);
@@ -219,6 +284,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
           if (decision.kind !== 'joins' || !open) throw new Error(`The turn rules answered ${decision.kind} to an imported message.`);
           pending.push({ ...draft, predecessorId: decision.predecessorId, callerId: decision.callerId });
           open.members.push({ messageId: m.messageId, role: m.role });
+          open.lastAt = latest([open.lastAt, draft.createdAt]);
           known.set(m.messageId, { role: m.role, turnId: open.turnId });
           tipOfTurn.set(open.turnId, m.messageId);
           if (m.role === 'ASSISTANT') {
@@ -231,20 +297,13 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
 
         if (last) {
           // Later content of messages stored before: only the open turn may still change.
+          await applyOpenUpdates();
           for (const update of laterUpdates.values()) {
             const target = known.get(update.messageId);
             if (!target) {
               problems.push({ line: update.line, message: `update of message ${update.messageId}, which the session does not have; ignored` });
-            } else if (!open || !open.members.some((member) => member.messageId === update.messageId)) {
-              problems.push({ line: update.line, message: `update of message ${update.messageId}, whose turn is closed; ignored` });
             } else {
-              const changed = await tx.message.update({
-                where: { sessionId_messageId: { sessionId, messageId: update.messageId } },
-                data: { content: update.content, ...(update.metadataText !== undefined ? { metadata: update.metadataText } : {}) },
-                select: { id: true, turnId: true },
-              });
-              writer.noteChanged(changed);
-              updated += 1;
+              problems.push({ line: update.line, message: `update of message ${update.messageId}, whose turn is closed; ignored` });
             }
           }
           if (input.closeLastTurn) await closeOpen();
@@ -278,6 +337,13 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
 
     return { sessionId, created, messagesAdded, messagesUpdated, turnsAdded, branchesCreated, currentBranch, problems };
   });
+}
+
+/** The latest of some times, or null when none is given. */
+function latest(times: readonly (Date | null | undefined)[]): Date | null {
+  let best: Date | null = null;
+  for (const time of times) if (time && (!best || time.getTime() > best.getTime())) best = time;
+  return best;
 }
 
 interface Header {

@@ -59,6 +59,11 @@ export interface TurnClose {
   touchedPaths?: string[] | null;
   /** When the turn began, if the runtime says so (recordTurn). */
   startedAt?: Date | null;
+  /**
+   * When the turn ended, if the source says so (an import: its last message's time), so its
+   * commit is dated as it happened; default: the writer's time.
+   */
+  closedAt?: Date | null;
 }
 
 
@@ -244,7 +249,7 @@ export class SessionWriter {
     const closing = {
       open: false,
       messagesThrough: open.turn.messagesThrough + open.unwritten,
-      closedAt: this.at,
+      closedAt: close.closedAt ?? this.at,
       durationMs: close.durationMs ?? null,
       tokens: close.tokens ?? null,
       touchedPaths: close.touchedPaths ? JSON.stringify(close.touchedPaths) : null,

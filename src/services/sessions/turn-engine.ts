@@ -142,8 +142,9 @@ function messageFromApi(state: TurnState<TurnEnd, AnsweredFacts>, m: Incoming): 
 /**
  * An import: as the API, except that a record that cannot be placed is dropped, a new turn or a
  * retry first closes the open one, a SYSTEM record outside any turn opens one (a local command
- * before the first prompt), a prompt after the middle of a turn grows from that turn's end, and
- * a tool result naming no caller of its turn is called by the turn's last reply.
+ * before the first prompt), a prompt after the middle of a turn grows from that turn's end, a
+ * record following a closed turn (a late record) is the next turn or joins the open one, and a
+ * tool result naming no caller of its turn is called by the turn's last reply.
  */
 function messageFromImport(state: TurnState<TurnEnd, AnsweredFacts>, m: Incoming): TurnDecision<never, never> {
   const pred = m.predecessorId;
@@ -161,15 +162,19 @@ function messageFromImport(state: TurnState<TurnEnd, AnsweredFacts>, m: Incoming
     if (open) return { kind: 'close' };
     return { kind: 'retryOf', userMessageId: pred };
   }
-  const late = `it follows ${pred}, whose turn is closed (a late record)`;
-  if (!open) return { kind: 'drop', reason: pred === null ? 'it comes before any prompt' : late };
-  if (pred !== null && !open.members.some((x) => x.messageId === pred)) return { kind: 'drop', reason: late };
-  if (m.role !== 'TOOL') return { kind: 'joins', predecessorId: pred, callerId: null };
+  if (!open && pred === null) return { kind: 'drop', reason: 'it comes before any prompt' };
+  // A late record (its turn already closed: by a follower's idle rule, or at the end of an
+  // import) is never dropped: with no turn open it is the next turn, on the current branch; while
+  // another is open it joins that one, after its last message.
+  if (!open) return { kind: 'newTurn', predecessorId: null };
+  const late = pred !== null && !open.members.some((x) => x.messageId === pred);
+  const joinAfter = late ? null : pred;
+  if (m.role !== 'TOOL') return { kind: 'joins', predecessorId: joinAfter, callerId: null };
   const caller = open.members.find((x) => x.messageId === m.callerId && x.role === 'ASSISTANT');
   if (!caller && !open.members.some((x) => x.role === 'ASSISTANT')) {
     return { kind: 'drop', reason: 'a tool result with no assistant message in its turn to be its caller' };
   }
-  return { kind: 'joins', predecessorId: pred, callerId: caller?.messageId ?? null };
+  return { kind: 'joins', predecessorId: joinAfter, callerId: caller?.messageId ?? null };
 }
 
 /**
@@ -258,8 +263,9 @@ function placeJoin(state: TurnState<TurnEnd, AnsweredFacts>, m: Incoming): TurnD
   }
   let callerId: string | null = null;
   if (m.role === 'TOOL') {
-    // The turn's first message is its user message, never a caller.
-    const replies = open.members.slice(1).filter((x) => x.role === 'ASSISTANT');
+    // A turn's first message is its user message, never a caller, except in an imported turn
+    // opened by a late reply (messageFromImport): that reply calls the tools that follow it.
+    const replies = open.members.filter((x) => x.role === 'ASSISTANT');
     const caller = m.callerId !== null ? replies.find((x) => x.messageId === m.callerId) : replies[replies.length - 1];
     if (!caller) {
       return refuse(new BadUserInputError(
