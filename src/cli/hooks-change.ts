@@ -1,5 +1,6 @@
 /** `hooks install|uninstall <agent>`: plans the change of the agent's files, then prints it (--dry-run) or writes it. */
 import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
 import type { HookAgent } from '../hooks/agent.js';
 import { hookCommandLine, hookScript } from '../hooks/install/command.js';
 import { agentHomes, type InstallPlan, type Scope } from '../hooks/install/installer.js';
@@ -55,6 +56,10 @@ export function changeHooks({ verb, agent, dataDir, scope, dryRun }: HooksChange
   if (verb === 'install') {
     console.log(`${agent}: installed ${scopeName(scope)} (events ${installer.events.join(', ')}); data dir ${dataDir}`);
     if (!existsSync(dataDir)) console.log(`note: the data dir ${dataDir} does not exist yet; events wait in its hooks/spool.jsonl until a server runs on it`);
+    if (scope.kind === 'project') {
+      // An uncommitted settings file is the user's uncommitted work to the project rules: every turn would be skipped.
+      console.log(`note: commit ${relative(scope.dir, hooksFile)} (or install with --user): while it is uncommitted it is your uncommitted change, and the agent's turns in this project are skipped, not committed`);
+    }
   } else {
     console.log(`${agent}: uninstalled ${scopeName(scope)}`);
   }

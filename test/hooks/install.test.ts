@@ -148,6 +148,8 @@ ${added.map((event) => `        ${JSON.stringify(event)}: ${block([group(event)]
     writeFileSync(file, JSON.stringify(withOld, null, 2));
     const result = await cli('hooks', 'install', 'claude-code', '--project', project, '--data-dir', dataDir);
     expect(result.status, result.stderr).toBe(0);
+    // Left uncommitted, the settings file would be the user's change and skip every turn: the install says so.
+    expect(result.stdout).toContain('note: commit .claude/settings.json (or install with --user)');
     const settings = json(file);
     expect(settings.hooks.Stop).toEqual([
       { hooks: [{ type: 'command', command: 'say done', timeout: 1 }] },
