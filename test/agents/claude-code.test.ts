@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually, git } from '../helpers/git.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { onCleanup } from '../helpers/leftovers.js';
 import { tempDir } from '../helpers/temp.js';
 import { wsClient, wsSubscribe } from '../helpers/ws.js';
 import { CreateProject, DirtyWarnings } from '../projects/operations.js';
@@ -67,6 +68,7 @@ async function setUp(script: Script) {
   userGit(repo, 'commit', '-q', '-m', 'Record our Claude Code sessions');
   const { createProject } = await api.ok(CreateProject, { input: { name: 'App', workdir: repo } });
   const model = await startScriptedModel(script, repo);
+  onCleanup(model.close);
   const home = join(root, 'home');
   const claude = async (prompt: string, resume = false): Promise<ClaudeRun> => {
     const run = await runClaude({ binary, repo, home, modelUrl: model.url, prompt, resume });

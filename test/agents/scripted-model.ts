@@ -19,7 +19,6 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, join } from 'node:path';
-import { onCleanup } from '../helpers/leftovers.js';
 
 /**
  * A point in a script where the answer waits: `reached` resolves once the CLI asks for that step,
@@ -188,7 +187,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /**
- * Starts the model on a free port of 127.0.0.1, closed after the test.
+ * Starts the model on a free port of 127.0.0.1 (the caller closes it: a test with onCleanup).
  * @param cwd the repo the CLI runs in: a step's relative paths are made absolute against it.
  */
 export async function startScriptedModel(script: Script, cwd: string): Promise<ScriptedModel> {
@@ -252,6 +251,5 @@ export async function startScriptedModel(script: Script, cwd: string): Promise<S
       server.closeAllConnections();
       server.close(() => resolve());
     });
-  onCleanup(close);
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close };
 }

@@ -74,7 +74,7 @@ const HAND_WRITTEN = `{
 `;
 
 describe('entity-memory hooks install / uninstall', () => {
-  it('claude-code into a missing file: creates it with our hook in each event (matcher * on tool events), no backup; the command names node, the script and the data dir', async () => {
+  it('claude-code into a missing file: creates it with our hook in each event (matcher * on PostToolUse, Bash on PreToolUse), no backup; the command names node, the script and the data dir', async () => {
     const { home, dataDir, cli } = machine();
     const result = await cli('hooks', 'install', 'claude-code', '--data-dir', dataDir);
     expect(result.status, result.stderr).toBe(0);
@@ -83,7 +83,7 @@ describe('entity-memory hooks install / uninstall', () => {
     const settings = json(file);
     expect(Object.keys(settings.hooks)).toEqual(CLAUDE_EVENTS);
     for (const event of CLAUDE_EVENTS) {
-      const matcher = event === 'PreToolUse' || event === 'PostToolUse' ? { matcher: '*' } : {};
+      const matcher = event === 'PreToolUse' ? { matcher: 'Bash' } : event === 'PostToolUse' ? { matcher: '*' } : {};
       expect(settings.hooks[event]).toEqual([{ ...matcher, hooks: [{ type: 'command', command: expectedCommand('claude-code', dataDir), timeout: 10 }] }]);
     }
     expect(existsSync(`${file}.entity-memory.bak`)).toBe(false);
@@ -101,7 +101,7 @@ describe('entity-memory hooks install / uninstall', () => {
     // What the file must be, written out: the one-line array gets ours on its line, compact; the
     // rest goes on lines of its own at the file's four-space indentation.
     const command = expectedCommand('claude-code', dataDir);
-    const group = (event: string) => ({ ...(event === 'PreToolUse' || event === 'PostToolUse' ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout: 10 }] });
+    const group = (event: string) => ({ ...(event === 'PreToolUse' ? { matcher: 'Bash' } : event === 'PostToolUse' ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout: 10 }] });
     const block = (value: unknown, indent: string) => JSON.stringify(value, null, 4).replace(/\n/g, `\n${indent}`);
     const added = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'SubagentStop', 'PreCompact', 'SessionEnd'];
     const expected = `{

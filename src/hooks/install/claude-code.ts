@@ -1,6 +1,7 @@
 /**
  * Claude Code: `hooks` in .claude/settings.json of the project, or ~/.claude/settings.json. A
- * handler's timeout is in seconds; the tool events take a matcher ("*": every tool). The shape
+ * handler's timeout is in seconds; the tool events take a matcher ("*": every tool; PreToolUse
+ * only Bash's). The shape
  * is the one Claude Code 2.1.197 accepted in our recorded runs (test/agents).
  */
 import { join } from 'node:path';
@@ -15,7 +16,9 @@ const FORMAT: HookGroupsFormat = {
   events: [
     { name: 'SessionStart' },
     { name: 'UserPromptSubmit' },
-    { name: 'PreToolUse', matcher: '*' },
+    // Only a shell command needs its start noted (the paths it changes are found by looking before and after):
+    // the agent waits on every hook process, so no other tool is made to wait on one.
+    { name: 'PreToolUse', matcher: 'Bash' },
     { name: 'PostToolUse', matcher: '*' },
     { name: 'Stop' },
     { name: 'SubagentStop' },

@@ -14,7 +14,8 @@ const FORMAT: HookGroupsFormat = {
   events: [
     { name: 'SessionStart' },
     { name: 'BeforeAgent' },
-    { name: 'BeforeTool', matcher: '.*' },
+    // As for Claude Code: only a shell command's start is noted.
+    { name: 'BeforeTool', matcher: 'run_shell_command' },
     { name: 'AfterTool', matcher: '.*' },
     { name: 'AfterAgent' },
     { name: 'SessionEnd' },
