@@ -1,8 +1,8 @@
 /**
  * Feeds a file read by a LineReader to an incremental parser a batch of lines at a time, in
  * bounded memory, and gathers what it made into one whole-file batch: the messages (each with
- * the content its later updates gave it) and the problems. What the Codex and Gemini importers
- * share; Claude Code's (claude-code/files.ts) does the same with a flush at the end.
+ * the content its later updates gave it) and the problems (the reader keeps its too-long lines).
+ * What the Claude Code, Codex and Gemini importers share.
  */
 import type { JsonlLine } from './jsonl.js';
 import type { LineReader } from './line-reader.js';
@@ -12,6 +12,8 @@ const FEED_LINES = 1000;
 
 export interface LineParser {
   feed(lines: Iterable<JsonlLine>): ImportBatch;
+  /** What still waits once no more input will come (Claude Code's parser holds messages back until their ancestors are known). */
+  flush?(): ImportBatch;
 }
 
 /** Every terminated line of `reader` fed to `parser`; a last line without its newline is left unread. */
@@ -38,5 +40,6 @@ export async function feedLines(reader: LineReader, parser: LineParser): Promise
     }
   }
   take(parser.feed(batch));
+  if (parser.flush) take(parser.flush());
   return { messages: [...messages.values()], updates: [], problems };
 }

@@ -6,18 +6,14 @@
  * Sub-agent transcripts (<session-id>/subagents/*.jsonl) come after every
  * other file, so their parent session is imported first when both are given.
  */
-import { readdir, stat } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
 import { importFiles, type ImportFileError, type ImportFilesOptions, type ImportFormat, type ImportSummary } from '../import-files.js';
 import type { ImportTarget } from '../target.js';
 import { lastMessageOf, turnIsOver } from '../turn-end.js';
-import type { JsonlLine } from '../jsonl.js';
+import { describeFileError, walkFiles } from '../walk-files.js';
 import type { LineReader } from '../line-reader.js';
-import type { ImportedMessage, ImportProblem, ImportResult } from '../model.js';
+import { feedLines } from '../feed-lines.js';
+import type { ImportResult } from '../model.js';
 import { ClaudeCodeTranscript } from './transcript.js';
-
-/** Lines fed to the parser at a time: what is held of the file besides the messages it made. */
-const FEED_LINES = 1000;
 
 /**
  * A whole transcript read through `reader`, a batch of lines at a time, then flushed: what
@@ -26,34 +22,10 @@ const FEED_LINES = 1000;
  */
 async function readTranscript(reader: LineReader, path: string): Promise<ImportResult> {
   const transcript = new ClaudeCodeTranscript({ path });
-  const messages = new Map<string, ImportedMessage>();
-  const problems: ImportProblem[] = [];
-  let batch: JsonlLine[] = [];
-  const take = (step: ReturnType<ClaudeCodeTranscript['feed']>): void => {
-    for (const message of step.messages) messages.set(message.messageId, message);
-    for (const update of step.updates) {
-      const message = messages.get(update.messageId);
-      if (!message) continue;
-      message.content = update.content;
-      if (update.metadata !== undefined) message.metadata = update.metadata;
-    }
-    problems.push(...step.problems);
-  };
-  for await (const line of reader.lines()) {
-    if (!line.terminated) break;
-    batch.push({ line: line.line, text: line.text });
-    if (batch.length >= FEED_LINES) {
-      take(transcript.feed(batch));
-      batch = [];
-    }
-  }
-  take(transcript.feed(batch));
-  take(transcript.flush());
+  const batch = await feedLines(reader, transcript);
   return {
+    ...batch,
     session: transcript.session(),
-    messages: [...messages.values()],
-    updates: [],
-    problems,
     skipped: transcript.skipped,
     newestLeafId: transcript.newestLeafId(),
     consumedBytes: reader.consumedBytes,
@@ -67,7 +39,7 @@ const TRANSCRIPT: ImportFormat = {
   parse: (reader, path) => readTranscript(reader, path),
   // A file of records that name no session and make no message (a summary only) is no error.
   withoutSession: (parsed) => (parsed.messages.length > 0 ? 'no record says which session this is; file skipped' : undefined),
-  describeError: describe,
+  describeError: describeFileError,
   closesLastTurn: (parsed, quietMs) => {
     const last = parsed.messages.at(-1);
     return turnIsOver(last && lastMessageOf(last), quietMs);
@@ -92,31 +64,10 @@ export function isSubagentTranscript(path: string): boolean {
  * Parents first, sub-agent transcripts last, each group sorted by path.
  */
 export async function walkTranscripts(paths: readonly string[]): Promise<TranscriptWalk> {
-  const found = new Set<string>();
-  const errors: ImportFileError[] = [];
-  for (const given of paths) {
-    const path = resolve(given);
-    try {
-      const info = await stat(path);
-      if (info.isDirectory()) await collect(path, found);
-      else if (info.isFile()) found.add(path);
-      else errors.push({ file: given, line: 0, message: 'not a file or a folder' });
-    } catch (error) {
-      errors.push({ file: given, line: 0, message: describe(error) });
-    }
-  }
-  const all = [...found].sort();
+  const { files: found, errors } = await walkFiles(paths, (path) => path.endsWith('.jsonl'));
+  const all = found.sort();
   const files = [...all.filter((f) => !isSubagentTranscript(f)), ...all.filter((f) => isSubagentTranscript(f))];
   return { files, errors };
-}
-
-async function collect(dir: string, found: Set<string>): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  for (const entry of entries) {
-    const path = dir.endsWith(sep) ? dir + entry.name : join(dir, entry.name);
-    if (entry.isDirectory()) await collect(path, found);
-    else if (entry.isFile() && entry.name.endsWith('.jsonl')) found.add(path);
-  }
 }
 
 /**
@@ -132,12 +83,4 @@ export async function importClaudeCodeFiles(
 ): Promise<ImportSummary> {
   const walk = await walkTranscripts(paths);
   return importFiles(target, TRANSCRIPT, walk.files, options, walk.errors);
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? 'no such file or folder' : error.message;
-  }
-  return String(error);
 }

@@ -3,14 +3,13 @@
  * `rollout-*.jsonl`, as `$CODEX_HOME/sessions/YYYY/MM/DD/` holds them) and importing each through
  * the import loop (../import-files.ts).
  */
-import { readdir, stat } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
 import { importFiles, type ImportFileError, type ImportFilesOptions, type ImportFormat, type ImportSummary } from '../import-files.js';
 import type { FollowFormat } from '../follow-format.js';
 import type { ImportTarget } from '../target.js';
 import { feedLines } from '../feed-lines.js';
 import type { ImportResult } from '../model.js';
 import { STALE_CLOSE_MS } from '../turn-end.js';
+import { describeFileError, walkFiles } from '../walk-files.js';
 import { CodexRollout } from './rollout.js';
 
 /** Ended turns, by parsed result: whether the rollout's last turn reached its task_complete. */
@@ -23,7 +22,6 @@ export const ROLLOUT: ImportFormat = {
     const batch = await feedLines(reader, rollout);
     const result: ImportResult = {
       ...batch,
-      problems: [...reader.problems, ...batch.problems],
       session: rollout.session(),
       skipped: rollout.skipped,
       newestLeafId: rollout.newestLeafId(),
@@ -36,7 +34,7 @@ export const ROLLOUT: ImportFormat = {
     return result;
   },
   withoutSession: (parsed) => (parsed.messages.length > 0 ? 'no session_meta says which session this is; file skipped' : undefined),
-  describeError: describe,
+  describeError: describeFileError,
   // A Codex turn is over at its task_complete; one still running stays open until the file is quiet long enough.
   closesLastTurn: (parsed, quietMs) => lastTurnEnded.get(parsed) === true || quietMs >= STALE_CLOSE_MS,
 };
@@ -50,41 +48,12 @@ export const ROLLOUT_FOLLOW: FollowFormat = {
 
 /** The rollouts `paths` name, sorted by path (so by date within the sessions folder), each once; paths that could not be read as errors. */
 export async function walkRollouts(paths: readonly string[]): Promise<{ files: string[]; errors: ImportFileError[] }> {
-  const found = new Set<string>();
-  const errors: ImportFileError[] = [];
-  for (const given of paths) {
-    const path = resolve(given);
-    try {
-      const info = await stat(path);
-      if (info.isDirectory()) await collect(path, found);
-      else if (info.isFile()) found.add(path);
-      else errors.push({ file: given, line: 0, message: 'not a file or a folder' });
-    } catch (error) {
-      errors.push({ file: given, line: 0, message: describe(error) });
-    }
-  }
-  return { files: [...found].sort(), errors };
-}
-
-async function collect(dir: string, found: Set<string>): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  for (const entry of entries) {
-    const path = dir.endsWith(sep) ? dir + entry.name : join(dir, entry.name);
-    if (entry.isDirectory()) await collect(path, found);
-    else if (entry.isFile() && entry.name.startsWith('rollout-') && entry.name.endsWith('.jsonl')) found.add(path);
-  }
+  const { files, errors } = await walkFiles(paths, (path) => /(^|[\\/])rollout-[^\\/]*\.jsonl$/.test(path));
+  return { files: files.sort(), errors };
 }
 
 /** Imports every rollout `paths` names into `target`, each whole; never throws for one file's sake. */
 export async function importCodexFiles(target: ImportTarget, paths: readonly string[], options: ImportFilesOptions = {}): Promise<ImportSummary> {
   const walk = await walkRollouts(paths);
   return importFiles(target, ROLLOUT, walk.files, options, walk.errors);
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? 'no such file or folder' : error.message;
-  }
-  return String(error);
 }

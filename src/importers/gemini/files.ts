@@ -5,12 +5,12 @@
  * (../import-files.ts). A sub-agent's file (`chats/<parent id>/<id>.jsonl`) comes after the
  * others, so its parent session is imported first.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import { importFiles, type ImportFileError, type ImportFilesOptions, type ImportFormat, type ImportSummary } from '../import-files.js';
 import type { FollowFormat } from '../follow-format.js';
 import type { ImportTarget } from '../target.js';
 import { feedLines } from '../feed-lines.js';
+import { describeFileError, walkFiles } from '../walk-files.js';
 import { MAX_LINE_BYTES } from '../line-reader.js';
 import { GeminiChat, parseGeminiChat } from './chat.js';
 
@@ -27,7 +27,6 @@ export const GEMINI_CHAT: ImportFormat = {
     const batch = await feedLines(reader, chat);
     return {
       ...batch,
-      problems: [...reader.problems, ...batch.problems],
       session: chat.session(),
       skipped: chat.skipped,
       newestLeafId: chat.newestLeafId(),
@@ -37,7 +36,7 @@ export const GEMINI_CHAT: ImportFormat = {
     };
   },
   withoutSession: (parsed) => (parsed.messages.length > 0 ? 'no header says which session this is; file skipped' : undefined),
-  describeError: describe,
+  describeError: describeFileError,
 };
 
 /** `import gemini --follow`: chat files read as Gemini CLI writes them (JSONL only: an older JSON chat is rewritten whole). */
@@ -65,42 +64,12 @@ function depthInChats(path: string): number {
 
 /** The chat files `paths` name, sessions before sub-agents, each group sorted by path; paths that could not be read as errors. */
 export async function walkGeminiChats(paths: readonly string[]): Promise<{ files: string[]; errors: ImportFileError[] }> {
-  const found = new Set<string>();
-  const errors: ImportFileError[] = [];
-  for (const given of paths) {
-    const path = resolve(given);
-    try {
-      const info = await stat(path);
-      if (info.isDirectory()) await collect(path, found);
-      else if (info.isFile()) found.add(path);
-      else errors.push({ file: given, line: 0, message: 'not a file or a folder' });
-    } catch (error) {
-      errors.push({ file: given, line: 0, message: describe(error) });
-    }
-  }
-  const files = [...found].sort((a, b) => depthInChats(a) - depthInChats(b) || (a < b ? -1 : a > b ? 1 : 0));
-  return { files, errors };
-}
-
-async function collect(dir: string, found: Set<string>): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  for (const entry of entries) {
-    const path = dir.endsWith(sep) ? dir + entry.name : join(dir, entry.name);
-    if (entry.isDirectory()) await collect(path, found);
-    else if (entry.isFile() && isChatFile(path)) found.add(path);
-  }
+  const { files, errors } = await walkFiles(paths, isChatFile);
+  return { files: files.sort((a, b) => depthInChats(a) - depthInChats(b) || (a < b ? -1 : a > b ? 1 : 0)), errors };
 }
 
 /** Imports every chat file `paths` names into `target`, each whole; never throws for one file's sake. */
 export async function importGeminiFiles(target: ImportTarget, paths: readonly string[], options: ImportFilesOptions = {}): Promise<ImportSummary> {
   const walk = await walkGeminiChats(paths);
   return importFiles(target, GEMINI_CHAT, walk.files, options, walk.errors);
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? 'no such file or folder' : error.message;
-  }
-  return String(error);
 }
