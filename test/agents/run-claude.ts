@@ -5,32 +5,17 @@
  * are those of the repo's .claude/settings.json (installClaudeHooks: our `hooks install`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const ENTITY_MEMORY_BIN = fileURLToPath(new URL('../../bin/entity-memory.js', import.meta.url));
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { installHooks } from './install-hooks.js';
 
 /**
  * Installs entity-memory's hooks in `repo`/.claude/settings.json, sending to the server of
- * `dataDir`, as a user does: `entity-memory hooks install claude-code --project <repo> --data-dir
- * <dataDir>`. The one place the agent tests install hooks.
+ * `dataDir` (install-hooks.ts).
  * @returns the settings file's path.
- * @throws when the command fails (with its output).
  */
-export async function installClaudeHooks(repo: string, dataDir: string): Promise<string> {
-  const args = [ENTITY_MEMORY_BIN, 'hooks', 'install', 'claude-code', '--project', repo, '--data-dir', dataDir];
-  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-  const file = join(repo, '.claude', 'settings.json');
-  if (code !== 0 || !existsSync(file)) throw new Error(`entity-memory hooks install claude-code exited ${code}:\n${output}`);
-  return file;
+export function installClaudeHooks(repo: string, dataDir: string): Promise<string> {
+  return installHooks('claude-code', repo, dataDir);
 }
 
 export interface ClaudeRunOptions {

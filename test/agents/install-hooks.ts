@@ -1,0 +1,33 @@
+/**
+ * entity-memory's hooks installed in a repo as a user does: `entity-memory hooks install <agent>
+ * --project <repo> --data-dir <dataDir>`. The one place the agent tests install hooks.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ENTITY_MEMORY_BIN = fileURLToPath(new URL('../../bin/entity-memory.js', import.meta.url));
+
+/** The project settings file each agent's hooks are written to, relative to the repo. */
+export const HOOKS_FILE = { 'claude-code': join('.claude', 'settings.json'), gemini: join('.gemini', 'settings.json') } as const;
+
+/**
+ * Installs the hooks of `agent` in `repo`, sending to the server of `dataDir`.
+ * @returns the settings file's path.
+ * @throws when the command fails (with its output).
+ */
+export async function installHooks(agent: keyof typeof HOOKS_FILE, repo: string, dataDir: string): Promise<string> {
+  const args = [ENTITY_MEMORY_BIN, 'hooks', 'install', agent, '--project', repo, '--data-dir', dataDir];
+  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+  const file = join(repo, HOOKS_FILE[agent]);
+  if (code !== 0 || !existsSync(file)) throw new Error(`entity-memory hooks install ${agent} exited ${code}:\n${output}`);
+  return file;
+}
