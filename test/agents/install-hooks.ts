@@ -10,17 +10,19 @@ import { fileURLToPath } from 'node:url';
 const ENTITY_MEMORY_BIN = fileURLToPath(new URL('../../bin/entity-memory.js', import.meta.url));
 
 /** The project settings file each agent's hooks are written to, relative to the repo. */
-export const HOOKS_FILE = { 'claude-code': join('.claude', 'settings.json'), gemini: join('.gemini', 'settings.json') } as const;
+export const HOOKS_FILE = { 'claude-code': join('.claude', 'settings.json'), gemini: join('.gemini', 'settings.json'), codex: join('.codex', 'hooks.json') } as const;
 
 /**
- * Installs the hooks of `agent` in `repo`, sending to the server of `dataDir`.
+ * Installs the hooks of `agent` in `repo`, sending to the server of `dataDir`. `env` is added to
+ * the command's: for Codex, the test's CODEX_HOME (whose config.toml gets `[features] hooks`),
+ * never this machine's.
  * @returns the settings file's path.
  * @throws when the command fails (with its output).
  */
-export async function installHooks(agent: keyof typeof HOOKS_FILE, repo: string, dataDir: string): Promise<string> {
+export async function installHooks(agent: keyof typeof HOOKS_FILE, repo: string, dataDir: string, env: Record<string, string> = {}): Promise<string> {
   const args = [ENTITY_MEMORY_BIN, 'hooks', 'install', agent, '--project', repo, '--data-dir', dataDir];
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

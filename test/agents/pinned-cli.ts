@@ -56,8 +56,8 @@ function runs(cli: PinnedCli, dir: string): Promise<boolean> {
   const { command, args } = commandIn(cli, dir);
   return new Promise((resolve) => {
     execFile(command, [...args, '--version'], { env: { PATH: '/usr/bin:/bin', HOME: dirname(cli.binary(dir)) }, timeout: 30_000 }, (error, stdout) => {
-      const printed = stdout.trim();
-      resolve(!error && (printed === cli.version || printed.startsWith(`${cli.version} `)));
+      // `2.1.197 (Claude Code)`, `0.61.0`, `codex-cli 0.171.0`.
+      resolve(!error && stdout.trim().split(/\s+/).includes(cli.version));
     });
   });
 }

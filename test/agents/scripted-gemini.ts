@@ -28,7 +28,7 @@ interface GenerateBody {
   generationConfig?: { responseMimeType?: string; responseJsonSchema?: JsonSchema; responseSchema?: JsonSchema };
 }
 
-interface JsonSchema {
+export interface JsonSchema {
   type?: string;
   enum?: unknown[];
   properties?: Record<string, JsonSchema>;
@@ -36,7 +36,7 @@ interface JsonSchema {
 }
 
 /** A value the schema accepts: numbers 1 (or their minimum), strings a word, the first of an enum. */
-function fill(schema: JsonSchema | undefined, key = ''): unknown {
+export function fill(schema: JsonSchema | undefined, key = ''): unknown {
   if (!schema) return null;
   const type = String(schema.type ?? '').toLowerCase();
   if (schema.enum) return key === 'next_speaker' ? 'user' : schema.enum[0];

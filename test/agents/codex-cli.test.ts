@@ -1,0 +1,213 @@
+/**
+ * The real Codex CLI (codex-cli.ts: 0.171.0, installed on first use) recorded live through
+ * entity-memory's hooks: the CLI runs offline against a scripted Responses API (scripted-codex.ts)
+ * in a user's repo bound as a project, with our hook command in the repo's .codex/hooks.json,
+ * sending to a real test server. What the CLI really sends (apply_patch calls, commands as Bash,
+ * no SessionEnd, a resumed session) is what is recorded.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually, git } from '../helpers/git.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { onCleanup } from '../helpers/leftovers.js';
+import { tempDir } from '../helpers/temp.js';
+import { CreateProject } from '../projects/operations.js';
+import { agentCommits, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
+import { codexCli } from './codex-cli.js';
+import { installHooks } from './install-hooks.js';
+import type { CliCommand } from './pinned-cli.js';
+import { codexHome, runCodex, writeCodexConfig, type CodexRun } from './run-codex.js';
+import { startScriptedCodex } from './scripted-codex.js';
+import type { Script, ScriptedModel } from './scripted-model.js';
+
+let cli: CliCommand;
+
+// A clean clone installs the CLI here once (about 12 s, 315 MB), whichever file asks first.
+beforeAll(async () => {
+  cli = await codexCli();
+}, 600_000);
+
+const SESSION = `
+  query Hooked($sessionId: String!) {
+    session(sessionId: $sessionId) {
+      agentId
+      source
+      project { projectId }
+      turns(first: 10) { edges { node { number open } } }
+      messages(first: 100) { edges { node { messageId role content toolName toolCallId caller { messageId } metadata } } }
+    }
+  }`;
+
+interface HookedMessage {
+  messageId: string;
+  role: string;
+  content: string;
+  toolName: string | null;
+  toolCallId: string | null;
+  caller: { messageId: string } | null;
+  metadata: unknown;
+}
+
+interface HookedSession {
+  agentId: string | null;
+  source: string | null;
+  project: { projectId: string } | null;
+  turns: { edges: { node: { number: number; open: boolean } }[] };
+  messages: { edges: { node: HookedMessage }[] };
+}
+
+const AGENT_EMAIL = 'agent@openprogram.invalid';
+
+async function setUp(script: Script) {
+  const root = tempDir('em-codex-');
+  const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
+  const repo = userRepo(root);
+  const model = await startScriptedCodex(script);
+  onCleanup(model.close);
+  const home = join(root, 'home');
+  writeCodexConfig(home, repo, model.url);
+  await installHooks('codex', repo, api.dataDir, { HOME: home, CODEX_HOME: codexHome(home) });
+  // Committed, the team's hook settings are not the user's uncommitted work (which would keep
+  // every turn from committing, as any uncommitted file does).
+  userGit(repo, 'add', '.codex/hooks.json');
+  userGit(repo, 'commit', '-q', '-m', 'Record our Codex sessions');
+  await api.ok(CreateProject, { input: { name: 'App', workdir: repo } });
+  const codex = async (prompt: string, resume = false): Promise<CodexRun> => {
+    const run = await runCodex({ cli, repo, home, prompt, resume });
+    process.stderr.write(`[agents] codex exec${resume ? ' resume --last' : ''}: ${(run.ms / 1000).toFixed(1)} s\n`);
+    expect(run.code, `codex exited ${run.code}\n${run.stderr}\n${run.stdout.slice(-2000)}`).toBe(0);
+    expect(run.sessionId).toBeTruthy();
+    expect(model.requests.filter((r) => r.kind === 'unknown')).toEqual([]);
+    return run;
+  };
+  return { api, repo, model, codex };
+}
+
+async function read(api: TestServer, sessionId: string): Promise<HookedSession | null> {
+  const result = await api.raw(SESSION, { sessionId });
+  if (result.errors?.length) throw new Error(JSON.stringify(result.errors));
+  return (result.data as { session: HookedSession | null }).session;
+}
+
+/** The session once its hooks' events are all recorded: `turns` turns, all closed, and no spool left. */
+async function recorded(api: TestServer, sessionId: string, turns: number): Promise<HookedSession> {
+  const hooks = join(api.dataDir, 'hooks');
+  return eventually(async () => {
+    if (existsSync(hooks) && readdirSync(hooks).some((name) => name.startsWith('spool'))) return false;
+    const session = await read(api, sessionId);
+    const edges = session?.turns.edges ?? [];
+    return session !== null && edges.length === turns && edges.every((e) => !e.node.open) ? session : false;
+  });
+}
+
+/** Role, tool and caller of each message, in order. */
+function shape(session: HookedSession): [string, string | null, string | null][] {
+  return session.messages.edges.map(({ node }) => [node.role, node.toolName, node.caller?.messageId ?? null]);
+}
+
+/** The ids of the tool calls the model made, in order. */
+function toolCalls(model: ScriptedModel, name: string): string[] {
+  return model.requests.filter((r) => r.answer === name).map((r) => r.toolUseId!);
+}
+
+describe('the real Codex CLI, recorded through its hooks', () => {
+  it("records a turn that writes, edits and runs a command, and commits exactly the agent's files as the agent", async () => {
+    const { api, repo, model, codex } = await setUp({
+      turns: [
+        {
+          match: /TURN1/,
+          steps: [
+            { write: 'a.txt', content: 'one\ntwo\n' },
+            { edit: 'a.txt', old: 'one', new: 'uno' },
+            { bash: 'echo generated > gen.txt' },
+            { text: 'Wrote a.txt and gen.txt.' },
+          ],
+        },
+      ],
+    });
+    const initial = git(repo, 'rev-parse', 'HEAD').trim();
+    const run = await codex('TURN1: write a.txt, edit it, generate gen.txt');
+    const sessionId = run.sessionId!;
+    expect(run.messages.filter((m) => m.type === 'item.completed' && m.item?.type !== 'error').map((m) => [m.item?.type, m.item?.status])).toEqual([
+      ['file_change', 'completed'],
+      ['file_change', 'completed'],
+      ['command_execution', 'completed'],
+      ['agent_message', undefined],
+    ]);
+    expect(model.requests.filter((r) => r.kind === 'step').map((r) => r.answer)).toEqual(['apply_patch', 'apply_patch', 'exec_command', 'text']);
+
+    const session = await recorded(api, sessionId, 1);
+    expect(session).toMatchObject({ agentId: 'codex', source: null, project: { projectId: expect.any(String) } });
+    expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
+    const [write, edit] = toolCalls(model, 'apply_patch');
+    const [command] = toolCalls(model, 'exec_command');
+    // Codex names its command tool Bash in its hooks.
+    expect(shape(session)).toEqual([
+      ['USER', null, null],
+      ['ASSISTANT', 'apply_patch', null],
+      ['TOOL', 'apply_patch', `call-${write}`],
+      ['ASSISTANT', 'apply_patch', null],
+      ['TOOL', 'apply_patch', `call-${edit}`],
+      ['ASSISTANT', 'Bash', null],
+      ['TOOL', 'Bash', `call-${command}`],
+      ['ASSISTANT', null, null],
+    ]);
+    const messages = session.messages.edges.map((e) => e.node);
+    expect(messages[0]!.content).toBe('TURN1: write a.txt, edit it, generate gen.txt');
+    expect(messages.filter((m) => m.role === 'ASSISTANT' && m.toolName).map((m) => [m.toolCallId, (m.metadata as { touchedPaths: string[] }).touchedPaths])).toEqual([
+      [write, ['a.txt']],
+      [edit, ['a.txt']],
+      [command, ['gen.txt']],
+    ]);
+    // The reply, from the Stop payload's last_assistant_message.
+    expect(messages.at(-1)!.content).toBe('Wrote a.txt and gen.txt.');
+
+    const result = await outcome(api, sessionId, 1);
+    expect(result).toMatchObject({ result: 'COMMITTED', paths: ['a.txt', 'gen.txt'], dirtyPaths: [] });
+    expect(agentCommits(repo)).toEqual([result.commit!.sha]);
+    expect(git(repo, 'rev-parse', 'HEAD^').trim()).toBe(initial);
+    expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n')).toEqual(['a.txt', 'gen.txt']);
+    expect(git(repo, 'show', 'HEAD:a.txt')).toBe('uno\ntwo\n');
+    expect(git(repo, 'show', 'HEAD:gen.txt')).toBe('generated\n');
+    expect(git(repo, 'log', '-1', '--format=%ae|%ce').trim()).toBe(`${AGENT_EMAIL}|${AGENT_EMAIL}`);
+    expect(git(repo, 'log', '-1', '--format=%B').trimEnd()).toMatch(new RegExp(`^\\[agent ${sessionId}\\] turn 1: TURN1: write a\\.txt, edit it, generate gen\\.txt\n\nSession-Id: ${sessionId}\nTurn: 1$`));
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  }, 120_000);
+
+  it('records a second prompt with exec resume --last as the same session’s second turn', async () => {
+    const { api, repo, codex } = await setUp({
+      turns: [
+        { match: /TURN1/, steps: [{ write: 'a.txt', content: 'first\n' }, { text: 'First done.' }] },
+        { match: /TURN2/, steps: [{ bash: 'echo second >> a.txt' }, { text: 'Second done.' }] },
+      ],
+    });
+    const first = await codex('TURN1: write a.txt');
+    expect((await outcome(api, first.sessionId!, 1)).result).toBe('COMMITTED');
+    const second = await codex('TURN2: append to a.txt', true);
+    expect(second.sessionId).toBe(first.sessionId);
+    const sessionId = first.sessionId!;
+
+    const session = await recorded(api, sessionId, 2);
+    expect(session.turns.edges.map((e) => e.node)).toEqual([
+      { number: 1, open: false },
+      { number: 2, open: false },
+    ]);
+    expect(shape(session).map(([role, tool]) => [role, tool])).toEqual([
+      ['USER', null],
+      ['ASSISTANT', 'apply_patch'],
+      ['TOOL', 'apply_patch'],
+      ['ASSISTANT', null],
+      ['USER', null],
+      ['ASSISTANT', 'Bash'],
+      ['TOOL', 'Bash'],
+      ['ASSISTANT', null],
+    ]);
+    expect([0, 3, 4, 7].map((i) => session.messages.edges[i]!.node.content)).toEqual(['TURN1: write a.txt', 'First done.', 'TURN2: append to a.txt', 'Second done.']);
+    expect(await outcome(api, sessionId, 2)).toMatchObject({ result: 'COMMITTED', paths: ['a.txt'] });
+    expect(agentCommits(repo)).toHaveLength(2);
+    expect(git(repo, 'log', '-1', '--format=%B').trimEnd()).toMatch(/\n\nSession-Id: .+\nTurn: 2$/);
+    expect(git(repo, 'show', 'HEAD:a.txt')).toBe('first\nsecond\n');
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  }, 180_000);
+});
