@@ -5,21 +5,22 @@
  * sending to a real test server. What the CLI really sends (payload shapes without tool call ids,
  * the order of events, a resumed session) is what is recorded.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually, git } from '../helpers/git.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { tempDir } from '../helpers/temp.js';
-import { CreateProject } from '../projects/operations.js';
-import { agentCommits, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
+import { wsClient, wsSubscribe } from '../helpers/ws.js';
+import { CreateProject, DirtyWarnings } from '../projects/operations.js';
+import { agentCommits, expectSnapshot, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
 import { geminiCli } from './gemini-cli.js';
 import { installHooks } from './install-hooks.js';
 import type { CliCommand } from './pinned-cli.js';
 import { runGemini, type GeminiRun } from './run-gemini.js';
 import { startScriptedGemini } from './scripted-gemini.js';
-import type { Script } from './scripted-model.js';
+import { Hold, type Script } from './scripted-model.js';
 
 let cli: CliCommand;
 
@@ -68,7 +69,7 @@ async function setUp(script: Script) {
   // every turn from committing, as any uncommitted file does).
   userGit(repo, 'add', '.gemini/settings.json');
   userGit(repo, 'commit', '-q', '-m', 'Record our Gemini CLI sessions');
-  await api.ok(CreateProject, { input: { name: 'App', workdir: repo } });
+  const { createProject } = await api.ok(CreateProject, { input: { name: 'App', workdir: repo } });
   const model = await startScriptedGemini(script, repo);
   onCleanup(model.close);
   const home = join(root, 'home');
@@ -80,7 +81,7 @@ async function setUp(script: Script) {
     expect(model.requests.filter((r) => r.kind === 'unknown')).toEqual([]);
     return run;
   };
-  return { api, repo, model, gemini };
+  return { api, repo, model, gemini, projectId: createProject.projectId };
 }
 
 async function read(api: TestServer, sessionId: string): Promise<HookedSession | null> {
@@ -161,6 +162,45 @@ describe('the real Gemini CLI, recorded through its hooks', () => {
     expect(git(repo, 'log', '-1', '--format=%ae|%ce').trim()).toBe(`${AGENT_EMAIL}|${AGENT_EMAIL}`);
     expect(git(repo, 'log', '-1', '--format=%B').trimEnd()).toMatch(new RegExp(`^\\[agent ${sessionId}\\] turn 1: TURN1: write a\\.txt, edit it, generate gen\\.txt\n\nSession-Id: ${sessionId}\nTurn: 1$`));
     expect(git(repo, 'status', '--porcelain')).toBe('');
+  }, 120_000);
+
+  it("leaves the user's edit made while the agent's turn is in flight byte for byte: the turn is skipped, with a snapshot and a warning", async () => {
+    const userStep = new Hold();
+    const { api, repo, gemini, projectId } = await setUp({
+      turns: [
+        {
+          match: /TURN1/,
+          steps: [
+            { write: 'a.txt', content: 'agent\n' },
+            // Asked for once the write has run: the user saves notes.txt before the agent goes on.
+            { edit: 'a.txt', old: 'agent', new: 'agent, edited', hold: userStep },
+            { text: 'Wrote a.txt.' },
+          ],
+        },
+      ],
+    });
+    const warnings = wsSubscribe(wsClient(api.url), DirtyWarnings, { projectId });
+    await warnings.ready();
+    const initial = git(repo, 'rev-parse', 'HEAD').trim();
+    const running = gemini('TURN1: write a.txt');
+    await userStep.reached;
+    writeFileSync(join(repo, 'notes.txt'), 'the user, mid-turn\n');
+    userStep.release();
+    const run = await running;
+    const sessionId = run.sessionId!;
+
+    const result = await outcome(api, sessionId, 1);
+    expect(result).toMatchObject({ result: 'SKIPPED_DIRTY', paths: ['a.txt'], dirtyPaths: ['notes.txt'], commit: null });
+    expect(result.reason).toContain('notes.txt');
+    expectSnapshot(repo, result, sessionId, 1, initial, { 'a.txt': 'agent, edited\n', 'notes.txt': 'v1\n' });
+    const [warning] = await warnings.next(1);
+    expect(warning?.data?.dirtyTreeWarning).toMatchObject({ project: { projectId }, session: { sessionId }, turnNumber: 1, dirtyPaths: ['notes.txt'], message: result.message });
+    // The user's work as they left it, the agent's file where the agent left it, nothing committed.
+    expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('the user, mid-turn\n');
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('agent, edited\n');
+    expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(initial);
+    expect(agentCommits(repo)).toEqual([]);
+    expect(userGit(repo, 'status', '--porcelain').split('\n').filter(Boolean)).toEqual([' M notes.txt', '?? a.txt']);
   }, 120_000);
 
   it('records a second prompt with --resume latest as the same session’s second turn', async () => {
