@@ -238,4 +238,33 @@ describe('the real Gemini CLI, recorded through its hooks', () => {
     expect(git(repo, 'show', 'HEAD:a.txt')).toBe('first\nsecond\n');
     expect(git(repo, 'status', '--porcelain')).toBe('');
   }, 180_000);
+  it("records a subagent's tool calls in its parent's turn, as the parent's (its hooks carry no marker), and commits its files with the turn", async () => {
+    const { api, repo, model, gemini } = await setUp({
+      turns: [
+        { match: /SUBAGENT_TASK/, steps: [{ write: 'sub.txt', content: 'from the subagent\n' }, { text: 'Subagent wrote sub.txt.' }] },
+        { match: /TURN1/, steps: [{ subagent: 'SUBAGENT_TASK: write sub.txt' }, { text: 'The subagent wrote sub.txt.' }] },
+      ],
+    });
+    const run = await gemini('TURN1: delegate sub.txt');
+    const sessionId = run.sessionId!;
+    expect(model.requests.filter((r) => r.kind === 'step').map((r) => r.answer)).toEqual(['invoke_agent', 'write_file', 'complete_task', 'text']);
+    const session = await recorded(api, sessionId, 1);
+    expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
+    expect(shape(session)).toEqual([
+      ['USER', null, null],
+      ['ASSISTANT', 'write_file', null],
+      ['TOOL', 'write_file', true],
+      ['ASSISTANT', 'complete_task', null],
+      ['TOOL', 'complete_task', true],
+      ['ASSISTANT', 'invoke_agent', null],
+      ['TOOL', 'invoke_agent', true],
+      ['ASSISTANT', null, null],
+    ]);
+    const messages = session.messages.edges.map((e) => e.node);
+    expect(messages[1]!.metadata).toMatchObject({ touchedPaths: ['sub.txt'] });
+    expect(messages.at(-1)!.content).toBe('The subagent wrote sub.txt.');
+    expect(await outcome(api, sessionId, 1)).toMatchObject({ result: 'COMMITTED', paths: ['sub.txt'] });
+    expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim()).toBe('sub.txt');
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  }, 120_000);
 });

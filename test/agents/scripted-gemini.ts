@@ -7,7 +7,8 @@
  * Gemini CLI 0.61.0 asks, once per prompt, a routing model (`…-flash-lite:generateContent`, no
  * tools) for JSON with a `complexity_score`; it is answered with JSON that fills the schema it
  * sends, a score of 1 (a 0 fails the CLI's check, and its fallback costs seconds a prompt). Other
- * requests without tools get a short text. Neither advances the script. The steps are streamed
+ * requests without tools get a short text. Neither advances the script. A subagent
+ * (`invoke_agent`) plays the turn its prompt matches, and ends with `complete_task`. The steps are streamed
  * as `streamGenerateContent?alt=sse` does: one event with the whole candidate.
  */
 import { randomBytes } from 'node:crypto';
@@ -24,8 +25,14 @@ interface Part {
 
 interface GenerateBody {
   contents?: { role?: string; parts?: Part[] }[];
-  tools?: { functionDeclarations?: { name: string }[] }[];
+  tools?: { functionDeclarations?: Declaration[] }[];
   generationConfig?: { responseMimeType?: string; responseJsonSchema?: JsonSchema; responseSchema?: JsonSchema };
+}
+
+interface Declaration {
+  name: string;
+  parametersJsonSchema?: JsonSchema;
+  parameters?: JsonSchema;
 }
 
 export interface JsonSchema {
@@ -58,8 +65,23 @@ function messagesOf(body: GenerateBody): { role: string; content: { type: string
   }));
 }
 
-/** The step as a Gemini CLI tool call (write_file, replace, run_shell_command), or its text. */
-function partOf(step: Step, cwd: string, id: string): Part {
+/** complete_task's arguments (how a Gemini subagent ends): its text in every string field. */
+function completeTask(declaration: Declaration, text: string): Record<string, unknown> {
+  const withText = (schema: JsonSchema, key: string): unknown => {
+    const type = String(schema.type ?? '').toLowerCase();
+    if (type === 'string' && !schema.enum) return text;
+    if (type === 'object' || schema.properties) return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, withText(v, k)]));
+    return fill(schema, key);
+  };
+  const properties = (declaration.parametersJsonSchema ?? declaration.parameters)?.properties ?? {};
+  return Object.fromEntries(Object.entries(properties).filter(([key]) => key !== 'wait_for_previous').map(([key, schema]) => [key, withText(schema, key)]));
+}
+
+/**
+ * The step as a Gemini CLI tool call (write_file, replace, run_shell_command, invoke_agent), or its
+ * text; a subagent's text is its complete_task call (a subagent is offered that tool, and must).
+ */
+function partOf(step: Step, cwd: string, id: string, tools: Declaration[]): Part {
   const path = (p: string) => (isAbsolute(p) ? p : join(cwd, p));
   if ('write' in step) return { functionCall: { id, name: 'write_file', args: { file_path: path(step.write), content: step.content } } };
   if ('edit' in step) {
@@ -67,6 +89,9 @@ function partOf(step: Step, cwd: string, id: string): Part {
     return { functionCall: { id, name: 'replace', args } };
   }
   if ('bash' in step) return { functionCall: { id, name: 'run_shell_command', args: { command: step.bash, description: step.description ?? 'scripted command' } } };
+  if ('subagent' in step) return { functionCall: { id, name: 'invoke_agent', args: { agent_name: 'generalist', prompt: step.subagent } } };
+  const complete = tools.find((t) => t.name === 'complete_task');
+  if ('text' in step && complete) return { functionCall: { id, name: 'complete_task', args: completeTask(complete, step.text) } };
   if ('text' in step) return { text: step.text };
   throw new Error(`the Gemini script has no tool for ${JSON.stringify(step)}`);
 }
@@ -131,7 +156,7 @@ export async function startScriptedGemini(script: Script, cwd: string): Promise<
     const picked = pickStep(script, messagesOf(body));
     const step: Step = picked?.value ?? { text: 'Done.' };
     if (step.hold) await step.hold.arrive();
-    const part = partOf(step, cwd, `call_scripted_${prefix}_${n}`);
+    const part = partOf(step, cwd, `call_scripted_${prefix}_${n}`, tools);
     requests.push({
       method: 'POST',
       path,
