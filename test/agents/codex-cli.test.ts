@@ -82,7 +82,7 @@ async function setUp(script: Script) {
     expect(model.requests.filter((r) => r.kind === 'unknown')).toEqual([]);
     return run;
   };
-  return { api, repo, model, codex, projectId: createProject.projectId };
+  return { api, root, repo, model, codex, projectId: createProject.projectId };
 }
 
 async function read(api: TestServer, sessionId: string): Promise<HookedSession | null> {
@@ -250,4 +250,42 @@ describe('the real Codex CLI, recorded through its hooks', () => {
     expect(git(repo, 'show', 'HEAD:a.txt')).toBe('first\nsecond\n');
     expect(git(repo, 'status', '--porcelain')).toBe('');
   }, 180_000);
+  it('spools the events while the server is down, and records and commits the turn when it is back', async () => {
+    const { api, root, repo, codex } = await setUp({
+      turns: [{ match: /TURN1/, steps: [{ write: 'a.txt', content: 'offline\n' }, { bash: 'echo generated > gen.txt' }, { text: 'Done offline.' }] }],
+    });
+    await api.server.stop();
+    const run = await codex('TURN1: write while no server runs');
+    const sessionId = run.sessionId!;
+    const spool = readFileSync(join(api.dataDir, 'hooks', 'spool.jsonl'), 'utf8').trim().split('\n');
+    const spooled = spool.map((line) => JSON.parse(line) as { payload: { hook_event_name: string; tool_name?: string } });
+    // Codex has no SessionEnd: the turn closes with its Stop.
+    expect(spooled.map(({ payload }) => payload.hook_event_name + (payload.tool_name ? `(${payload.tool_name})` : ''))).toEqual([
+      'SessionStart',
+      'UserPromptSubmit',
+      'PreToolUse(apply_patch)',
+      'PostToolUse(apply_patch)',
+      'PreToolUse(Bash)',
+      'PostToolUse(Bash)',
+      'Stop',
+    ]);
+
+    const again = await startTestServer({ dataDir: api.dataDir, allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
+    const session = await recorded(again, sessionId, 1);
+    expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
+    expect(shape(session).map(([role, tool]) => [role, tool])).toEqual([
+      ['USER', null],
+      ['ASSISTANT', 'apply_patch'],
+      ['TOOL', 'apply_patch'],
+      ['ASSISTANT', 'Bash'],
+      ['TOOL', 'Bash'],
+      ['ASSISTANT', null],
+    ]);
+    expect(session.messages.edges.at(-1)!.node.content).toBe('Done offline.');
+    // The command's file is the agent's as when the server was up: found by what changed while it ran.
+    expect(session.messages.edges[3]!.node.metadata).toMatchObject({ touchedPaths: ['gen.txt'] });
+    expect(await outcome(again, sessionId, 1)).toMatchObject({ result: 'COMMITTED', paths: ['a.txt', 'gen.txt'], dirtyPaths: [] });
+    expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n')).toEqual(['a.txt', 'gen.txt']);
+    expect(existsSync(join(api.dataDir, 'hooks', 'spool.jsonl'))).toBe(false);
+  }, 120_000);
 });

@@ -81,7 +81,7 @@ async function setUp(script: Script) {
     expect(model.requests.filter((r) => r.kind === 'unknown')).toEqual([]);
     return run;
   };
-  return { api, repo, model, gemini, projectId: createProject.projectId };
+  return { api, root, repo, model, gemini, projectId: createProject.projectId };
 }
 
 async function read(api: TestServer, sessionId: string): Promise<HookedSession | null> {
@@ -266,5 +266,42 @@ describe('the real Gemini CLI, recorded through its hooks', () => {
     expect(await outcome(api, sessionId, 1)).toMatchObject({ result: 'COMMITTED', paths: ['sub.txt'] });
     expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim()).toBe('sub.txt');
     expect(git(repo, 'status', '--porcelain')).toBe('');
+  }, 120_000);
+  it('spools the events while the server is down, and records and commits the turn when it is back', async () => {
+    const { api, root, repo, gemini } = await setUp({
+      turns: [{ match: /TURN1/, steps: [{ write: 'a.txt', content: 'offline\n' }, { bash: 'echo generated > gen.txt' }, { text: 'Done offline.' }] }],
+    });
+    await api.server.stop();
+    const run = await gemini('TURN1: write while no server runs');
+    const sessionId = run.sessionId!;
+    const spool = readFileSync(join(api.dataDir, 'hooks', 'spool.jsonl'), 'utf8').trim().split('\n');
+    const spooled = spool.map((line) => JSON.parse(line) as { payload: { hook_event_name: string; tool_name?: string } });
+    expect(spooled.map(({ payload }) => payload.hook_event_name + (payload.tool_name ? `(${payload.tool_name})` : ''))).toEqual([
+      'SessionStart',
+      'BeforeAgent',
+      'AfterTool(write_file)',
+      'BeforeTool(run_shell_command)',
+      'AfterTool(run_shell_command)',
+      'AfterAgent',
+      'SessionEnd',
+    ]);
+
+    const again = await startTestServer({ dataDir: api.dataDir, allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
+    const session = await recorded(again, sessionId, 1);
+    expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
+    expect(shape(session).map(([role, tool]) => [role, tool])).toEqual([
+      ['USER', null],
+      ['ASSISTANT', 'write_file'],
+      ['TOOL', 'write_file'],
+      ['ASSISTANT', 'run_shell_command'],
+      ['TOOL', 'run_shell_command'],
+      ['ASSISTANT', null],
+    ]);
+    expect(session.messages.edges.at(-1)!.node.content).toBe('Done offline.');
+    // The command's file is the agent's as when the server was up: found by what changed while it ran.
+    expect(session.messages.edges[3]!.node.metadata).toMatchObject({ touchedPaths: ['gen.txt'] });
+    expect(await outcome(again, sessionId, 1)).toMatchObject({ result: 'COMMITTED', paths: ['a.txt', 'gen.txt'], dirtyPaths: [] });
+    expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n')).toEqual(['a.txt', 'gen.txt']);
+    expect(existsSync(join(api.dataDir, 'hooks', 'spool.jsonl'))).toBe(false);
   }, 120_000);
 });
