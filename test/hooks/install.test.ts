@@ -277,7 +277,9 @@ describe('the installed command', () => {
     expect(hook).toEqual({ status: 0, stdout: '', stderr: '' });
     const session = await eventually(async () => {
       const result = await api.raw('query($id: String!) { session(sessionId: $id) { agentId messages(first: 5) { edges { node { role content } } } } }', { id: 'installed-1' });
-      return (result.data as { session: { agentId: string; messages: { edges: { node: { role: string; content: string } }[] } } | null }).session ?? undefined;
+      const found = (result.data as { session: { agentId: string; messages: { edges: { node: { role: string; content: string } }[] } } | null }).session;
+      // The session is made first, its prompt written next (and under load the hook may have spooled it for a replay).
+      return found && found.messages.edges.length > 0 ? found : undefined;
     });
     expect(session.agentId).toBe('claude-code');
     expect(session.messages.edges.map((edge) => edge.node)).toEqual([{ role: 'USER', content: 'hello from the hook' }]);
