@@ -2,15 +2,17 @@
  * What recording costs a real agent: the real Claude Code CLI (test/agents: installed on first
  * use, its model the scripted one) runs a session of N turns (default 200) in one process (`-p
  * --input-format stream-json`, the next prompt sent once the last one's result is out), each turn
- * a Write and a reply, every fifth a Bash command too. Arm A: no hooks. Arm B: our hooks installed
- * (`hooks install claude-code --project`, committed) and a server recording them, the repo a
- * project (so every turn is captured and committed). The arms alternate, each run in a repo of
- * its own; the figure is the ratio of B's wall time to A's (issue 25: ≤ 1.1). B's session is then
+ * a Write and a reply, every fifth a Bash command too. Arm A: no hooks. Arm B: a trivial command
+ * hook (`node -e 0`) on the same events as ours: what any command hook costs the agent (Claude
+ * Code starts a shell and a process per event, and waits). Arm C: our hooks installed (`hooks
+ * install claude-code --project`, committed) and a server recording them, the repo a project (so
+ * every turn is captured and committed). The arms alternate, each run in a repo of its own; the
+ * figures are C's wall time against A's (issue 25: ≤ 1.1) and against B's. C's session is then
  * checked: N turns recorded, N agent commits.
  * Usage: npm run bench -- claude-run [--turns N] [--rounds R]   (or npx tsx bench/claude-run.ts)
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -113,13 +115,25 @@ async function graphql(server: RunningServer, query: string): Promise<Record<str
   return body.data!;
 }
 
-const times = { plain: [] as number[], hooked: [] as number[] };
+const times = { plain: [] as number[], trivial: [] as number[], hooked: [] as number[] };
 let checked = '';
 console.log(`Claude Code ${TURNS}-turn sessions, ${ROUNDS} round(s) of each arm, alternated`);
 for (let round = 1; round <= ROUNDS; round++) {
   const plain = await session(freshRepo(`plain-${round}`), join(root, `home-plain-${round}`));
   times.plain.push(plain);
   console.log(`round ${round}: without hooks ${(plain / 1000).toFixed(1)} s`);
+
+  // The same settings as ours, each command replaced by `node -e 0`.
+  const trivialRepo = freshRepo(`trivial-${round}`);
+  const settings = await installClaudeHooks(trivialRepo, join(root, 'unused-data-dir'));
+  const installed = JSON.parse(readFileSync(settings, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+  for (const groups of Object.values(installed.hooks)) for (const group of groups) for (const handler of group.hooks) handler.command = `"${process.execPath}" -e 0`;
+  writeFileSync(settings, JSON.stringify(installed, null, 2));
+  git(trivialRepo, 'add', '.claude/settings.json');
+  git(trivialRepo, 'commit', '-q', '-m', 'trivial hooks');
+  const trivial = await session(trivialRepo, join(root, `home-trivial-${round}`));
+  times.trivial.push(trivial);
+  console.log(`round ${round}: node -e 0 hooks ${(trivial / 1000).toFixed(1)} s`);
 
   const dataDir = join(root, `data-${round}`);
   const server = await startServer({ ...benchConfig(dataDir), allowedRoots: [root] }, createLogger('silent'));
@@ -147,8 +161,10 @@ for (let round = 1; round <= ROUNDS; round++) {
   await server.stop();
 }
 const plain = percentile(times.plain, 50);
+const trivial = percentile(times.trivial, 50);
 const hooked = percentile(times.hooked, 50);
+const perTurn = (ms: number) => `${(ms / 1000).toFixed(1)} s (${(ms / TURNS).toFixed(0)} ms/turn)`;
 console.log(`\nhooked session: ${checked}`);
 console.log(
-  `claude-run: ${TURNS} turns without hooks ${(plain / 1000).toFixed(1)} s (${(plain / TURNS).toFixed(0)} ms/turn), with hooks ${(hooked / 1000).toFixed(1)} s (${(hooked / TURNS).toFixed(0)} ms/turn): ${(hooked / plain).toFixed(2)}× (target ≤ 1.1)`,
+  `claude-run: ${TURNS} turns without hooks ${perTurn(plain)}, node -e 0 hooks ${perTurn(trivial)}, ours ${perTurn(hooked)}: ours ${(hooked / plain).toFixed(2)}× no hooks (target ≤ 1.1), ${(hooked / trivial).toFixed(2)}× node -e 0 hooks`,
 );
