@@ -70,6 +70,11 @@ export interface Config {
    * never see each other's events. Default DEFAULT_REDIS_PREFIX.
    */
   redisPrefix?: string;
+  /**
+   * Whether secrets are taken out of every message before it is stored (src/redaction/):
+   * `false` keeps messages verbatim, secrets included. Default true.
+   */
+  redact?: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -100,6 +105,7 @@ export const serveOptions = {
   'max-subscriptions-per-connection': { type: 'string' },
   'redis-url': { type: 'string' },
   'redis-prefix': { type: 'string' },
+  redact: { type: 'string' },
 } as const;
 
 /** What `serve --help` and the README's Configuration table say about a flag. */
@@ -182,6 +188,12 @@ export const serveFlagHelp: Record<keyof typeof serveOptions, FlagHelp> = {
     variable: 'ENTITY_MEMORY_REDIS_PREFIX',
     default: DEFAULT_REDIS_PREFIX,
     meaning: 'start of every Redis channel name (1 to 64 printable characters, no spaces); one per deployment sharing a Redis',
+  },
+  redact: {
+    value: 'WHEN',
+    variable: 'ENTITY_MEMORY_REDACT',
+    default: 'on',
+    meaning: 'on or off: take secrets (keys, tokens, passwords) out of messages before storing them; off keeps them verbatim',
   },
 };
 
@@ -323,6 +335,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   // An empty variable is unset, as for the token; an empty flag is a mistake the checks refuse.
   const redisUrlRaw = values['redis-url'] ?? (env.REDIS_URL || undefined);
   const redisPrefixRaw = values['redis-prefix'] ?? (env.ENTITY_MEMORY_REDIS_PREFIX || undefined);
+  const redactRaw = values.redact ?? (env.ENTITY_MEMORY_REDACT || 'on');
+  if (redactRaw !== 'on' && redactRaw !== 'off') throw new ConfigError(`--redact must be on or off, got ${JSON.stringify(redactRaw)}`);
   return {
     dataDir,
     ...(databaseUrl ? { databaseUrl } : {}),
@@ -343,6 +357,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     ),
     redisUrl: redisUrlRaw === undefined ? undefined : redisUrl(redisUrlRaw, '--redis-url'),
     redisPrefix: redisPrefixRaw === undefined ? DEFAULT_REDIS_PREFIX : redisPrefix(redisPrefixRaw, '--redis-prefix'),
+    redact: redactRaw === 'on',
   };
 }
 

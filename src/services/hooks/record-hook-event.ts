@@ -35,6 +35,7 @@ import { appendMessage, appendMessages } from '../sessions/append-message.js';
 import { closeTurnWith } from '../sessions/close-turn.js';
 import { createSession } from '../sessions/create-session.js';
 import { messageDraft } from '../sessions/message-draft.js';
+import { redactDrafts } from '../sessions/redact-drafts.js';
 import { importClaudeCode } from '../imports/import-claude-code.js';
 import { readTurnResponses, type TranscriptResponse } from './transcript-tail.js';
 
@@ -260,6 +261,7 @@ async function closeOpenTurn(deps: Deps, session: SessionRow, event: HookEvent, 
           deps,
         )
       : null;
+  if (draft) await redactDrafts(deps, [draft]);
   try {
     await closeTurnWith(deps, session.sessionId, { touchedPaths, startedAt: turn.userMessage.createdAt }, async (writer) => {
       if (draft) await writer.append(draft);

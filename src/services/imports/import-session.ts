@@ -18,6 +18,7 @@ import { IMPORT_SOURCES, type ImportSource, type ImportTarget, type SessionImpor
 import { now, type Deps } from '../deps.js';
 import { messageDraft } from '../sessions/message-draft.js';
 import { SessionWriter, type MessageDraft } from '../sessions/session-writer.js';
+import { redactDrafts, redactUpdate } from '../sessions/redact-drafts.js';
 import { moveRepoToView, publishTimeline, publishWritten } from '../sessions/session-view.js';
 import { classify, type Incoming, type PredecessorFacts, type TurnMember, type TurnState } from '../sessions/turn-engine.js';
 import { assertContentSize, assertShortText, metadataText } from '../sessions/validate.js';
@@ -55,8 +56,16 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
   const updates = input.updates.map((u, i) => {
     assertValidId(u.messageId, `updates[${i}].messageId`);
     assertContentSize(u.content, deps.config.maxContentBytes, `updates[${i}].content`);
-    return { ...u, metadataText: u.metadata === undefined ? undefined : metadataText(u.metadata, `updates[${i}].metadata`) };
+    return { ...u, metadataText: u.metadata === undefined ? undefined : metadataText(u.metadata, `updates[${i}].metadata`), redactions: null as string | null };
   });
+  // Secrets out before any comparison with what is stored (stored content is redacted) and any write.
+  await redactDrafts(deps, messages.map((v) => v.draft));
+  for (const update of updates) {
+    const redacted = await redactUpdate(deps, update.content, update.metadataText ?? null);
+    update.content = redacted.content;
+    if (update.metadataText !== undefined) update.metadataText = redacted.metadata ?? undefined;
+    update.redactions = redacted.redactions;
+  }
 
   return deps.sessionLocks.run(sessionId, async () => {
     const problems: ImportProblem[] = [];
@@ -139,7 +148,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
         const row = stored.get(message.messageId);
         if (!members.has(message.messageId) || !row || laterUpdates.has(message.messageId)) continue;
         if (row.content === draft.content && row.metadata === draft.metadata) continue;
-        laterUpdates.set(message.messageId, { messageId: message.messageId, content: draft.content, line: message.line, metadataText: draft.metadata ?? undefined, metadata: undefined });
+        laterUpdates.set(message.messageId, { messageId: message.messageId, content: draft.content, line: message.line, metadataText: draft.metadata ?? undefined, metadata: undefined, redactions: draft.redactions ?? null });
       }
     }
     const fresh = messages.filter((v) => !known.has(v.message.messageId));
@@ -147,6 +156,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
       const update = laterUpdates.get(v.message.messageId);
       if (update) {
         v.draft.content = update.content;
+        v.draft.redactions = update.redactions;
         if (update.metadataText !== undefined) v.draft.metadata = update.metadataText;
         laterUpdates.delete(v.message.messageId);
       }
@@ -163,6 +173,9 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
       const metadata = { ...(update.metadata ?? {}), continues: update.messageId };
       const message: ImportedMessage = { messageId, role: target.role, content: update.content, predecessorId: update.messageId, metadata, createdAt: null, opensTurn: false, line: update.line };
       const draft: MessageDraft = { ...messageDraft(target.role, message, deps, `updates[${update.messageId}]`), callerId: null, createdAt: null };
+      // Its content was redacted as the update's; its metadata (the update's, raw) is redacted here.
+      await redactDrafts(deps, [draft]);
+      draft.redactions ??= update.redactions;
       const at = fresh.findIndex((v) => v.message.line > update.line);
       fresh.splice(at < 0 ? fresh.length : at, 0, { message, draft });
     }
@@ -214,7 +227,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
             if (!known.has(update.messageId) || !open.members.some((member) => member.messageId === update.messageId)) continue;
             const changed = await tx.message.update({
               where: { sessionId_messageId: { sessionId, messageId: update.messageId } },
-              data: { content: update.content, ...(update.metadataText !== undefined ? { metadata: update.metadataText } : {}) },
+              data: { content: update.content, redactions: update.redactions, ...(update.metadataText !== undefined ? { metadata: update.metadataText } : {}) },
               select: { id: true, turnId: true },
             });
             writer.noteChanged(changed);

@@ -4,6 +4,7 @@ import { now, type Deps } from '../deps.js';
 import { messageDraft, type MessageFields } from './message-draft.js';
 import { SessionWriter } from './session-writer.js';
 import { publishWritten } from './session-view.js';
+import { redactDrafts } from './redact-drafts.js';
 import { projectDirtyNow } from '../../projects/project-state.js';
 
 export interface AppendMessageInput extends MessageFields {
@@ -21,13 +22,13 @@ export interface AppendMessageInput extends MessageFields {
  */
 export async function appendMessage(input: AppendMessageInput, deps: Deps, options: { startedAt?: Date } = {}): Promise<Message> {
   assertValidId(input.sessionId, 'sessionId');
-  const draft = messageDraft(input.role, input, deps);
+  const [draft] = await redactDrafts(deps, [messageDraft(input.role, input, deps)]);
   return deps.sessionLocks.run(input.sessionId, async () => {
     // A USER message starts a turn: note what the user had uncommitted in the project now.
     const dirty = input.role === 'USER' ? await projectDirtyNow(deps, input.sessionId, { asOf: options.startedAt }) : null;
     const { message, outcome } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, input.sessionId, now(deps), { projectDirtyAtStart: dirty });
-      const appended = await writer.append(draft);
+      const appended = await writer.append(draft!);
       return { message: appended, outcome: await writer.flush() };
     });
     await publishWritten(deps, input.sessionId, outcome);
@@ -47,6 +48,7 @@ export async function appendMessages(sessionId: string, inputs: readonly Omit<Ap
     if (input.role === 'USER') throw new Error('appendMessages takes no USER message: open the turn with appendMessage');
     return messageDraft(input.role, input, deps, `messages[${i}]`);
   });
+  await redactDrafts(deps, drafts);
   return deps.sessionLocks.run(sessionId, async () => {
     const { messages, outcome } = await deps.db.$transaction(async (tx) => {
       const writer = await SessionWriter.load(tx, sessionId, now(deps), { projectDirtyAtStart: null });

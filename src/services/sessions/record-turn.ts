@@ -5,6 +5,7 @@ import { validateTurnClose } from './end-turn.js';
 import { messageDraft, type MessageFields } from './message-draft.js';
 import type { TurnClose } from './session-writer.js';
 import { closeTurnWith } from './close-turn.js';
+import { redactDrafts } from './redact-drafts.js';
 
 export type TurnMessageInput = Omit<MessageFields, 'predecessorId' | 'callerId'>;
 
@@ -25,6 +26,7 @@ export async function recordTurn(input: RecordTurnInput, deps: Deps): Promise<Tu
   const assistant = messageDraft('ASSISTANT', input.assistant, deps, 'assistant');
   const tools = (input.toolResults ?? []).map((tool, i) => messageDraft('TOOL', tool, deps, `toolResults[${i}]`));
   const close = validateTurnClose(input);
+  await redactDrafts(deps, [user, assistant, ...tools]);
   return closeTurnWith(deps, input.sessionId, close, async (writer) => {
     // Held: the turn is written once, already closed, with its five messages in one statement.
     await writer.openHeld(user);

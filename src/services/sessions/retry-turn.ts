@@ -6,6 +6,7 @@ import { messageDraft } from './message-draft.js';
 import type { TurnMessageInput } from './record-turn.js';
 import type { TurnClose } from './session-writer.js';
 import { closeTurnWith } from './close-turn.js';
+import { redactDrafts } from './redact-drafts.js';
 
 export interface RetryTurnInput extends TurnClose {
   sessionId: string;
@@ -25,6 +26,7 @@ export async function retryTurn(input: RetryTurnInput, deps: Deps): Promise<Turn
   const assistant = messageDraft('ASSISTANT', input.assistant, deps, 'assistant');
   const tools = (input.toolResults ?? []).map((tool, i) => messageDraft('TOOL', tool, deps, `toolResults[${i}]`));
   const close = validateTurnClose(input);
+  await redactDrafts(deps, [assistant, ...tools]);
   return closeTurnWith(deps, input.sessionId, close, async (writer) => {
     await writer.retry(input.userMessageId, assistant);
     await writer.appendJoining(tools);

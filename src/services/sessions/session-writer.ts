@@ -33,9 +33,9 @@ type Tx = Prisma.TransactionClient;
 /** Every column of Message (a column added to the model and missing here fails to compile), as `insertMessages` binds them. */
 const MESSAGE_COLUMNS = Object.keys({
   id: true, sessionId: true, messageId: true, seq: true, role: true, content: true, predecessorId: true,
-  callerId: true, toolName: true, toolCallId: true, metadata: true, createdAt: true, turnId: true,
+  callerId: true, toolName: true, toolCallId: true, metadata: true, redactions: true, createdAt: true, turnId: true,
 } satisfies Record<keyof Message, true>) as (keyof Message)[];
-/** Rows per INSERT: 13 bound values each, well under SQLite's 32,766. */
+/** Rows per INSERT: 14 bound values each, well under SQLite's 32,766. */
 const MESSAGE_ROWS_PER_STATEMENT = 500;
 
 /** A message as the caller describes it, already validated for shape and size. */
@@ -51,6 +51,12 @@ export interface MessageDraft {
   metadata: string | null;
   /** When the message was written, if its source says so (an import); otherwise the writer's time. */
   createdAt?: Date | null;
+  /**
+   * What redaction took out of content and metadata (JSON `{"<kind>": count}`, null for nothing),
+   * set by redactDrafts (src/services/sessions/redact-drafts.ts); undefined until then, and the
+   * writer refuses such a draft.
+   */
+  redactions?: string | null;
 }
 
 export interface TurnClose {
@@ -622,6 +628,7 @@ export class SessionWriter {
     callerId: string | null,
     turnId: string | null,
   ): Message {
+    if (draft.redactions === undefined) throw new Error('a message draft reached the writer without going through redactDrafts');
     const messageId = draft.messageId != null ? assertValidId(draft.messageId, 'messageId') : newId();
     if (this.reserved.has(messageId)) {
       throw new ConflictError(`messageId ${messageId} is used twice in this request.`, { messageId });
@@ -641,6 +648,7 @@ export class SessionWriter {
       toolName: draft.toolName ?? null,
       toolCallId: draft.toolCallId ?? null,
       metadata: draft.metadata,
+      redactions: draft.redactions,
       createdAt: draft.createdAt ?? this.at,
       turnId,
     };

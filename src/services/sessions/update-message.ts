@@ -4,6 +4,8 @@ import { assertValidId } from '../../ids.js';
 import type { Deps } from '../deps.js';
 import { assertContentSize, metadataText } from './validate.js';
 import { publishTurnUpdates } from './session-view.js';
+import { redactUpdate } from './redact-drafts.js';
+import { markerCounts, mergeCounts } from '../../redaction/message.js';
 
 export interface UpdateMessageInput {
   sessionId: string;
@@ -23,7 +25,11 @@ export async function updateMessage(input: UpdateMessageInput, deps: Deps): Prom
     throw new BadUserInputError('Give content, metadata or both to change.');
   }
   if (input.content != null) assertContentSize(input.content, deps.config.maxContentBytes);
-  const metadata = input.metadata === undefined ? undefined : metadataText(input.metadata);
+  const metadataRaw = input.metadata === undefined ? undefined : metadataText(input.metadata);
+  // Secrets out of what changes; what stays was redacted when it was stored (its markers count).
+  const redacted = await redactUpdate(deps, input.content ?? '', metadataRaw ?? null);
+  const content = input.content == null ? undefined : redacted.content;
+  const metadata = metadataRaw === undefined ? undefined : redacted.metadata;
   const updated = await deps.sessionLocks.run(input.sessionId, () =>
     deps.db.$transaction(async (tx) => {
       const session = await tx.session.findUnique({ where: { sessionId: input.sessionId } });
@@ -39,11 +45,14 @@ export async function updateMessage(input: UpdateMessageInput, deps: Deps): Prom
           `Message ${input.messageId} belongs to a closed turn; only messages of the open turn can change.`,
         );
       }
+      const kept = `${content === undefined ? message.content : ''}\n${metadata === undefined ? (message.metadata ?? '') : ''}`;
+      const counts = mergeCounts(redacted.redactions, markerCounts(kept));
       return tx.message.update({
         where: { id: message.id },
         data: {
-          ...(input.content != null ? { content: input.content } : {}),
+          ...(content !== undefined ? { content } : {}),
           ...(metadata !== undefined ? { metadata } : {}),
+          redactions: counts,
         },
       });
     }),

@@ -1,0 +1,176 @@
+/**
+ * Finding secrets in text, and taking them out: what every message goes through before it is
+ * stored (src/redaction/drafts.ts).
+ *
+ * Two detectors:
+ * - secretlint's recommended preset (@secretlint/core, maintained, one rule per provider: AWS,
+ *   GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, private keys, database URLs with a
+ *   password, npm, Docker, GCP, …), with AWS access key ids turned on (the preset leaves them
+ *   off for source files; in an agent's transcript an id beside its secret is half the pair);
+ * - a generic rule for what no provider rule knows: a long random-looking value assigned to a
+ *   name that says it is secret (`API_KEY=…`, `"client_secret": "…"`, `password: …`) or sent
+ *   as `Bearer …`. A random value alone is not enough (git shas, hashes in lockfiles, UUIDs and
+ *   base64 data are random too): it must be named so, hold letters and digits, and look random
+ *   (Shannon entropy ≥ 3.5 bits per character).
+ *
+ * A secret is replaced by `[redacted:<kind>]` (`[redacted:github-token]`), the kind named after
+ * the rule's message, never its value.
+ */
+import { lintSource } from '@secretlint/core';
+import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
+import type { SecretLintCoreConfig } from '@secretlint/types';
+
+/** A secret's place in the text: `[start, end)` in UTF-16 code units. */
+export interface SecretFinding {
+  kind: string;
+  start: number;
+  end: number;
+}
+
+const SECRETLINT_CONFIG: SecretLintCoreConfig = {
+  rules: [
+    {
+      id: '@secretlint/secretlint-rule-preset-recommend',
+      rule: recommendedPreset,
+      rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }],
+    },
+  ],
+};
+
+/** `GITHUB_TOKEN`, `AWSAccessKeyID`, `PostgreSQLConnection` → `github-token`, `aws-access-key-id`, `postgresql-connection`. */
+export function kindOf(messageId: string): string {
+  return messageId
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
+    .replace(/[_\s]+/g, '-')
+    .toLowerCase();
+}
+
+/** Characters a token is made of: a rule's range that stops inside one is carried to its end. */
+const TOKEN_CHAR = /[A-Za-z0-9+/=_\-.~]/;
+
+/** A name that says its value is secret, its connector, and a long value. */
+const NAMED_SECRET =
+  /([A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key|credential|signing[_-]?key|session[_-]?key)[A-Za-z0-9_.-]*)(\\?["']?\s*(?:=>|:=|=|:)\s*\\?["']?)([A-Za-z0-9+/=_\-.~]{16,})/gi;
+const BEARER = /\b(Bearer\s+)([A-Za-z0-9+/=_\-.~]{20,})/g;
+/** Values that are placeholders, not secrets. */
+const PLACEHOLDER = /example|sample|dummy|placeholder|changeme|your[_-]|xxxx|\*\*\*\*|redacted|^process\.env|^os\.environ/i;
+
+/** Shannon entropy of `text` in bits per character. */
+export function entropy(text: string): number {
+  const counts = new Map<string, number>();
+  for (const c of text) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const p = count / text.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+/** Whether a named value looks like a secret rather than a word, a number or a placeholder. */
+function looksRandom(value: string): boolean {
+  return /[A-Za-z]/.test(value) && /[0-9]/.test(value) && !PLACEHOLDER.test(value) && entropy(value) >= 3.5;
+}
+
+/** The generic rule's findings. */
+function namedSecrets(text: string): SecretFinding[] {
+  const found: SecretFinding[] = [];
+  for (const match of text.matchAll(NAMED_SECRET)) {
+    const value = match[3]!;
+    if (!looksRandom(value)) continue;
+    const start = match.index + match[1]!.length + match[2]!.length;
+    found.push({ kind: 'generic-secret', start, end: start + value.length });
+  }
+  for (const match of text.matchAll(BEARER)) {
+    const value = match[2]!;
+    if (!looksRandom(value)) continue;
+    const start = match.index + match[1]!.length;
+    found.push({ kind: 'bearer-token', start, end: start + value.length });
+  }
+  return found;
+}
+
+/** Quick refusal: text with no run of 16 token characters holds no secret either detector finds. */
+const CANDIDATE = /[A-Za-z0-9+/=_\-.~:@]{16,}|-----BEGIN/;
+
+/**
+ * The secrets in `text`, sorted by start, overlapping ones merged (the first rule's kind kept).
+ */
+export async function findSecrets(text: string): Promise<SecretFinding[]> {
+  if (!CANDIDATE.test(text)) return [];
+  const result = await lintSource({
+    source: { content: text, filePath: '/message.txt', ext: '.txt', contentType: 'text' },
+    options: { config: SECRETLINT_CONFIG, noPhysicFilePath: true },
+  });
+  const found: SecretFinding[] = result.messages.map((message) => {
+    let end = message.range[1];
+    while (end < text.length && TOKEN_CHAR.test(text[end]!)) end++;
+    return { kind: kindOf(message.messageId), start: message.range[0], end };
+  });
+  found.push(...namedSecrets(text));
+  found.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: SecretFinding[] = [];
+  for (const finding of found) {
+    const last = merged.at(-1);
+    if (last && finding.start < last.end) last.end = Math.max(last.end, finding.end);
+    else merged.push({ ...finding });
+  }
+  return merged;
+}
+
+/** `text` with each finding replaced by its marker. */
+export function replaceFindings(text: string, findings: readonly SecretFinding[]): string {
+  let out = '';
+  let at = 0;
+  for (const finding of findings) {
+    out += `${text.slice(at, finding.start)}[redacted:${finding.kind}]`;
+    at = finding.end;
+  }
+  return out + text.slice(at);
+}
+
+/** What was taken out of something: a count per kind. */
+export type RedactionCounts = Record<string, number>;
+
+export function addCounts(into: RedactionCounts, findings: readonly { kind: string }[]): RedactionCounts {
+  for (const { kind } of findings) into[kind] = (into[kind] ?? 0) + 1;
+  return into;
+}
+
+/** `text` without its secrets, and what was taken out. */
+export async function redactText(text: string): Promise<{ text: string; counts: RedactionCounts }> {
+  const findings = await findSecrets(text);
+  if (findings.length === 0) return { text, counts: {} };
+  return { text: replaceFindings(text, findings), counts: addCounts({}, findings) };
+}
+
+/**
+ * A JSON text without its secrets: redacted as text when that keeps it valid JSON (a rule may
+ * need a key and its value together), else string by string.
+ */
+export async function redactJsonText(json: string): Promise<{ text: string; counts: RedactionCounts }> {
+  const whole = await redactText(json);
+  if (Object.keys(whole.counts).length === 0) return whole;
+  try {
+    JSON.parse(whole.text);
+    return whole;
+  } catch {
+    const counts: RedactionCounts = {};
+    const walk = async (value: unknown): Promise<unknown> => {
+      if (typeof value === 'string') {
+        const redacted = await redactText(value);
+        for (const [kind, count] of Object.entries(redacted.counts)) counts[kind] = (counts[kind] ?? 0) + count;
+        return redacted.text;
+      }
+      if (Array.isArray(value)) return Promise.all(value.map(walk));
+      if (value !== null && typeof value === 'object') {
+        const out: Record<string, unknown> = {};
+        for (const [key, inner] of Object.entries(value)) out[key] = await walk(inner);
+        return out;
+      }
+      return value;
+    };
+    return { text: JSON.stringify(await walk(JSON.parse(json) as unknown)), counts };
+  }
+}
