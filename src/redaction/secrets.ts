@@ -51,8 +51,8 @@ const TOKEN_CHAR = /[A-Za-z0-9+/=_\-.~]/;
 
 /** A name that says its value is secret, its connector, and a long value. */
 const NAMED_SECRET =
-  /([A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key|credential|signing[_-]?key|session[_-]?key)[A-Za-z0-9_.-]*)(\\?["']?\s*(?:=>|:=|=|:)\s*\\?["']?)([A-Za-z0-9+/=_\-.~]{16,})/gi;
-const BEARER = /\b(Bearer\s+)([A-Za-z0-9+/=_\-.~]{20,})/g;
+  /((?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,40}?(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key|credential|signing[_-]?key|session[_-]?key)[A-Za-z0-9_.-]{0,40}?)(\\?["']?\s{0,8}(?:=>|:=|=|:)\s{0,8}\\?["']?)([A-Za-z0-9+/=_\-.~]{16,512})(?![A-Za-z0-9+/=_\-.~])/gi;
+const BEARER = /\b(Bearer\s{1,8})([A-Za-z0-9+/=_\-.~]{20,512})(?![A-Za-z0-9+/=_\-.~])/g;
 /** Values that are placeholders, not secrets. */
 const PLACEHOLDER = /example|sample|dummy|placeholder|changeme|your[_-]|xxxx|\*\*\*\*|redacted|^process\.env|^os\.environ/i;
 
@@ -92,7 +92,7 @@ function namedSecrets(text: string): SecretFinding[] {
 }
 
 /** Quick refusal: text with no run of 16 token characters holds no secret either detector finds. */
-const CANDIDATE = /[A-Za-z0-9+/=_\-.~:@]{16,}|-----BEGIN/;
+const CANDIDATE = /[A-Za-z0-9+/=_\-.~:@]{16}|-----BEGIN/;
 
 /**
  * The secrets in `text`, sorted by start, overlapping ones merged (the first rule's kind kept).
