@@ -2,7 +2,7 @@
  * A message's stored fields without their secrets: its content (as JSON string by string when
  * it is JSON, else as text) and its metadata (JSON text), with what was taken out of both.
  */
-import { redactJsonText, redactText, type RedactionCounts } from './secrets.js';
+import { redactJsonText, redactText, sumCounts, type RedactionCounts } from './secrets.js';
 
 export interface RedactedFields {
   content: string;
@@ -25,9 +25,7 @@ function isJson(text: string): boolean {
 export async function redactMessageFields(content: string, metadata: string | null): Promise<RedactedFields> {
   const body = isJson(content) ? await redactJsonText(content) : await redactText(content);
   const meta = metadata === null ? null : await redactJsonText(metadata);
-  const counts: RedactionCounts = { ...body.counts };
-  for (const [kind, count] of Object.entries(meta?.counts ?? {})) counts[kind] = (counts[kind] ?? 0) + count;
-  return { content: body.text, metadata: meta?.text ?? null, redactions: Object.keys(counts).length === 0 ? null : JSON.stringify(counts) };
+  return { content: body.text, metadata: meta?.text ?? null, redactions: storedCounts(sumCounts({ ...body.counts }, meta?.counts ?? {})) };
 }
 
 /** Stored redaction counts read back; {} for none or anything unreadable. */
@@ -49,9 +47,12 @@ export function markerCounts(text: string): RedactionCounts {
   return counts;
 }
 
+/** Counts as stored: JSON, or null for none. */
+function storedCounts(counts: RedactionCounts): string | null {
+  return Object.keys(counts).length === 0 ? null : JSON.stringify(counts);
+}
+
 /** Stored redactions (JSON or null) and more counts, together as stored (null for none). */
 export function mergeCounts(stored: string | null, more: RedactionCounts): string | null {
-  const counts = parseRedactions(stored);
-  for (const [kind, count] of Object.entries(more)) counts[kind] = (counts[kind] ?? 0) + count;
-  return Object.keys(counts).length === 0 ? null : JSON.stringify(counts);
+  return storedCounts(sumCounts(parseRedactions(stored), more));
 }

@@ -1,6 +1,6 @@
 /**
  * Finding secrets in text, and taking them out: what every message goes through before it is
- * stored (src/redaction/drafts.ts).
+ * stored (src/redaction/message.ts, through src/services/sessions/redact-drafts.ts).
  *
  * Two detectors:
  * - secretlint's recommended preset (@secretlint/core, maintained, one rule per provider: AWS,
@@ -138,6 +138,12 @@ export function addCounts(into: RedactionCounts, findings: readonly { kind: stri
   return into;
 }
 
+/** `more`'s counts added to `into`; returns `into`. */
+export function sumCounts(into: RedactionCounts, more: RedactionCounts): RedactionCounts {
+  for (const [kind, count] of Object.entries(more)) into[kind] = (into[kind] ?? 0) + count;
+  return into;
+}
+
 /** `text` without its secrets, and what was taken out. */
 export async function redactText(text: string): Promise<{ text: string; counts: RedactionCounts }> {
   const findings = await findSecrets(text);
@@ -160,7 +166,7 @@ export async function redactJsonText(json: string): Promise<{ text: string; coun
     const walk = async (value: unknown): Promise<unknown> => {
       if (typeof value === 'string') {
         const redacted = await redactText(value);
-        for (const [kind, count] of Object.entries(redacted.counts)) counts[kind] = (counts[kind] ?? 0) + count;
+        sumCounts(counts, redacted.counts);
         return redacted.text;
       }
       if (Array.isArray(value)) return Promise.all(value.map(walk));

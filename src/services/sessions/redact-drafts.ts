@@ -12,11 +12,7 @@ import type { MessageDraft } from './session-writer.js';
 export async function redactDrafts<T extends MessageDraft>(deps: Pick<Deps, 'config'>, drafts: T[]): Promise<T[]> {
   for (const draft of drafts) {
     if (draft.redactions !== undefined) continue;
-    if (deps.config.redact === false) {
-      draft.redactions = null;
-      continue;
-    }
-    const redacted = await redactMessageFields(draft.content, draft.metadata);
+    const redacted = await redactUpdate(deps, draft.content, draft.metadata);
     draft.content = redacted.content;
     draft.metadata = redacted.metadata;
     draft.redactions = redacted.redactions;
