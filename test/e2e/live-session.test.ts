@@ -71,6 +71,17 @@ describe('a live session in the browser', () => {
     expect(await turn1.getByRole('article').count()).toBe(7);
     await screenshot(page, 'session-live');
 
+    // From here on, the page never shows fewer messages than it has now: a turn that closes stays
+    // on the page while its committed form is read (every change to the page is counted).
+    await page.evaluate(() => {
+      const seen = window as unknown as { fewestArticles: number };
+      seen.fewestArticles = Infinity;
+      const count = () => (seen.fewestArticles = Math.min(seen.fewestArticles, document.querySelectorAll('main article').length));
+      count();
+      new MutationObserver(count).observe(document.body, { childList: true, subtree: true });
+    });
+    const fewestArticles = () => page.evaluate(() => (window as unknown as { fewestArticles: number }).fewestArticles);
+
     // Stop: the reply shows, the turn closes and commits, Recording goes away.
     await send(c.stop('p1', 'The README has **30** lines.'));
     await page.getByRole('main').getByRole('article').filter({ hasText: 'The README has 30 lines.' }).waitFor(WAIT);
@@ -95,6 +106,7 @@ describe('a live session in the browser', () => {
     expect((await api.ok(OpenTurn, { sessionId: 'live-cc' })).session).toEqual({ recording: false, openTurn: null });
     // Both turns' messages are on the page: 2 prompts, 4 calls, 4 results, 1 reply.
     expect(await page.getByRole('main').getByRole('article').count()).toBe(11);
+    expect(await fewestArticles()).toBe(7);
     expect(errors).toEqual([]);
   });
 

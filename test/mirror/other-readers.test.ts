@@ -57,14 +57,20 @@ const COMMIT = `query ($sessionId: String!, $sha: String!) { session(sessionId: 
 } } }`;
 const FILE = `query ($sessionId: String!, $sha: String!, $path: String!) { session(sessionId: $sessionId) { commit(sha: $sha) { file(path: $path) { text } } } }`;
 
+/**
+ * The session once its mirror is in sync and its repo settled, read after both: one query's
+ * fields resolve side by side, so the read that first says in sync may hold branch tips read
+ * from the repo before the start-up rebuild had written them.
+ */
 async function inSync(api: TestServer, sessionId: string): Promise<SessionView> {
-  const found = await eventually(async () => {
-    const view = (await ok<{ session: SessionView }>(api, SESSION_VIEW, { sessionId })).session;
-    return view.mirror.inSync ? view : undefined;
+  const read = async () => (await ok<{ session: SessionView }>(api, SESSION_VIEW, { sessionId })).session;
+  return eventually(async () => {
+    if (!(await read()).mirror.inSync) return undefined;
+    // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
+    await api.repoSettled(sessionId);
+    const settled = await read();
+    return settled.mirror.inSync ? settled : undefined;
   });
-  // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
-  await api.repoSettled(sessionId);
-  return found;
 }
 
 /** Paths isomorphic-git's status shows as anything but unmodified in HEAD, working tree and index. */

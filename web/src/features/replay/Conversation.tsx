@@ -41,7 +41,20 @@ export const messageAnchor = (messageId: string) => `message-${messageId}`;
  * @param live what follows the committed turns at the tip (the turn being written, LiveTurn);
  *   `hasLive` says the session has one, so an empty session with an open turn is not "No turns yet".
  */
-export function Conversation({ sessionId, head, live, hasLive = false }: { sessionId: string; head: ViewedHead | null; live?: ReactNode; hasLive?: boolean }) {
+export function Conversation({
+  sessionId,
+  head,
+  live,
+  hasLive = false,
+  onShownTurn,
+}: {
+  sessionId: string;
+  head: ViewedHead | null;
+  live?: ReactNode;
+  hasLive?: boolean;
+  /** Told the number of the last committed turn on the page (0 for none) whenever it changes, before paint. */
+  onShownTurn?: (number: number) => void;
+}) {
   const client = useClient();
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [loading, setLoading] = useState(false);
@@ -82,10 +95,16 @@ export function Conversation({ sessionId, head, live, hasLive = false }: { sessi
       .finally(() => ticket === request.current && setLoading(false));
   }, [sha, branch, number, inWindow, fetchTurns]);
 
-  // The turns shown: the loaded ones up to the viewed commit.
+  // The turns shown: the loaded ones up to the viewed commit. While a newly viewed commit's turns
+  // are read (a live turn just committed, a branch switched), the page keeps what it showed rather
+  // than going blank.
   const end = loaded && sha ? loaded.turns.findIndex((turn) => turn.sha === sha) : -1;
-  const shown = loaded && end >= 0 ? loaded.turns.slice(0, end + 1) : [];
+  const previous = useRef<LoadedTurn[]>([]);
+  const shown = loaded && end >= 0 ? loaded.turns.slice(0, end + 1) : sha ? previous.current : [];
+  previous.current = shown;
   const first = shown[0]?.number ?? 1;
+  const lastShown = shown.at(-1)?.number ?? 0;
+  useLayoutEffect(() => onShownTurn?.(lastShown), [onShownTurn, lastShown]);
 
   const loadEarlier = () => {
     if (!loaded || first <= 1) return;

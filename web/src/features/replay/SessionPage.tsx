@@ -58,6 +58,8 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
 
   // Bumped when the branch's commits or the mirror may have changed.
   const [version, setVersion] = useState(0);
+  /** The last committed turn the conversation shows (it lags the head while a new commit's turns are read). */
+  const [shownTurn, setShownTurn] = useState(0);
   const refreshAll = useCallback(() => {
     refetchPage({ requestPolicy: 'network-only' });
     setVersion((v) => v + 1);
@@ -227,9 +229,11 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
           sessionId={sessionId}
           head={view.head}
           hasLive={!view.detached && openNumber !== null}
+          onShownTurn={setShownTurn}
           live={
             !view.detached && (
-              <LiveTurn sessionId={sessionId} openTurn={openNumber} heard={heard} latestCommittedTurn={view.head?.turn?.number ?? 0} />
+              // The live turn stays until its committed form is on the page, so a closing turn never blinks out.
+              <LiveTurn sessionId={sessionId} openTurn={openNumber} heard={heard} latestCommittedTurn={Math.min(view.head?.turn?.number ?? 0, shownTurn)} />
             )
           }
         />
