@@ -84,6 +84,8 @@ export async function closedTurnIds(db: Db, sessionId: string): Promise<string[]
  *   repo's path; then anything found there is an error rather than moved.
  * @param options.fence run first in the recording transaction; throws to
  *   record nothing (a shared mirror's lease check).
+ * @param options.discardOld delete what was moved aside once the rebuilt repo is in place
+ *   (`redact --existing`: the old repo holds the secrets the database no longer has).
  * Only the jobs of the turns written are removed: a turn closed meanwhile (another instance, or
  * this one's API, took it after the turns were read) keeps its job and is committed by the next pass.
  * @returns the turns written, and those of them whose job this removed (the ones waiting).
@@ -92,7 +94,7 @@ export async function closedTurnIds(db: Db, sessionId: string): Promise<string[]
 export async function rebuildSession(
   deps: Pick<MirrorWorkerDeps, 'db' | 'config' | 'logger' | 'pubsub'>,
   sessionId: string,
-  options: { moveAside: boolean; fence?: (tx: Prisma.TransactionClient) => Promise<void> },
+  options: { moveAside: boolean; discardOld?: boolean; fence?: (tx: Prisma.TransactionClient) => Promise<void> },
 ): Promise<{ written: number; dequeued: { turnId: string; sha: string }[] }> {
   const { db, config, logger } = deps;
   const taken = await sessionPathTaken(config, sessionId);
@@ -100,19 +102,21 @@ export async function rebuildSession(
   await removeStaleStaging(config, sessionId);
   const staging = stagingPath(config, sessionId);
   let written: { turnId: string; sha: string }[];
+  let movedTo: string | null;
   try {
     const fresh = new SessionRepo(staging);
     await fresh.init();
     const ids = await closedTurnIds(db, sessionId);
     written = ids.length > 0 ? await writeBulk(db, fresh, sessionId, ids) : [];
-    const movedTo = taken ? await moveAside(config, sessionId) : null;
-    if (movedTo) logger.warn({ sessionId, movedTo }, 'moved a session repo aside (kept there, never deleted) to rebuild it from the database');
+    movedTo = taken ? await moveAside(config, sessionId) : null;
+    if (movedTo && !options.discardOld) logger.warn({ sessionId, movedTo }, 'moved a session repo aside (kept there, never deleted) to rebuild it from the database');
     await rename(staging, sessionRepoPath(config, sessionId));
   } catch (error) {
     // Ours alone, written from the database moments ago.
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     throw error;
   }
+  if (movedTo && options.discardOld) await rm(movedTo, { recursive: true, force: true });
   const at = new Date();
   const shaOf = new Map(written.map((w) => [w.turnId, w.sha]));
   const dequeued = await db.$transaction(async (tx) => {

@@ -6,6 +6,24 @@ import { builder } from './builder.js';
 import { serviceThenRow } from './refetch.js';
 import { pageTotalCount } from './connection.js';
 import { RoleEnum } from './enums.js';
+import { parseRedactions } from '../redaction/message.js';
+import type { RedactionCounts } from '../redaction/secrets.js';
+
+/** One kind of secret taken out before storing, and how many times (never the value). */
+export const Redaction = builder.objectRef<{ kind: string; count: number }>('Redaction').implement({
+  description: 'A kind of secret replaced by a `[redacted:<kind>]` marker before the text was stored, and how many of them.',
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: 'The detector\'s name for it, as in the marker: aws-access-key, github-token, secret…' }),
+    count: t.exposeInt('count'),
+  }),
+});
+
+/** Counts as a list, by kind. */
+export function redactionList(counts: RedactionCounts): { kind: string; count: number }[] {
+  return Object.entries(counts)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([kind, count]) => ({ kind, count }));
+}
 
 export const Message = builder.prismaNode('Message', {
   description: 'One DAG node: a message of a session, the source of truth for everything in git.',
@@ -24,6 +42,7 @@ export const Message = builder.prismaNode('Message', {
     metadata: true,
     createdAt: true,
     turnId: true,
+    redactions: true,
   },
   fields: (t) => ({
     messageId: t.exposeString('messageId'),
@@ -56,6 +75,11 @@ export const Message = builder.prismaNode('Message', {
       resolve: (m) => (m.metadata === null ? null : (JSON.parse(m.metadata) as unknown)),
     }),
     turn: t.relation('turn', { nullable: true }),
+    redactions: t.field({
+      type: [Redaction],
+      description: 'What was taken out of this message (content and metadata) before it was stored, by kind; empty for none or with redaction off.',
+      resolve: (m) => redactionList(parseRedactions(m.redactions)),
+    }),
     path: t.string({
       description: "Path of this message's file in the session repo, e.g. messages/000/000001-u-abc123.json.",
       resolve: (m) => messagePath(m.seq, m.role, m.messageId),

@@ -5,7 +5,9 @@ import { builder } from './builder.js';
 import { serviceRow } from './refetch.js';
 import { pageTotalCount } from './connection.js';
 import { MirrorStateEnum } from './enums.js';
-import { Message } from './message.js';
+import { Message, Redaction, redactionList } from './message.js';
+import { parseRedactions } from '../redaction/message.js';
+import { sumCounts } from '../redaction/secrets.js';
 
 const bySeq = { orderBy: { seq: 'asc' } } as const;
 
@@ -34,6 +36,21 @@ export const Turn = builder.prismaObject('Turn', {
       description: 'The user message, then everything recorded in the turn, in seq order.',
       select: (_args, _ctx, nested) => ({ userMessage: nested(true), messages: nested(bySeq) }),
       resolve: (turn) => [turn.userMessage, ...turn.messages.filter((m) => m.id !== turn.userMessage.id)],
+    }),
+    redactions: t.field({
+      type: [Redaction],
+      description: "What was taken out of the turn's messages before they were stored, by kind (summed over its messages).",
+      select: { userMessage: { select: { id: true, redactions: true } }, messages: { select: { id: true, redactions: true } } },
+      resolve: (turn) => {
+        const counts = {};
+        const seen = new Set<string>();
+        for (const message of [turn.userMessage, ...turn.messages]) {
+          if (seen.has(message.id)) continue;
+          seen.add(message.id);
+          sumCounts(counts, parseRedactions(message.redactions));
+        }
+        return redactionList(counts);
+      },
     }),
     open: t.exposeBoolean('open'),
     durationMs: t.exposeInt('durationMs', { nullable: true }),

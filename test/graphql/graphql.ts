@@ -79,7 +79,7 @@ export type ImportSessionInput = {
   messages: Array<ImportedMessageInput>;
   newestLeafId?: string | null | undefined;
   session: ImportedSessionInput;
-  /** 'claude-code' or 'chat'. */
+  /** 'claude-code' or 'chat' or 'codex' or 'gemini'. */
   source: string;
   updates: Array<ImportedUpdateInput>;
 };

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { findSecrets, kindOf, redactText } from '../../src/redaction/secrets.js';
 import { redactMessageFields } from '../../src/redaction/message.js';
 import { startTestServer } from '../helpers/server.js';
+import { eventually, git } from '../helpers/git.js';
 
 // Fixtures made here, of the shapes providers issue; none is a live credential. Built from parts
 // so the file itself never holds one whole.
@@ -90,6 +91,38 @@ describe('messages are stored without their secrets', () => {
       }
       const rows = await api.server.app.deps.db.message.findMany({ where: { sessionId }, select: { content: true, redactions: true } });
       expect(rows.map((row) => row.redactions)).toEqual(redact ? ['{"github-token":1}', '{"github-token":1}'] : [null, null]);
+
+      // What was taken out, per message and per turn, by kind (never the value).
+      const counted = await api.raw(
+        `query($id: String!) { session(sessionId: $id) { turns(first: 5) { edges { node { redactions { kind count } messages { role redactions { kind count } } } } } } }`,
+        { id: sessionId },
+      );
+      const one = redact ? [{ kind: 'github-token', count: 1 }] : [];
+      expect((counted.data as { session: unknown }).session).toEqual({
+        turns: {
+          edges: [
+            {
+              node: {
+                redactions: redact ? [{ kind: 'github-token', count: 2 }] : [],
+                messages: [
+                  { role: 'USER', redactions: one },
+                  { role: 'ASSISTANT', redactions: one },
+                ],
+              },
+            },
+          ],
+        },
+      });
+
+      // The session repo holds what the database holds: the marker, never the value.
+      const repo = await eventually(async () => {
+        const { data } = await api.raw(`query($id: String!) { session(sessionId: $id) { repoPath mirror { inSync } } }`, { id: sessionId });
+        const session = (data as { session: { repoPath: string; mirror: { inSync: boolean } } }).session;
+        return session.mirror.inSync ? session.repoPath : undefined;
+      });
+      const history = git(repo, 'log', '-p', '--all');
+      expect(history.includes(secret)).toBe(!redact);
+      expect(history.includes('[redacted:github-token]')).toBe(redact);
     }
   });
 });

@@ -18,7 +18,7 @@ import { IMPORT_SOURCES, type ImportSource, type ImportTarget, type SessionImpor
 import { now, type Deps } from '../deps.js';
 import { messageDraft } from '../sessions/message-draft.js';
 import { SessionWriter, type MessageDraft } from '../sessions/session-writer.js';
-import { redactDrafts, redactUpdate } from '../sessions/redact-drafts.js';
+import { redactDrafts, redactSessionFields, redactUpdate } from '../sessions/redact-drafts.js';
 import { moveRepoToView, publishTimeline, publishWritten } from '../sessions/session-view.js';
 import { classify, type Incoming, type PredecessorFacts, type TurnMember, type TurnState } from '../sessions/turn-engine.js';
 import { assertContentSize, assertShortText, metadataText } from '../sessions/validate.js';
@@ -59,6 +59,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
     return { ...u, metadataText: u.metadata === undefined ? undefined : metadataText(u.metadata, `updates[${i}].metadata`), redactions: null as string | null };
   });
   // Secrets out before any comparison with what is stored (stored content is redacted) and any write.
+  Object.assign(header, await redactSessionFields(deps, header.title, header.metadata));
   await redactDrafts(deps, messages.map((v) => v.draft));
   for (const update of updates) {
     const redacted = await redactUpdate(deps, update.content, update.metadataText ?? null);

@@ -4,6 +4,7 @@ import { assertValidId, newId } from '../../ids.js';
 import { now, type Deps } from '../deps.js';
 import { workdirDirty } from '../../projects/working-tree.js';
 import { assertShortText, metadataText } from './validate.js';
+import { redactSessionFields } from './redact-drafts.js';
 
 export interface CreateSessionInput {
   sessionId?: string | null;
@@ -26,7 +27,7 @@ export async function createSession(input: CreateSessionInput, deps: Deps): Prom
   assertShortText(input.agentId, 'agentId');
   assertShortText(input.model, 'model');
   if (input.projectId != null) assertValidId(input.projectId, 'projectId');
-  const metadata = input.metadata === undefined ? null : metadataText(input.metadata, 'metadata');
+  const { title, metadata } = await redactSessionFields(deps, input.title ?? null, input.metadata === undefined ? null : metadataText(input.metadata, 'metadata'));
   const at = now(deps);
   // What the project's tree already has uncommitted is the user's, not this session's.
   const project = input.projectId != null ? await deps.db.project.findUnique({ where: { projectId: input.projectId } }) : null;
@@ -43,7 +44,7 @@ export async function createSession(input: CreateSessionInput, deps: Deps): Prom
       const session = await tx.session.create({
         data: {
           sessionId,
-          title: input.title ?? null,
+          title,
           agentId: input.agentId ?? null,
           model: input.model ?? null,
           projectId: input.projectId ?? null,

@@ -5,6 +5,7 @@
  * drafts pass unchanged, marked as seen.
  */
 import { redactMessageFields } from '../../redaction/message.js';
+import { redactJsonText, redactText } from '../../redaction/secrets.js';
 import type { Deps } from '../deps.js';
 import type { MessageDraft } from './session-writer.js';
 
@@ -28,4 +29,17 @@ export async function redactUpdate(
 ): Promise<{ content: string; metadata: string | null; redactions: string | null }> {
   if (deps.config.redact === false) return { content, metadata, redactions: null };
   return redactMessageFields(content, metadata);
+}
+
+/** A session's own free text (title, metadata as JSON text), redacted as a message is; null stays null. */
+export async function redactSessionFields(
+  deps: Pick<Deps, 'config'>,
+  title: string | null,
+  metadata: string | null,
+): Promise<{ title: string | null; metadata: string | null }> {
+  if (deps.config.redact === false) return { title, metadata };
+  return {
+    title: title === null ? null : (await redactText(title)).text,
+    metadata: metadata === null ? null : (await redactJsonText(metadata)).text,
+  };
 }

@@ -10,6 +10,7 @@ import Markdown from 'react-markdown';
 import { useClient } from 'urql';
 import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
 import { ConversationQuery } from './operations';
+import { redactionSummary, type RedactedMessage } from './redactions';
 import { turnCursor } from './steps';
 
 /** Turns fetched at a time. */
@@ -142,6 +143,7 @@ export function Conversation({
       {shown.map((turn) => (
         <section key={turn.number} className="turn" aria-label={`Turn ${turn.number}`}>
           <h2 className="turn-marker">Turn {turn.number}</h2>
+          <TurnRedactions messages={turn.messages} />
           {turn.messages.map((message) => (
             <MessageView key={message.id} message={message} />
           ))}
@@ -149,6 +151,16 @@ export function Conversation({
       ))}
       {live}
     </main>
+  );
+}
+
+/** What was taken out of a turn's messages before they were stored (kinds and counts), when anything was. */
+export function TurnRedactions({ messages }: { messages: readonly RedactedMessage[] }) {
+  const summary = redactionSummary(messages);
+  return summary === null ? null : (
+    <p className="redactions" role="note">
+      {summary}
+    </p>
   );
 }
 

@@ -7,7 +7,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useClient } from 'urql';
 import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
-import { MessageView } from './Conversation';
+import { MessageView, TurnRedactions } from './Conversation';
 import { combineLive, showsLive, type LiveTurn as LiveTurnShape } from './live';
 import { OpenTurnQuery } from './operations';
 
@@ -63,6 +63,7 @@ export function LiveTurn({
       <h2 className="turn-marker">
         Turn {shown.number} <span className="in-progress">{shown.closed ? 'closed, committing…' : 'in progress'}</span>
       </h2>
+      <TurnRedactions messages={shown.messages} />
       {shown.messages.map((message) => (
         <MessageView key={message.id} message={message} />
       ))}

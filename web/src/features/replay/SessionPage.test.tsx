@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client, Provider, makeErrorResult, makeResult, type Exchange, type Operation } from 'urql';
 import { filter, fromValue, mergeMap, never, pipe } from 'wonka';
 import { GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
-import { MessageView } from './Conversation';
+import { MessageView, TurnRedactions } from './Conversation';
 import { SessionPage, type BranchesSlot } from './SessionPage';
 
 type Answer = (variables: Record<string, unknown>) => unknown;
@@ -160,7 +160,7 @@ describe('SessionPage', () => {
 });
 
 describe('MessageView', () => {
-  const message = { id: 'M', messageId: 'm1', seq: 1, createdAt: '2025-01-01T00:00:00Z', toolName: null, toolCallId: null, caller: null };
+  const message = { id: 'M', messageId: 'm1', seq: 1, createdAt: '2025-01-01T00:00:00Z', toolName: null, toolCallId: null, caller: null, redactions: [] };
 
   it('renders markdown but never raw HTML', () => {
     render(<MessageView message={{ ...message, role: 'ASSISTANT', content: 'some **bold** <img src=x onerror=alert(1)>' }} />);
@@ -175,5 +175,14 @@ describe('MessageView', () => {
     expect(article.querySelector('details')?.open).toBe(false);
     expect(article.querySelector('summary')?.textContent).toContain('bash');
     expect(screen.getByRole('link', { name: 'a7' }).getAttribute('href')).toBe('#message-a7');
+  });
+});
+
+describe('TurnRedactions', () => {
+  it("notes what was taken out of a turn's messages, and nothing when nothing was", () => {
+    const { container } = render(<TurnRedactions messages={[{ redactions: [] }]} />);
+    expect(container.textContent).toBe('');
+    render(<TurnRedactions messages={[{ redactions: [{ kind: 'github-token', count: 2 }] }, { redactions: [{ kind: 'aws-access-key-id', count: 1 }] }]} />);
+    expect(screen.getByRole('note').textContent).toBe('3 secrets redacted before storing: aws-access-key-id, github-token ×2');
   });
 });

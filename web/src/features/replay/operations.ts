@@ -129,6 +129,10 @@ export const MessageFields = graphql(`
     caller {
       messageId
     }
+    redactions {
+      kind
+      count
+    }
   }
 `);
 
