@@ -36,14 +36,15 @@ export const QUERY_COST = 5;
 /** Multiplier of a list without `first:` (the items a list usually holds): 10. */
 export const LIST_MULTIPLIER = 10;
 
-/** How many items a connection's `first:` asks for, as a multiplier. */
-export function pageMultiplier(first: number | null | undefined): number {
-  return first == null ? DEFAULT_PAGE_SIZE : Math.max(0, first);
+/** How many items a connection asks for (`first:`, or `last:` paging backward), as a multiplier. */
+export function pageMultiplier(first: number | null | undefined, last?: number | null): number {
+  const size = first ?? last;
+  return size == null ? DEFAULT_PAGE_SIZE : Math.max(0, size);
 }
 
-/** Cost of a connection: `own` for its queries, its selection counted `first:` times. */
+/** Cost of a connection: `own` for its queries, its selection counted `first:` (or `last:`) times. */
 export function connectionCost(own: number) {
-  return (args: { first?: number | null }) => ({ field: own, multiplier: pageMultiplier(args.first) });
+  return (args: { first?: number | null; last?: number | null }) => ({ field: own, multiplier: pageMultiplier(args.first, args.last) });
 }
 
 /** Cost of a list field: `own` for its work, its selection counted `multiplier` times. */
@@ -79,7 +80,7 @@ export function defaultFieldCost(args: Record<string, unknown>, _ctx: unknown, f
   if (named.endsWith('Connection') && field.args.some((arg) => arg.name === 'first')) {
     // The page and its count: two git processes for commits, two queries for rows.
     const own = named === 'CommitConnection' ? 2 * GIT_PROCESS_COST : 2 * QUERY_COST;
-    return { field: own, multiplier: pageMultiplier(args.first as number | null | undefined) };
+    return { field: own, multiplier: pageMultiplier(args.first as number | null | undefined, args.last as number | null | undefined) };
   }
   if (field.name === 'totalCount') return 0;
   const git = GIT_BACKED_TYPES[named];

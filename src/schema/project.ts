@@ -139,6 +139,14 @@ const ProjectCommitOutcomeRef = builder.objectRef<ProjectCommitOutcome>('Project
       complexity: 3 * GIT_PROCESS_COST,
       resolve: (o) => o.commit(),
     }),
+    commitSha: t.exposeString('commitSha', {
+      nullable: true,
+      description: "The agent's commit's sha as recorded when it was made: from the database, no git (a long list of turns can ask for it; commit reads the commit itself).",
+    }),
+    snapshotSha: t.exposeString('snapshotSha', {
+      nullable: true,
+      description: 'The snapshot commit\'s sha as recorded (SKIPPED_DIRTY, SKIPPED_BUSY, SKIPPED_UNATTRIBUTED): from the database, no git.',
+    }),
     dirtyPaths: t.exposeStringList('dirtyPaths', { description: "SKIPPED_DIRTY: the user's uncommitted paths that were in the way." }),
     message: t.exposeString('message', { nullable: true, description: 'A sentence for the user: what happened and what to do.' }),
     reason: t.exposeString('reason', {

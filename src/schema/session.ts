@@ -69,9 +69,10 @@ export const Session = builder.prismaNode('Session', {
         args: { branch: t.arg.string(), all: t.arg.boolean() },
         // A branch's: from the database (the branch, its tip, its path, the page, its count), its git fields read
         // lazily, one process per session. all: git for the tips, the page and its count.
-        complexity: (args: { first?: number | null; all?: boolean | null }) => ({
-          field: args.all ? QUERY_COST + 3 * GIT_PROCESS_COST : 6 * QUERY_COST,
-          multiplier: pageMultiplier(args.first),
+        complexity: (args: { first?: number | null; last?: number | null; all?: boolean | null }) => ({
+          // Backward along every branch, the page's position comes from a count of them all.
+          field: args.all ? QUERY_COST + (args.last != null ? 4 : 3) * GIT_PROCESS_COST : 6 * QUERY_COST,
+          multiplier: pageMultiplier(args.first, args.last),
         }),
         resolve: async (session, args, ctx, info) => {
           const page = await timeline(ctx.deps, session, { ...args, countOnly: !asksForRows(info) }, loaders(ctx).reads);

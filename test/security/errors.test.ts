@@ -119,7 +119,7 @@ describe('page arguments', () => {
       `{ session(sessionId: "s1") { turns(after: "bm9wZQ") { totalCount } } }`,
       `{ session(sessionId: "s1") { head { messages(first: 501) { seq } } } }`,
       `{ session(sessionId: "s1") { head { messages(after: "garbage") { seq } } } }`,
-      `{ session(sessionId: "s1") { head { messagesConnection(last: 2) { totalCount } } } }`,
+      `{ session(sessionId: "s1") { head { messagesConnection(first: 1, last: 2) { totalCount } } } }`,
       `{ sessions(first: 100000) { totalCount } }`,
     ];
     for (const query of queries) {

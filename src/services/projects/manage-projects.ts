@@ -12,7 +12,7 @@ import { workdirDirty } from '../../projects/working-tree.js';
 import { outsideRequest } from '../../request-context.js';
 import { checkScanRoot } from '../../projects/workdir.js';
 import { now, type Deps } from '../deps.js';
-import { newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
+import { isBackward, newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
 import { assertShortText } from '../sessions/validate.js';
 
 function assertName(name: string | null | undefined, field = 'name'): void {
@@ -182,7 +182,7 @@ export async function listProjects(deps: Pick<Deps, 'db'>, args: PageArgs & { st
   const size = pageSize(args);
   const base: Prisma.ProjectWhereInput = args.status ? { status: args.status } : {};
   return newestFirstPage(
-    { size, after: args.after, kind: 'project', key: 'projectId' },
+    { size, after: args.after, before: args.before, backward: isBackward(args), kind: 'project', key: 'projectId' },
     ({ after, orderBy, take }) => deps.db.project.findMany({ where: after ? { AND: [base, after] } : base, orderBy, take }),
     () => deps.db.project.count({ where: base }),
   );

@@ -8,7 +8,7 @@ import { locateProjectRepo, openProjectRepo } from '../../projects/project-place
 import type { AutoCommitState } from '../../projects/repo-config.js';
 import type { WorkingTreeState } from '../../projects/working-tree.js';
 import type { Deps } from '../deps.js';
-import { emptyPage, offsetPage, pageSize, type Page, type PageArgs } from '../page.js';
+import { emptyPage, isBackward, offsetPage, pageSize, type Page, type PageArgs } from '../page.js';
 import type { CommitRef } from '../replay/read-commits.js';
 
 /**
@@ -45,7 +45,7 @@ async function checkedReader(project: Project, deps: Pick<Deps, 'config' | 'logg
  * (`Project.autoCommit` says why). Runs no status.
  */
 export async function projectHistory(project: Project, args: PageArgs, deps: Pick<Deps, 'config' | 'logger'>): Promise<Page<CommitRef>> {
-  const page = { size: pageSize(args), after: args.after, kind: 'history' };
+  const page = { size: pageSize(args), after: args.after, before: args.before, backward: isBackward(args), kind: 'history' };
   const repo = await checkedReader(project, deps);
   if (!repo) return emptyPage();
   const { sha } = await repo.headState();
@@ -97,6 +97,9 @@ export interface ProjectCommitOutcome {
   commit: () => Promise<CommitRef | null>;
   /** The private snapshot of a skipped turn, read the same way. */
   snapshot: () => Promise<CommitRef | null>;
+  /** The agent's commit's and the snapshot's shas as recorded (no git). */
+  commitSha: string | null;
+  snapshotSha: string | null;
   dirtyPaths: string[];
   message: string | null;
   reason: string | null;
@@ -122,6 +125,8 @@ export function turnProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, 
     result: turn.projectResult ?? 'PENDING',
     commit: read(turn.projectCommitSha),
     snapshot: read(turn.projectSnapshotSha),
+    commitSha: turn.projectCommitSha,
+    snapshotSha: turn.projectSnapshotSha,
     dirtyPaths: turn.projectDirtyPaths ? (JSON.parse(turn.projectDirtyPaths) as string[]) : [],
     message: turn.projectMessage,
     reason: turn.projectReason,

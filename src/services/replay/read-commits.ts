@@ -13,7 +13,7 @@ import type { Deps } from '../deps.js';
 import { branchSegments, messageFilter, segmentsOf, type BranchRows } from '../sessions/branch-path.js';
 import { SessionReads } from '../sessions/session-reads.js';
 import { Batcher, chunks } from '../batcher.js';
-import { ascendingPage, countOnlyPage, emptyPage, offsetPage, pageSize, type Page, type PageArgs } from '../page.js';
+import { ascendingPage, countOnlyPage, emptyPage, isBackward, offsetPage, pageSize, seqRange, type Page, type PageArgs } from '../page.js';
 
 /**
  * A commit of a repo, with the repo to ask for more (and the session, for
@@ -155,7 +155,7 @@ export async function timeline(
   args: TimelineArgs,
   reads: SessionReads = new SessionReads(deps.db),
 ): Promise<Page<CommitRef>> {
-  const page = { size: pageSize(args), after: args.after, kind: 'commit' };
+  const page = { size: pageSize(args), after: args.after, before: args.before, backward: isBackward(args), kind: 'commit' };
   const repo = openSessionRepo(deps.config, session.sessionId);
   const branch = args.branch ?? session.currentBranch;
   if (!args.all) {
@@ -196,7 +196,7 @@ async function branchTimeline(
   sessionId: string,
   branch: string,
   own: { number: number } | null,
-  page: { size: number; after: string | null | undefined; kind: string },
+  page: { size: number; after: string | null | undefined; before?: string | null; backward?: boolean; kind: string },
 ): Promise<Page<CommitRef>> {
   // A branch is in git from its first committed turn on.
   if (!own) return emptyPage(page.after, page.kind);
@@ -276,19 +276,17 @@ export async function commitMessages(
   // Set by the fetch: null while the commit records no turn, and then the list is empty.
   let recorded: Turn | null = null;
   return ascendingPage<Omit<Message, 'content'>>(
-    { size, after: page.after, kind: 'seq', keyOf: (m) => m.seq },
-    async (after, take) => {
+    { size, after: page.after, before: page.before, backward: isBackward(page), kind: 'seq', keyOf: (m) => m.seq },
+    async (range) => {
       const turn = await commitTurn(db, ref);
       if (!turn || !ref.sessionId) return [];
       const segments = await branchSegments(db, ref.sessionId, turn.branch, { branch: turn.branch, number: turn.number });
       const where = await messageFilter(db, ref.sessionId, segments);
       recorded = turn;
       return db.message.findMany({
-        where: after === null ? where : { AND: [where, { seq: { gt: after } }] },
         ...(query.select ? {} : { omit: { content: true } }),
         ...query,
-        orderBy: { seq: 'asc' },
-        take,
+        ...seqRange(where, range),
       });
     },
     // The messages on the path through the commit's turn, as kept on it.

@@ -9,7 +9,7 @@ import { spendTextBytes } from '../../request-context.js';
 import { messageFilter } from './branch-path.js';
 import { SessionReads } from './session-reads.js';
 import { Batcher, chunks } from '../batcher.js';
-import { ascendingPage, countOnlyPage, newestFirstPage, pageSize, type Page, type PageArgs } from '../page.js';
+import { ascendingPage, countOnlyPage, isBackward, newestFirstPage, pageSize, seqRange, type Page, type PageArgs } from '../page.js';
 import { placeholders } from '../../db/dialect.js';
 
 export async function getSession(
@@ -51,7 +51,7 @@ export async function listSessions(
   if (args.projectId != null) assertValidId(args.projectId, 'projectId');
   const base: Prisma.SessionWhereInput = args.projectId != null ? { projectId: args.projectId } : {};
   return newestFirstPage(
-    { size, after: args.after, kind: 'session', key: 'sessionId' },
+    { size, after: args.after, before: args.before, backward: isBackward(args), kind: 'session', key: 'sessionId' },
     ({ after, orderBy, take }) => db.session.findMany({ ...query, where: after ? { AND: [base, after] } : base, orderBy, take }),
     () => db.session.count({ where: base }),
   );
@@ -76,15 +76,13 @@ export async function listBranchMessages(
   if (args.countOnly) return countOnlyPage(async () => (await counts).messages, args.after, 'seq');
   const filter = await messageFilter(db, session.sessionId, segments);
   return ascendingPage(
-    { size, after: args.after, kind: 'seq', keyOf: (m) => m.seq },
-    (after, take) =>
+    { size, after: args.after, before: args.before, backward: isBackward(args), kind: 'seq', keyOf: (m) => m.seq },
+    (range) =>
       db.message.findMany({
         // Content is loaded per message, within the request's text budget.
         ...(query.select ? {} : { omit: { content: true } }),
         ...query,
-        where: after === null ? filter : { AND: [filter, { seq: { gt: after } }] },
-        orderBy: { seq: 'asc' },
-        take,
+        ...seqRange(filter, range),
       }),
     async () => (await counts).messages,
   );
@@ -109,8 +107,14 @@ export async function listBranchTurns(
   const segments = await reads.segments(session.sessionId, branch);
   if (args.countOnly) return countOnlyPage(async () => (await counts).turns, args.after, 'turn');
   return ascendingPage(
-    { size, after: args.after, kind: 'turn', keyOf: (t) => t.number },
-    (after, take) => reads.turnPage(session.sessionId, segments, after, take, query),
+    { size, after: args.after, before: args.before, backward: isBackward(args), kind: 'turn', keyOf: (t) => t.number },
+    async (range) => {
+      if (!range.fromEnd) return reads.turnPage(session.sessionId, segments, range.after, range.take, query);
+      // Turns are numbered 1, 2, … along the path: the last ones are a range of numbers.
+      const end = range.before ?? (await counts).turns + 1;
+      const above = Math.max(0, end - 1 - range.take);
+      return (await reads.turnPage(session.sessionId, segments, above, end - 1 - above, query)).reverse();
+    },
     async () => (await counts).turns,
   );
 }
