@@ -10,11 +10,10 @@ import Markdown from 'react-markdown';
 import { useClient } from 'urql';
 import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
 import { ConversationQuery } from './operations';
+import { WINDOW } from './window';
 import { redactionSummary, type RedactedMessage } from './redactions';
 import { turnCursor } from './steps';
 
-/** Turns fetched at a time. */
-export const WINDOW = 10;
 
 export interface ViewedHead {
   sha: string;
