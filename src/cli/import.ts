@@ -122,6 +122,11 @@ export async function importCommand(argv: string[]): Promise<number | undefined>
   if (kind === 'chat' && paths.length === 0) throw new ConfigError('import chat needs at least one FILE');
   const config = loadConfig(typeof values['data-dir'] === 'string' ? ['--data-dir', values['data-dir']] : [], process.env);
   if (existsSync(config.dataDir) && !statSync(config.dataDir).isDirectory()) throw new CannotRun(`the data dir ${config.dataDir} is not a folder`);
+  // The default data dir is made on first use; one named on the command line must exist (a typo
+  // would otherwise import into a new, empty data dir no server reads).
+  if (typeof values['data-dir'] === 'string' && !existsSync(config.dataDir)) {
+    throw new CannotRun(`no data dir at ${config.dataDir}; check --data-dir (a server started with --data-dir ${config.dataDir} creates it)`);
+  }
   const { homedir } = await import('node:os');
   let targets = paths;
   if (kind !== 'chat' && paths.length === 0) {

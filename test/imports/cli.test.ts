@@ -196,6 +196,20 @@ describe('entity-memory import claude-code', () => {
     expect(result.stderr).toMatch(text);
   });
 
+  it('exits 2 for a --data-dir that does not exist (a typo), creating nothing; the default data dir is made on first use', async () => {
+    const typo = join(tempDir(), 'no-such-data-dir');
+    const refused = await cli(['import', 'chat', join(fixtures, 'chat', 'linear.jsonl'), '--data-dir', typo]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(`no data dir at ${typo}; check --data-dir`);
+    expect(existsSync(typo)).toBe(false);
+
+    const fresh = join(tempDir(), 'openprogram');
+    const made = await cli(['import', 'chat', join(fixtures, 'chat', 'linear.jsonl')], { OPENPROGRAM_HOME: fresh });
+    expect(made.status, made.stderr).toBe(0);
+    expect(field(made.stdout, 'sessions')).toBe('1');
+    expect(existsSync(join(fresh, 'sessions'))).toBe(true);
+  });
+
   it('exits 2 when no PATH is given and ~/.claude/projects does not exist', async () => {
     const home = tempDir();
     const result = await cli(['import', 'claude-code', '--data-dir', tempDir()], { HOME: home });
