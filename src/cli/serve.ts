@@ -67,9 +67,11 @@ export async function serve(argv: string[]): Promise<number | undefined> {
   console.log(`entity-memory: web UI at ${server.browseUrl}/, GraphiQL at ${server.url}/graphql (data in ${config.dataDir})`);
   const { auth } = server;
   if (auth.source === 'file' || auth.source === 'generated') {
-    // Printed once for the person who started the server; the JSON log never carries the token.
+    // The token is printed once, on a terminal, for the person who started the server; never into
+    // a pipe or a file (a service manager's journal keeps what it is given), nor the JSON log.
+    const token = process.stdout.isTTY ? auth.token : `<the token in ${auth.file}>`;
     console.log(
-      `entity-memory: reachable beyond loopback, so every request needs the token (${auth.source === 'generated' ? 'new, ' : ''}kept in ${auth.file}); open ${server.browseUrl}/graphql#token=${auth.token} (the web UI at ${server.browseUrl}/ takes the same #token=)`,
+      `entity-memory: reachable beyond loopback, so every request needs the token (${auth.source === 'generated' ? 'new, ' : ''}kept in ${auth.file}); open ${server.browseUrl}/graphql#token=${token} (the web UI at ${server.browseUrl}/ takes the same #token=)`,
     );
   } else if (auth.source === 'config') {
     console.log('entity-memory: every request needs the token it was started with (Authorization: Bearer <token>)');
