@@ -259,6 +259,8 @@ async function closeOpenTurn(deps: Deps, session: SessionRow, event: HookEvent, 
             ...(Object.keys(metadata).length > 0 && { metadata }),
           },
           deps,
+          '',
+          { loneSurrogates: 'replace' },
         )
       : null;
   if (draft) await redactDrafts(deps, [draft]);
@@ -284,7 +286,7 @@ async function recordPrompt(deps: Deps, session: SessionRow, event: HookEvent & 
     await appendMessage(
       { sessionId: session.sessionId, role: 'USER', messageId: messageId ?? null, content: bounded(event.prompt, deps.config.maxContentBytes).text },
       deps,
-      replayedFrom ? { startedAt: replayedFrom } : {},
+      { loneSurrogates: 'replace', ...(replayedFrom && { startedAt: replayedFrom }) },
     );
   } catch (error) {
     if (error instanceof ConflictError && messageId !== undefined) return 'duplicate';
@@ -375,7 +377,7 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
       toolCallId: tool.id ?? null,
       ...(output.cut && { metadata: { cut: true } }),
     };
-    await appendMessages(session.sessionId, [call, result], deps);
+    await appendMessages(session.sessionId, [call, result], deps, { loneSurrogates: 'replace' });
   } catch (error) {
     if (error instanceof ConflictError) return 'duplicate';
     throw error;

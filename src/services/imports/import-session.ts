@@ -173,7 +173,7 @@ export async function importSession(input: SessionImport, deps: Deps): Promise<S
       if (known.has(messageId) || !isValidId(messageId)) continue;
       const metadata = { ...(update.metadata ?? {}), continues: update.messageId };
       const message: ImportedMessage = { messageId, role: target.role, content: update.content, predecessorId: update.messageId, metadata, createdAt: null, opensTurn: false, line: update.line };
-      const draft: MessageDraft = { ...messageDraft(target.role, message, deps, `updates[${update.messageId}]`), callerId: null, createdAt: null };
+      const draft: MessageDraft = { ...messageDraft(target.role, message, deps, `updates[${update.messageId}]`, { loneSurrogates: 'replace' }), callerId: null, createdAt: null };
       // Its content was redacted as the update's; its metadata (the update's, raw) is redacted here.
       await redactDrafts(deps, [draft]);
       draft.redactions ??= update.redactions;
@@ -410,7 +410,7 @@ function importedDrafts(input: SessionImport, deps: Deps): Validated[] {
     const createdAt = m.createdAt != null ? new Date(m.createdAt) : null;
     // The caller is the import's to place (turn-engine.ts): none until then.
     const draft: MessageDraft = {
-      ...messageDraft(m.role, m, deps, field),
+      ...messageDraft(m.role, m, deps, field, { loneSurrogates: 'replace' }),
       callerId: null,
       createdAt: createdAt && !Number.isNaN(createdAt.getTime()) ? createdAt : null,
     };

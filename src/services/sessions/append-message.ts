@@ -19,10 +19,15 @@ export interface AppendMessageInput extends MessageFields {
 /**
  * @param options.startedAt for a USER message recorded after the fact (a hook event replayed from
  *   the spool): when the turn began, so the project's dirty paths are told as of then.
+ * @param options.loneSurrogates as messageDraft's (`replace` for what an agent's hook sent).
  */
-export async function appendMessage(input: AppendMessageInput, deps: Deps, options: { startedAt?: Date } = {}): Promise<Message> {
+export async function appendMessage(
+  input: AppendMessageInput,
+  deps: Deps,
+  options: { startedAt?: Date; loneSurrogates?: 'refuse' | 'replace' } = {},
+): Promise<Message> {
   assertValidId(input.sessionId, 'sessionId');
-  const [draft] = await redactDrafts(deps, [messageDraft(input.role, input, deps)]);
+  const [draft] = await redactDrafts(deps, [messageDraft(input.role, input, deps, '', { loneSurrogates: options.loneSurrogates ?? 'refuse' })]);
   return deps.sessionLocks.run(input.sessionId, async () => {
     // A USER message starts a turn: note what the user had uncommitted in the project now.
     const dirty = input.role === 'USER' ? await projectDirtyNow(deps, input.sessionId, { asOf: options.startedAt }) : null;
@@ -42,11 +47,16 @@ export async function appendMessage(input: AppendMessageInput, deps: Deps, optio
  * by `appendMessage`, which notes the project's state first).
  * @throws as appendMessage; nothing is written then.
  */
-export async function appendMessages(sessionId: string, inputs: readonly Omit<AppendMessageInput, 'sessionId'>[], deps: Deps): Promise<Message[]> {
+export async function appendMessages(
+  sessionId: string,
+  inputs: readonly Omit<AppendMessageInput, 'sessionId'>[],
+  deps: Deps,
+  options: { loneSurrogates?: 'refuse' | 'replace' } = {},
+): Promise<Message[]> {
   assertValidId(sessionId, 'sessionId');
   const drafts = inputs.map((input, i) => {
     if (input.role === 'USER') throw new Error('appendMessages takes no USER message: open the turn with appendMessage');
-    return messageDraft(input.role, input, deps, `messages[${i}]`);
+    return messageDraft(input.role, input, deps, `messages[${i}]`, { loneSurrogates: options.loneSurrogates ?? 'refuse' });
   });
   await redactDrafts(deps, drafts);
   return deps.sessionLocks.run(sessionId, async () => {

@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '../../errors.js';
 import { assertValidId, newId } from '../../ids.js';
 import { now, type Deps } from '../deps.js';
 import { workdirDirty } from '../../projects/working-tree.js';
-import { assertShortText, metadataText } from './validate.js';
+import { assertShortText, assertWellFormed, metadataText } from './validate.js';
 import { redactSessionFields } from './redact-drafts.js';
 
 export interface CreateSessionInput {
@@ -24,6 +24,7 @@ export interface CreateSessionInput {
 export async function createSession(input: CreateSessionInput, deps: Deps): Promise<Session> {
   const sessionId = input.sessionId != null ? assertValidId(input.sessionId, 'sessionId') : newId();
   assertShortText(input.title, 'title');
+  assertWellFormed(input.title, 'title');
   assertShortText(input.agentId, 'agentId');
   assertShortText(input.model, 'model');
   if (input.projectId != null) assertValidId(input.projectId, 'projectId');

@@ -2,7 +2,7 @@ import type { Message } from '../../generated/prisma/client.js';
 import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
 import type { Deps } from '../deps.js';
-import { assertContentSize, metadataText } from './validate.js';
+import { assertContentSize, assertWellFormed, metadataText } from './validate.js';
 import { publishTurnUpdates } from './session-view.js';
 import { redactUpdate } from './redact-drafts.js';
 import { markerCounts, mergeCounts } from '../../redaction/message.js';
@@ -25,6 +25,7 @@ export async function updateMessage(input: UpdateMessageInput, deps: Deps): Prom
     throw new BadUserInputError('Give content, metadata or both to change.');
   }
   if (input.content != null) assertContentSize(input.content, deps.config.maxContentBytes);
+  assertWellFormed(input.content, 'content');
   const metadataRaw = input.metadata === undefined ? undefined : metadataText(input.metadata);
   // Secrets out of what changes; what stays was redacted when it was stored (its markers count).
   const redacted = await redactUpdate(deps, input.content ?? '', metadataRaw ?? null);

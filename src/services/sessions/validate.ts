@@ -19,6 +19,30 @@ export function assertContentSize(content: string, maxBytes: number, field = 'co
   }
 }
 
+/** A UTF-16 surrogate without its pair: text no UTF-8 database or file can hold. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Text must be valid Unicode: a lone UTF-16 surrogate (half of an emoji cut in two, a broken
+ * encoder) cannot be stored in a UTF-8 database or file, and would otherwise become U+FFFD unsaid.
+ * @throws BadUserInputError naming the field and the position.
+ */
+export function assertWellFormed(text: string | null | undefined, field: string): void {
+  if (text == null) return;
+  const match = LONE_SURROGATE.exec(text);
+  if (!match) return;
+  const unit = match[0].charCodeAt(0).toString(16).toUpperCase();
+  throw new BadUserInputError(
+    `${field} holds a lone UTF-16 surrogate (\\u${unit}) at character ${match.index}, which cannot be stored: send valid Unicode (replace it, for example with U+FFFD, or fix the encoding that produced it).`,
+    { field, position: match.index },
+  );
+}
+
+/** The text with each lone UTF-16 surrogate replaced by U+FFFD (what an agent's own transcript or hook sent is kept, not refused). */
+export function wellFormed(text: string): string {
+  return LONE_SURROGATE.test(text) ? text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD') : text;
+}
+
 /** Optional short text (titles, tool names): no control characters but tab/newline, bounded length. */
 export function assertShortText(value: string | null | undefined, field: string): void {
   if (value == null) return;
