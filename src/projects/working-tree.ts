@@ -6,7 +6,7 @@
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { openProjectRepo, type PlaceProject } from './project-place.js';
+import { checkRepoPlace, openProjectRepo, type PlaceProject } from './project-place.js';
 
 export type { WorkingTreeState } from '../git/project-repo.js';
 
@@ -18,6 +18,17 @@ export type { WorkingTreeState } from '../git/project-repo.js';
 export async function workdirDirty(project: PlaceProject, deps: { config: Pick<Config, 'allowedRoots' | 'dataDir'> }): Promise<string[]> {
   const place = await openProjectRepo(project, deps.config);
   return (await place.repo.status()).dirtyPaths;
+}
+
+/**
+ * The user's dirty paths as a session joins the project: as `workdirDirty`, but none when the
+ * folder is no longer in a repo (its `.git` deleted): the session's first turn re-creates the
+ * repo, as any turn does, and nothing is created here.
+ * @throws as `workdirDirty` for a folder that cannot be used.
+ */
+export async function dirtyAtJoin(project: PlaceProject, deps: { config: Pick<Config, 'allowedRoots' | 'dataDir'> }): Promise<string[]> {
+  const { location } = await checkRepoPlace(project.workdir, deps.config);
+  return location ? workdirDirty(project, deps) : [];
 }
 
 /** Each dirty path of a working tree with what it looked like (size, mode, change time), or `gone`. */

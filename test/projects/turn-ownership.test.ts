@@ -365,4 +365,22 @@ describe('a .git removed later', () => {
     expect(git(dir, 'rev-list', '--all').trim()).toBe(result.snapshot ? git(dir, 'rev-parse', result.snapshot.sha).trim() : '');
     expect([read(dir, 'README.md'), read(dir, 'notes.txt'), read(dir, 'agent.txt')]).toEqual(['# app\n', 'v1\n', 'agent\n']);
   });
+
+  it('takes a new session (createSession, addSessionToProject) while .git is gone, creating nothing until its first turn', async () => {
+    const { api, root } = await projectServer();
+    const dir = userRepo(root);
+    const projectId = await projectSession(api, dir);
+    rmSync(join(dir, '.git'), { recursive: true });
+    const created = await api.raw(`mutation { createSession(input: { sessionId: "later", projectId: "${projectId}" }) { sessionId } }`);
+    expect(created.errors).toBeUndefined();
+    expect((await api.raw(`mutation { createSession(input: { sessionId: "loose" }) { sessionId } }`)).errors).toBeUndefined();
+    const joined = await api.raw(`mutation { addSessionToProject(input: { projectId: "${projectId}", sessionId: "loose" }) { sessionId } }`);
+    expect(joined.errors).toBeUndefined();
+    expect(existsSync(join(dir, '.git'))).toBe(false);
+    // Its first turn re-creates the repo, as any turn does: the user's files are in the way.
+    writeFileSync(join(dir, 'agent.txt'), 'agent\n');
+    await recordTurn(api, { sessionId: 'later', touchedPaths: ['agent.txt'] });
+    expect(await outcome(api, 'later', 1)).toMatchObject({ result: 'SKIPPED_DIRTY', dirtyPaths: ['README.md', 'notes.txt'], paths: ['agent.txt'] });
+    expect(existsSync(join(dir, '.git'))).toBe(true);
+  });
 });

@@ -8,7 +8,7 @@ import { assertValidId, newId } from '../../ids.js';
 import { findRepoFolders } from '../../projects/find-repos.js';
 import { initProjectRepo } from '../../projects/initial-commit.js';
 import { checkRepoPlace, openProjectRepo } from '../../projects/project-place.js';
-import { workdirDirty } from '../../projects/working-tree.js';
+import { dirtyAtJoin } from '../../projects/working-tree.js';
 import { outsideRequest } from '../../request-context.js';
 import { checkScanRoot } from '../../projects/workdir.js';
 import { now, type Deps } from '../deps.js';
@@ -130,7 +130,7 @@ export async function addSessionToProject(input: { sessionId: string; projectId:
       throw new ConflictError(`Session ${session.sessionId} already belongs to project ${session.projectId}.`, { projectId: session.projectId });
     }
     if (session.openTurnId) throw new ConflictError('A turn is open: end it (endTurn) before joining a project.');
-    const baseline = await workdirDirty(project, deps);
+    const baseline = await dirtyAtJoin(project, deps);
     return deps.db.session.update({
       where: { sessionId: session.sessionId },
       data: { projectId: project.projectId, projectJoinedAt: now(deps), projectDirtyBaseline: JSON.stringify(baseline) },

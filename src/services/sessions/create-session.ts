@@ -2,7 +2,7 @@ import type { Session } from '../../generated/prisma/client.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { assertValidId, newId } from '../../ids.js';
 import { now, type Deps } from '../deps.js';
-import { workdirDirty } from '../../projects/working-tree.js';
+import { dirtyAtJoin } from '../../projects/working-tree.js';
 import { assertShortText, assertWellFormed, metadataText } from './validate.js';
 import { redactSessionFields } from './redact-drafts.js';
 
@@ -32,7 +32,7 @@ export async function createSession(input: CreateSessionInput, deps: Deps): Prom
   const at = now(deps);
   // What the project's tree already has uncommitted is the user's, not this session's.
   const project = input.projectId != null ? await deps.db.project.findUnique({ where: { projectId: input.projectId } }) : null;
-  const baseline = project ? JSON.stringify(await workdirDirty(project, deps)) : null;
+  const baseline = project ? JSON.stringify(await dirtyAtJoin(project, deps)) : null;
   return deps.sessionLocks.run(sessionId, () =>
     deps.db.$transaction(async (tx) => {
       if (await tx.session.findUnique({ where: { sessionId }, select: { sessionId: true } })) {
