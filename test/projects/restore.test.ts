@@ -10,6 +10,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, u
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CreateSession } from '../api/operations.js';
+import { CreateProject } from './operations.js';
 import { git } from '../helpers/git.js';
 import { onlyError, type TestServer } from '../helpers/server.js';
 import { expectUntouched, outcome, picture, projectServer, projectSession, recordTurn, snapshotRefOf, userGit, userRepo, type RepoPicture } from './project-turns.js';
@@ -168,6 +169,13 @@ describe('applyTurnSnapshot', () => {
     await api.ok(CreateSession, { input: { sessionId: 'loose' } });
     const turn = await agentTurn(api, dir, 's', { 'notes.txt': 'agent v2\n' });
     expect((await outcome(api, 's', turn)).result).toBe('COMMITTED');
+    // A session with a turn from before it joined the project, one turn in it, and one open.
+    await api.ok(CreateSession, { input: { sessionId: 'joined' } });
+    await recordTurn(api, { sessionId: 'joined', content: 'before joining' });
+    const { createProject } = await api.ok(CreateProject, { input: { name: 'Other', workdir: userRepo(root, 'other') } });
+    expect((await api.raw(`mutation { addSessionToProject(input: { projectId: "${createProject.projectId}", sessionId: "joined" }) { sessionId } }`)).errors).toBeUndefined();
+    await recordTurn(api, { sessionId: 'joined', content: 'in the project', touchedPaths: [] });
+    expect((await api.raw(`mutation { appendMessage(input: { sessionId: "joined", role: USER, content: "open" }) { seq } }`)).errors).toBeUndefined();
     const before = picture(dir);
     const cases: [string, { sessionId: string; turn: number }, string, RegExp][] = [
       [APPLY, { sessionId: 's', turn }, 'BAD_USER_INPUT', /no snapshot .*COMMITTED/],
@@ -179,6 +187,8 @@ describe('applyTurnSnapshot', () => {
       [RESTORE, { sessionId: 's', turn: 7 }, 'NOT_FOUND', /no turn 7/],
       [RESTORE, { sessionId: 'loose', turn: 0 }, 'BAD_USER_INPUT', /has no project/],
       [RESTORE, { sessionId: 's', turn: -2 }, 'BAD_USER_INPUT', /turn must be/],
+      [RESTORE, { sessionId: 'joined', turn: 1 }, 'BAD_USER_INPUT', /Turn 1 of session joined was recorded before the session joined project Other.*restore to turn 2 or later, or to 0/],
+      [RESTORE, { sessionId: 'joined', turn: 3 }, 'BAD_USER_INPUT', /Turn 3 of session joined is still open/],
     ];
     for (const [document, input, code, message] of cases) {
       const error = onlyError(await api.raw(document, { input }));

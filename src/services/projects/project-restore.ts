@@ -82,9 +82,16 @@ export async function restoreProjectFiles(input: ProjectFilesInput, deps: Restor
     if (input.turn > 0) {
       upTo = events.findIndex((e) => e.turn?.number === input.turn);
       if (upTo < 0) {
-        const open = await turnOnPath(deps, session, input.turn);
-        if (!open) throw noSuchTurn(session, input.turn);
-        throw new BadUserInputError(`Turn ${input.turn} of session ${session.sessionId} is still open: end it before restoring to it.`, { field: 'turn' });
+        const turn = await turnOnPath(deps, session, input.turn);
+        if (!turn) throw noSuchTurn(session, input.turn);
+        if (turn.open) throw new BadUserInputError(`Turn ${input.turn} of session ${session.sessionId} is still open: end it before restoring to it.`, { field: 'turn' });
+        // Closed, but not in this project: recorded before the session joined it (or in another one).
+        const first = events.find((e) => e.turn !== null)?.turn?.number;
+        throw new BadUserInputError(
+          `Turn ${input.turn} of session ${session.sessionId} was recorded before the session joined project ${project.name}, so the project holds nothing of it to restore: ` +
+            (first !== undefined ? `restore to turn ${first} or later, or to 0 (before the session's first turn there).` : `restore to 0 (before the session's first turn there).`),
+          { field: 'turn' },
+        );
       }
     }
     const plan = planRestore(events, upTo);
