@@ -5,6 +5,7 @@
  * socket on an upgrade is src/http/ws-admission.ts.
  */
 import { createServer, type Server } from 'node:http';
+import { capHttpConnections } from './http/limits.js';
 import type { AddressInfo } from 'node:net';
 import type { WebSocketServer } from 'ws';
 import { createApp, type App, type AppOptions } from './app.js';
@@ -87,6 +88,7 @@ async function listenAndOpen(config: Config, logger: Logger, options: AppOptions
   const auth = resolveAuth(config);
   const opened = () => app;
   const http = createServer(createRouter({ config, logger, token: auth.token, app: opened }));
+  capHttpConnections(http, config, (address, reason) => logger.warn({ address, reason }, 'refused a connection over the per-address cap'));
   const sockets = admitWebSockets(http, { config, logger, token: auth.token, app: opened });
 
   await new Promise<void>((resolve, reject) => {

@@ -53,3 +53,43 @@ export class ConnectionLimits {
     return this.total;
   }
 }
+
+/** Connections one address may hold beyond its WebSockets: plain requests (a browser keeps 6 per origin, a hook 1). */
+export const HTTP_CONNECTIONS_BEYOND_WS = 64;
+/** How long a request's headers may take to arrive (Node's default is 60 s): a slow-header client lets go sooner. */
+export const HEADERS_TIMEOUT_MS = 15_000;
+
+/**
+ * Caps the TCP connections of the HTTP port per remote address, WebSockets included, at the
+ * WebSocket cap plus HTTP_CONNECTIONS_BEYOND_WS: idle or slow-header connections from one peer
+ * (1,500 of them held 45 s before) cannot use up the file descriptors. A connection over the cap
+ * gets a 503 saying why, and is closed.
+ */
+export function capHttpConnections(
+  http: import('node:http').Server,
+  config: Pick<Config, 'maxWsPerAddress'>,
+  onRefused: (address: string, reason: string) => void,
+): void {
+  const limits = new ConnectionLimits({
+    maxWsConnections: Number.MAX_SAFE_INTEGER,
+    maxWsPerAddress: (config.maxWsPerAddress ?? DEFAULT_MAX_WS_PER_ADDRESS) + HTTP_CONNECTIONS_BEYOND_WS,
+  });
+  http.headersTimeout = HEADERS_TIMEOUT_MS;
+  // Told once per address while it stays at its cap, not once per refused connection.
+  const told = new Set<string>();
+  http.on('connection', (socket: import('node:net').Socket) => {
+    const address = normaliseAddress(socket.remoteAddress);
+    const over = limits.admit(address);
+    if (over) {
+      if (!told.has(address)) onRefused(address, over);
+      told.add(address);
+      const body = `${over}; close some and try again\n`;
+      socket.end(`HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      return;
+    }
+    socket.once('close', () => {
+      limits.release(address);
+      told.delete(address);
+    });
+  });
+}
