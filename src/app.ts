@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { databaseTarget, DEFAULT_REDIS_PREFIX, sessionsDir, type Config } from './config.js';
-import { HealthProbe } from './http/health.js';
+import { gitCanStart, HealthProbe } from './http/health.js';
 import { openDb, type Db } from './db/index.js';
 import { KeyedLocks } from './locks.js';
 import type { Logger } from './logger.js';
@@ -16,6 +16,7 @@ import { MirrorWorker, type MirrorWorkerOptions } from './mirror/worker.js';
 import { ProjectCommitter, type ProjectCommitterOptions } from './projects/committer.js';
 import { createEventPubSub, type PubSub } from './pubsub.js';
 import { createRedisPubSub, type RedisPubSub } from './redis-pubsub.js';
+import { FaultBoard } from './faults.js';
 import type { Deps } from './services/deps.js';
 import { HookIntake, type HookIntakeOptions } from './services/hooks/intake.js';
 import { createYogaHandler, type Yoga } from './yoga.js';
@@ -79,10 +80,12 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     { db, config, logger, pubsub, projectLocks },
     { ...(shared ? { claimMs: 120_000 } : {}), ...options.projectCommitter },
   );
+  const faults = new FaultBoard();
   const deps: Deps = {
     db,
     config,
     logger,
+    faults,
     sessionLocks,
     repoLocks,
     projectLocks,
@@ -109,6 +112,8 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
           },
         }
       : {}),
+    git: gitCanStart,
+    faults: () => faults.current(),
     leases: () => mirror.leaseCount(),
     onChange: (part, state, error) =>
       state === 'ok' ? logger.info({ part }, `${part} is reachable again`) : logger.error({ part, err: error }, `${part} is unreachable; /health says degraded`),

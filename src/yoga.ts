@@ -4,10 +4,11 @@
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, Kind, type DocumentNode } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Context } from './context.js';
 import { AppError, ForbiddenError } from './errors.js';
+import { classifyFault, FAULT_RETRY_AFTER_SECONDS, type FaultBoard } from './faults.js';
 import { useBodyLimit } from './http/body-limit.js';
 import { GRAPHIQL_OPTIONS, renderGraphiQLWithToken } from './http/graphiql.js';
 import { originAllowed, type BoundaryConfig } from './http/origin.js';
@@ -24,7 +25,7 @@ export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
  * is logged with the request id and reaches the client as
  * INTERNAL_SERVER_ERROR with that id, so a user can report it.
  */
-export function maskError(logger: Logger) {
+export function maskError(logger: Logger, faults?: FaultBoard) {
   return (error: unknown): Error => {
     const graphqlError = error instanceof GraphQLError ? error : undefined;
     // Yoga and the executor may wrap an error more than once.
@@ -45,12 +46,35 @@ export function maskError(logger: Logger) {
       });
     }
     const requestId = currentRequestId();
+    // The machine's fault, not a bug: say what is wrong and that trying again later is worth it.
+    const fault = classifyFault(original ?? error);
+    if (fault) {
+      faults?.note(fault.reason);
+      logger.warn({ err: original ?? error, requestId, reason: fault.reason, path: graphqlError?.path }, 'a GraphQL operation met a fault of the machine');
+      return new GraphQLError(fault.message, {
+        nodes: graphqlError?.nodes,
+        path: graphqlError?.path,
+        extensions: { code: 'INTERNAL_SERVER_ERROR', reason: fault.reason, retryAfter: FAULT_RETRY_AFTER_SECONDS, requestId },
+      });
+    }
     logger.error({ err: original ?? error, requestId, path: graphqlError?.path }, 'unexpected error in a GraphQL operation');
     return new GraphQLError(`Unexpected server error; it was logged with request id ${requestId ?? 'unknown'}.`, {
       nodes: graphqlError?.nodes,
       path: graphqlError?.path,
       extensions: { code: 'INTERNAL_SERVER_ERROR', requestId },
     });
+  };
+}
+
+/** A mutation that succeeded: the database and the disk take writes again, so /health stops naming their faults. */
+function useFaultRecovery(faults: FaultBoard | undefined): Plugin {
+  return {
+    onExecute: ({ args }) => ({
+      onExecuteDone: ({ result }) => {
+        const mutation = (args.document as DocumentNode).definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === 'mutation');
+        if (mutation && 'data' in result && !result.errors?.length) faults?.clearWriteFaults();
+      },
+    }),
   };
 }
 
@@ -99,12 +123,12 @@ export function createYogaHandler(deps: Deps): Yoga {
       // Operation errors are logged by maskError, once, with the request id.
       error: (...args) => deps.logger.debug(yogaLog(args), 'yoga'),
     },
-    maskedErrors: { maskError: maskError(deps.logger) },
+    maskedErrors: { maskError: maskError(deps.logger, deps.faults) },
     context: () => ({ deps, requestId: currentRequestId() ?? 'none' }),
     // The same limit, counted only for bodies without a Content-Length (src/http/body-limit.ts).
     maxRequestBodySize: false,
     // Each subscription event is executed once for all the subscriptions that asked the same.
-    plugins: [armor, useUserInputCodes(), useCsrfRefusal(), useSharedEvents(), useBodyLimit()],
+    plugins: [armor, useUserInputCodes(), useCsrfRefusal(), useSharedEvents(), useBodyLimit(), useFaultRecovery(deps.faults)],
   });
 }
 

@@ -2,7 +2,9 @@
  * `/health`: whether this instance can serve, for a load balancer's readiness probe and for a
  * person. It answers 200 `{ status: 'ok', … }` when the instance reaches its database, the sessions
  * folder and (when configured) Redis; 503 `{ status: 'degraded', … }` naming the part that is not
- * reachable; 503 `{ status: 'starting' }` while the database opens. It also says how many session
+ * reachable (git too: its binary must be startable), or listing the machine faults requests met in
+ * the last minute (`faults`: DISK_FULL, DATABASE_READ_ONLY, DATABASE_LOCKED, src/faults.ts);
+ * 503 `{ status: 'starting' }` while the database opens. It also says how many session
  * leases the instance holds (several instances: src/mirror/leases.ts; one instance: the sessions
  * it mirrors). Unauthenticated, like every probe: it says `ok` or `unreachable` per part, never an
  * address, a path or an error text (the log has those).
@@ -11,6 +13,9 @@
  * probe asked back to back costs one database round trip a second, not one per probe.
  */
 import { access, constants } from 'node:fs/promises';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { gitBinary } from '../git/run.js';
+import type { FaultReason } from '../faults.js';
 
 export type PartHealth = 'ok' | 'unreachable';
 
@@ -20,6 +25,10 @@ export interface HealthReport {
   sessionsFolder: PartHealth;
   /** Present when events go through Redis. */
   redis?: PartHealth;
+  /** Whether git can be started (`unreachable`: not on PATH, or not executable). */
+  git: PartHealth;
+  /** Machine faults requests met in the last minute (DISK_FULL, DATABASE_READ_ONLY, DATABASE_LOCKED); present when any. */
+  faults?: FaultReason[];
   /** Session leases this instance holds now. */
   leases: number;
 }
@@ -31,9 +40,26 @@ export interface HealthSources {
   sessionsFolder: string;
   /** Resolves when Redis answered; rejects otherwise. Absent without Redis. */
   redis?: () => Promise<unknown>;
+  /** Resolves when git can be started; rejects otherwise. */
+  git?: () => Promise<unknown>;
+  /** The machine faults requests met lately. */
+  faults?: () => FaultReason[];
   leases(): number;
   /** Told of a part that stopped answering (and why), once per change. */
-  onChange?(part: keyof Omit<HealthReport, 'status' | 'leases'>, health: PartHealth, error?: unknown): void;
+  onChange?(part: 'database' | 'sessionsFolder' | 'redis' | 'git', health: PartHealth, error?: unknown): void;
+}
+
+/**
+ * Resolves when the git binary the runner starts (src/git/run.ts gitBinary) is an executable
+ * file, found as the runner's spawn finds it (on PATH unless a path is given): no process started.
+ */
+export async function gitCanStart(): Promise<void> {
+  const binary = gitBinary();
+  const candidates = binary.includes('/') || isAbsolute(binary) ? [binary] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, binary));
+  for (const candidate of candidates) {
+    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return;
+  }
+  throw new Error(`${binary} is not an executable on PATH`);
 }
 
 /** How long one check may take before its part counts as unreachable. */
@@ -76,7 +102,7 @@ export class HealthProbe {
 
   private async check(): Promise<HealthReport> {
     const { sources } = this;
-    const part = async (name: 'database' | 'sessionsFolder' | 'redis', probe: () => Promise<unknown>): Promise<PartHealth> => {
+    const part = async (name: 'database' | 'sessionsFolder' | 'redis' | 'git', probe: () => Promise<unknown>): Promise<PartHealth> => {
       let health: PartHealth = 'ok';
       let failure: unknown;
       try {
@@ -92,17 +118,21 @@ export class HealthProbe {
       }
       return health;
     };
-    const [database, sessionsFolder, redis] = await Promise.all([
+    const [database, sessionsFolder, redis, git] = await Promise.all([
       part('database', sources.database),
       part('sessionsFolder', () => access(sources.sessionsFolder, constants.W_OK)),
       sources.redis ? part('redis', sources.redis) : Promise.resolve(undefined),
+      part('git', sources.git ?? gitCanStart),
     ]);
-    const healthy = database === 'ok' && sessionsFolder === 'ok' && (redis === undefined || redis === 'ok');
+    const faults = sources.faults?.() ?? [];
+    const healthy = database === 'ok' && sessionsFolder === 'ok' && (redis === undefined || redis === 'ok') && git === 'ok' && faults.length === 0;
     const report: HealthReport = {
       status: healthy ? 'ok' : 'degraded',
       database,
       sessionsFolder,
       ...(redis === undefined ? {} : { redis }),
+      git,
+      ...(faults.length > 0 && { faults }),
       leases: sources.leases(),
     };
     this.last = { at: Date.now(), report };

@@ -5,6 +5,8 @@ import type { Logger } from '../logger.js';
 import type { PubSub } from '../pubsub.js';
 
 /** What a resolver needs; passed in, never imported, so each is testable alone. */
+import type { FaultBoard } from '../faults.js';
+
 export interface Deps {
   db: Db;
   config: Config;
@@ -24,6 +26,8 @@ export interface Deps {
   /** Called when the session repo could not follow a change of branch or view at once. */
   onViewChanged?: (sessionId: string) => void;
   now?: () => Date;
+  /** Machine faults requests met lately (disk full, database read-only, git missing), for /health. */
+  faults?: FaultBoard;
 }
 
 export function now(deps: Pick<Deps, 'now'>): Date {

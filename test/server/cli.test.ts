@@ -50,7 +50,7 @@ describe('command line', () => {
     const url = await waitFor(() => /GraphiQL at (http:\/\/\S+)\/graphql/.exec(out.stdout())?.[1]);
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'ok', database: 'ok', sessionsFolder: 'ok', leases: 0 });
+    expect(await health.json()).toEqual({ status: 'ok', database: 'ok', sessionsFolder: 'ok', git: 'ok', leases: 0 });
     expect(existsSync(join(dataDir, 'entity-memory.db'))).toBe(true);
 
     const graphiql = await fetch(`${url}/graphql`, { headers: { accept: 'text/html' } });
