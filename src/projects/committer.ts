@@ -17,6 +17,7 @@
  * failures (a lock, the user's index.lock) are retried with backoff until a
  * deadline.
  */
+import { classifyFault } from '../faults.js';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
@@ -48,8 +49,11 @@ export interface ProjectCommitterDeps {
 /** A failure worth trying again: the same captured state may well commit in a moment. */
 export class TransientProjectError extends Error {}
 
-function isTransient(error: unknown): boolean {
+/** Whether a project commit that failed with `error` is tried again (with back-off, until the deadline) rather than FAILED. */
+export function isTransient(error: unknown): boolean {
   if (error instanceof TransientProjectError || error instanceof GitLockedError || error instanceof GitRefConflictError) return true;
+  // The machine's fault (git missing for a moment, the disk full, the database locked): retried, never FAILED at once.
+  if (classifyFault(error)) return true;
   // proper-lockfile: another process held the working directory's lock for the whole wait.
   return (error as { code?: string } | null)?.code === 'ELOCKED';
 }

@@ -14,6 +14,8 @@ import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 import { CreateProject } from '../projects/operations.js';
 import { userRepo } from '../projects/project-turns.js';
+import { ProjectRepo } from '../../src/git/project-repo.js';
+import { isTransient } from '../../src/projects/committer.js';
 
 /** The error `work` throws (it must throw). */
 async function thrown(work: () => unknown): Promise<unknown> {
@@ -79,5 +81,21 @@ describe('git missing', () => {
     delete process.env.ENTITY_MEMORY_GIT_BINARY;
     expect((await api.raw(tree)).errors).toBeUndefined();
     await expect.poll(health, { timeout: 20_000 }).toMatchObject({ status: 'ok', git: 'ok' });
+  });
+});
+
+describe('a project commit that meets a fault of the machine', () => {
+  it('is tried again (git missing, the disk full), while a refusal of the user\'s repo is not', async () => {
+    const root = tempDir('em-faults-');
+    const repo = new ProjectRepo(userRepo(root));
+    const saved = process.env.ENTITY_MEMORY_GIT_BINARY;
+    process.env.ENTITY_MEMORY_GIT_BINARY = join(root, 'no-such-git');
+    const missing = await thrown(() => repo.status());
+    if (saved === undefined) delete process.env.ENTITY_MEMORY_GIT_BINARY;
+    else process.env.ENTITY_MEMORY_GIT_BINARY = saved;
+    expect(isTransient(missing)).toBe(true);
+    expect(isTransient(await thrown(() => writeFileSync('/dev/full', 'x')))).toBe(true);
+    // A folder that is gone is no moment's fault: the commit is not tried again.
+    expect(isTransient(await thrown(() => new ProjectRepo(join(root, 'gone')).status()))).toBe(false);
   });
 });
