@@ -68,8 +68,8 @@ describe('a token set on loopback', () => {
     const health = await send(`${api.url}/health`);
     expect(health.status).toBe(200);
     // Each part's state and a count: no address, path, version or error text to an unauthenticated caller.
-    expect(Object.keys(health.json as object).sort()).toEqual(['database', 'leases', 'sessionsFolder', 'status', ...(api.server.app.config.redisUrl ? ['redis'] : [])].sort());
-    expect(health.json).toMatchObject({ status: 'ok', database: 'ok', sessionsFolder: 'ok' });
+    expect(Object.keys(health.json as object).sort()).toEqual(['database', 'git', 'leases', 'sessionsFolder', 'status', ...(api.server.app.config.redisUrl ? ['redis'] : [])].sort());
+    expect(health.json).toMatchObject({ status: 'ok', database: 'ok', sessionsFolder: 'ok', git: 'ok' });
 
     const mutation = encodeURIComponent('mutation { createSession(input: { sessionId: "via-page" }) { sessionId } }');
     const page = await send(`${api.url}/graphql?query=${mutation}`, { headers: { accept: 'text/html' } });
