@@ -16,6 +16,7 @@ import { MirrorWorker, type MirrorWorkerOptions } from './mirror/worker.js';
 import { ProjectCommitter, type ProjectCommitterOptions } from './projects/committer.js';
 import { createEventPubSub, type PubSub } from './pubsub.js';
 import { createRedisPubSub, type RedisPubSub } from './redis-pubsub.js';
+import { sharedSecret } from './db/shared-secrets.js';
 import { FaultBoard } from './faults.js';
 import type { Deps } from './services/deps.js';
 import { HookIntake, type HookIntakeOptions } from './services/hooks/intake.js';
@@ -44,21 +45,21 @@ export interface AppOptions {
 }
 
 /**
- * Connects to Redis when `config.redisUrl` is set (events then go through it), opens (and
- * migrates) the database and builds the handler.
+ * Opens (and migrates) the database, connects to Redis when `config.redisUrl` is set (events
+ * then go through it, signed with the database's shared `events` secret) and builds the handler.
  * @throws RedisUnavailableError when Redis cannot be reached within 5 s; the database's error
  *   when it cannot be opened or migrated. Nothing is left open either way.
  */
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
-  // Redis first: it fails in seconds at most and holds nothing the database would have to undo.
-  const redis: RedisPubSub | undefined = config.redisUrl
-    ? await createRedisPubSub({ url: config.redisUrl, prefix: config.redisPrefix ?? DEFAULT_REDIS_PREFIX, logger })
-    : undefined;
-  let db: Db;
+  const db = await openDb(databaseTarget(config));
+  // Events through Redis are signed with a secret the instances share through this database.
+  let redis: RedisPubSub | undefined;
   try {
-    db = await openDb(databaseTarget(config));
+    redis = config.redisUrl
+      ? await createRedisPubSub({ url: config.redisUrl, prefix: config.redisPrefix ?? DEFAULT_REDIS_PREFIX, logger, secret: await sharedSecret(db, 'events') })
+      : undefined;
   } catch (error) {
-    await redis?.close();
+    await db.$disconnect();
     throw error;
   }
   const sessionLocks = new KeyedLocks();

@@ -14,12 +14,21 @@
  * connection can send nothing else). Redis pubsub keeps nothing: what is published while an
  * instance is cut off is lost to it, as a WebSocket client misses what happens while it
  * reconnects; the database stays the source of truth.
+ *
+ * Nothing from Redis is taken on trust: whoever reaches Redis (another local user, when it has no
+ * password) could publish on our channels. Each message is signed, an HMAC-SHA256 keyed by a
+ * secret the instances share through the database (src/db/shared-secrets.ts) over the channel,
+ * the send time and the payload; one that is not signed with it, is older than
+ * MAX_EVENT_AGE_MS, or whose payload does not fit its topic's schema (EVENT_SCHEMAS) is dropped
+ * and logged, never delivered.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Redis, type RedisOptions } from 'ioredis';
+import { z } from 'zod';
 import { redactRedisUrl } from './config.js';
 import type { Logger } from './logger.js';
-import { createLocalRouter, TOPICS, type Events, type PubSub } from './pubsub.js';
+import { createLocalRouter, TIMELINE_KINDS, TOPICS, type Events, type PubSub } from './pubsub.js';
 
 /** How long start-up waits for Redis before giving up. */
 export const DEFAULT_REDIS_START_TIMEOUT_MS = 5_000;
@@ -27,6 +36,48 @@ export const DEFAULT_REDIS_START_TIMEOUT_MS = 5_000;
 export const DEFAULT_REDIS_HEALTH_TIMEOUT_MS = 1_000;
 /** How long close() waits for QUIT's answer before cutting the connection. */
 const QUIT_TIMEOUT_MS = 1_000;
+
+/**
+ * How old a signed event may be when it arrives (clock differences between hosts included): a
+ * message replayed later than this is dropped. Events are delivered within milliseconds.
+ */
+export const MAX_EVENT_AGE_MS = 60_000;
+
+const id = z.string().min(1).max(200);
+const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
+const text = z.string().max(100_000);
+
+/** Each topic's payload, exactly (no other keys): what arrives from Redis is checked against it. */
+export const EVENT_SCHEMAS = {
+  turnCommitted: z.strictObject({ sessionId: id, turnId: id, sha }),
+  mirrorFailed: z.strictObject({ sessionId: id, turnId: id, turnNumber: z.int().nonnegative(), error: text, willRetry: z.boolean() }),
+  timeline: z.strictObject({ kind: z.enum(TIMELINE_KINDS), sessionId: id, branch: z.string().min(1).max(1_000), sha: sha.nullable() }),
+  turnUpdated: z.strictObject({ sessionId: id, turnId: id, messageIds: z.array(id).max(100_000), closed: z.boolean() }),
+  projectCommitted: z.strictObject({ projectId: id, sessionId: id, turnNumber: z.int().nonnegative(), sha }),
+  dirtyTreeWarning: z.strictObject({
+    projectId: id,
+    sessionId: id,
+    turnNumber: z.int().nonnegative(),
+    dirtyPaths: z.array(z.string().max(4_096)).max(100_000),
+    message: text,
+    reason: text.nullable(),
+    at: z.iso.datetime(),
+  }),
+  mirrorWork: z.strictObject({ sessionId: id, instanceId: id }),
+} satisfies { [K in keyof Events]: z.ZodType<Events[K]> };
+
+/** What travels on a channel: the payload as JSON text, when it was sent (ms) and the HMAC of both with the channel. */
+interface Envelope {
+  body: string;
+  sentAt: number;
+  mac: string;
+}
+
+const ENVELOPE = z.strictObject({ body: z.string(), sentAt: z.number().int(), mac: z.string().regex(/^[0-9a-f]{64}$/) });
+
+function sign(secret: Buffer, channel: string, sentAt: number, body: string): string {
+  return createHmac('sha256', secret).update(`${channel}\n${sentAt}\n${body}`).digest('hex');
+}
 
 /** Redis could not be reached (or would not answer) at start; the message is one line saying where and why. */
 export class RedisUnavailableError extends Error {}
@@ -50,6 +101,8 @@ export interface RedisPubSubOptions {
   url: string;
   /** Starts every channel name, e.g. `entity-memory:`. */
   prefix: string;
+  /** Keys the HMAC of every event: the same on every instance (sharedSecret(db, 'events')). */
+  secret: Buffer;
   logger: Logger;
   /** Default DEFAULT_REDIS_START_TIMEOUT_MS. */
   startTimeoutMs?: number;
@@ -147,31 +200,28 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<Re
     throw new RedisUnavailableError((error as Error).message);
   }
 
+  const drops = dropLog(logger, redis);
   const target = createRedisEventTarget<CustomEvent>({
     publishClient: handledClient(clients.publish, logger),
     subscribeClient: handledClient(clients.subscribe, logger),
     serializer: {
-      stringify: (payload) => JSON.stringify(payload),
+      stringify: (envelope) => JSON.stringify(envelope),
       // Anything may be published on a channel; what is not JSON is dropped, not thrown into ioredis' parser.
       parse: (message) => {
         try {
           return JSON.parse(message) as unknown;
         } catch {
-          logger.warn({ redis, message: message.slice(0, 200) }, 'dropped a message from Redis that is not JSON');
+          drops('not JSON', { message: message.slice(0, 200) });
           return null;
         }
       },
     },
   });
   for (const topic of TOPICS) {
-    target.addEventListener(prefix + topic, (event) => {
-      const payload: unknown = event.detail;
-      if (typeof payload !== 'object' || payload === null) {
-        // null: not JSON, logged by parse.
-        if (payload !== null) logger.warn({ redis, topic }, 'dropped a message from Redis that is not an event object');
-        return;
-      }
-      router.deliver(topic, payload as Events[typeof topic]);
+    const channel = prefix + topic;
+    target.addEventListener(channel, (event) => {
+      const payload = opened(options.secret, channel, topic, event.detail, drops);
+      if (payload !== undefined) router.deliver(topic, payload);
     });
   }
   try {
@@ -188,7 +238,11 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<Re
   return {
     publish(topic, payload) {
       try {
-        target.dispatchEvent(new CustomEvent(prefix + topic, { detail: payload }));
+        const channel = prefix + topic;
+        const body = JSON.stringify(payload);
+        const sentAt = Date.now();
+        const envelope: Envelope = { body, sentAt, mac: sign(options.secret, channel, sentAt, body) };
+        target.dispatchEvent(new CustomEvent(channel, { detail: envelope }));
       } catch (error) {
         logger.error({ err: error, topic }, 'an event could not be sent to Redis; no instance delivers it');
       }
@@ -228,6 +282,56 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<Re
       })();
       return closed;
     },
+  };
+}
+
+/**
+ * The payload of a message that arrived on `channel`, or undefined (the reason handed to `drop`)
+ * when it is not an envelope, not signed with `secret`, too old or too far ahead, or not a
+ * `topic` event. null: the serializer found no JSON and said so already.
+ */
+function opened<K extends keyof Events>(
+  secret: Buffer,
+  channel: string,
+  topic: K,
+  detail: unknown,
+  drop: (reason: string, fields?: Record<string, unknown>) => void,
+): Events[K] | undefined {
+  if (detail === null) return undefined;
+  const envelope = ENVELOPE.safeParse(detail);
+  if (!envelope.success) return drop('not a signed event', { topic }), undefined;
+  const { body, sentAt, mac } = envelope.data;
+  if (!timingSafeEqual(Buffer.from(sign(secret, channel, sentAt, body), 'hex'), Buffer.from(mac, 'hex'))) {
+    return drop('signed with another secret (not an instance of this database)', { topic }), undefined;
+  }
+  const age = Date.now() - sentAt;
+  if (age > MAX_EVENT_AGE_MS || age < -MAX_EVENT_AGE_MS) return drop('sent too long ago (replayed?) or with a clock far off', { topic, ageMs: age }), undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return drop('signed but not JSON', { topic }), undefined;
+  }
+  const payload = EVENT_SCHEMAS[topic].safeParse(json);
+  if (!payload.success) return drop(`not a ${topic} event`, { topic, issue: payload.error.issues[0]?.message }), undefined;
+  return payload.data as Events[K];
+}
+
+/**
+ * Logs a dropped message: the first of each reason at once, then at most one line a minute per
+ * reason with how many were dropped since, so a flood of junk cannot flood the log.
+ */
+function dropLog(logger: Logger, redis: string): (reason: string, fields?: Record<string, unknown>) => void {
+  const last = new Map<string, { at: number; since: number }>();
+  return (reason, fields = {}) => {
+    const now = Date.now();
+    const seen = last.get(reason);
+    if (seen && now - seen.at < 60_000) {
+      seen.since += 1;
+      return;
+    }
+    last.set(reason, { at: now, since: 0 });
+    logger.warn({ redis, ...fields, ...(seen?.since ? { droppedSinceLastLine: seen.since } : {}) }, `dropped a message from Redis: ${reason}`);
   };
 }
 

@@ -17,9 +17,12 @@ export function redisPrefix(): string {
   return `em-test:${randomUUID()}:`;
 }
 
+/** The events secret of the tests' instances, as one database would hand it to each. */
+export const TEST_EVENTS_SECRET = Buffer.alloc(32, 7);
+
 /** A Redis pubsub on `prefix`, as one server instance would have it; closed after the test. */
-export async function redisInstance(prefix: string, logger: Logger = createLogger('silent')): Promise<RedisPubSub> {
-  const pubsub = await createRedisPubSub({ url: TEST_REDIS_URL, prefix, logger });
+export async function redisInstance(prefix: string, logger: Logger = createLogger('silent'), secret: Buffer = TEST_EVENTS_SECRET): Promise<RedisPubSub> {
+  const pubsub = await createRedisPubSub({ url: TEST_REDIS_URL, prefix, logger, secret });
   onCleanup(() => pubsub.close());
   return pubsub;
 }

@@ -8,8 +8,9 @@ import { createRedisPubSub, RedisUnavailableError } from '../../src/redis-pubsub
 
 async function main(url: string, prefix: string, closedPort: string): Promise<void> {
   const logger = createLogger('silent');
-  const a = await createRedisPubSub({ url, prefix, logger });
-  const b = await createRedisPubSub({ url, prefix, logger });
+  const secret = Buffer.alloc(32, 1);
+  const a = await createRedisPubSub({ url, prefix, logger, secret });
+  const b = await createRedisPubSub({ url, prefix, logger, secret });
   const subscription = b.subscribe('turnCommitted', 's1');
   const read = subscription.next();
   a.publish('turnCommitted', { sessionId: 's1', turnId: 't1', sha: 'a'.repeat(40) });
@@ -18,7 +19,7 @@ async function main(url: string, prefix: string, closedPort: string): Promise<vo
   a.publish('turnCommitted', { sessionId: 's1', turnId: 't2', sha: 'b'.repeat(40) });
   await Promise.all([a.close(), b.close()]);
   // A failed start must not leave ioredis reconnecting in the background.
-  const failed = await createRedisPubSub({ url: `redis://127.0.0.1:${closedPort}`, prefix, logger, startTimeoutMs: 200 }).catch((error: unknown) => error);
+  const failed = await createRedisPubSub({ url: `redis://127.0.0.1:${closedPort}`, prefix, logger, secret, startTimeoutMs: 200 }).catch((error: unknown) => error);
   console.log(failed instanceof RedisUnavailableError ? 'start refused' : `start not refused: ${String(failed)}`);
 }
 

