@@ -7,7 +7,7 @@
  * Beside them, src/importers/ (leaves, client/ and itself only; used by services/imports/,
  * schema/imports.ts and the command line) and src/client/ (itself only).
  *
- * Shared leaves (errors, faults, ids, logger, locks, config, db/, redaction/, generated/, pubsub,
+ * Shared leaves (errors, faults, ids, logger, locks, config, db/, fs/, redaction/, generated/, pubsub,
  * redis-pubsub, drains, request-context, text) may be imported from anywhere and import no
  * layer but git/. mirror/ and projects/ sit side by side and never import each
  * other; services/ and schema/ see the mirror only through src/mirror/index.ts.
@@ -34,6 +34,7 @@ const USER_REPO_GIT = '^src/git/project-';
 const LEAVES = any(
   '^src/(errors|faults|ids|logger|locks|config|pubsub|redis-pubsub|drains|request-context|text)\\.ts$',
   '^src/db/',
+  '^src/fs/',
   '^src/redaction/',
   '^src/generated/',
 );

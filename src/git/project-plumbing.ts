@@ -12,8 +12,9 @@
  * concludes whatever operation the user has in progress (a merge's MERGE_HEAD,
  * a cherry-pick's author). `commit-tree` + `update-ref` do neither.
  */
-import { chmod, lstat, mkdir, mkdtemp, readFile, readlink, realpath, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, readlink, realpath, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { BeyondLinkError, copyOutOf, removeInside, symlinkInside, writeInside } from '../fs/inside.js';
 import { GitError, GitNoWorkTreeError } from './errors.js';
 import {
   parseConfigEntries,
@@ -51,44 +52,69 @@ export const ZERO_OID = '0000000000000000000000000000000000000000';
  * store (`hash-object -w`, with the repo's attributes, as `git add` would) and
  * returns their states. A missing path is a deletion; a folder (a nested repo
  * or submodule) is left out, since it is no file the agent wrote.
+ *
+ * Git never reads the working tree here: each file is copied through a handle
+ * opened without following links (src/fs/inside.ts) into a scratch tree in
+ * `gitDir`, with the `.gitattributes` of the folders on its way, and hashed
+ * from there (`GIT_WORK_TREE` the scratch tree, so the attributes apply to the
+ * same relative paths). A folder swapped for a symlink while this runs makes
+ * it throw BeyondLinkError; nothing outside `top` is read into the repo.
  * @param options.write false: only compute the object ids (nothing is written).
+ * @throws BeyondLinkError when a path goes through a symlink or a file.
  */
 export async function captureFileStates(
   run: ProjectGitRun,
   top: string,
+  gitDir: string,
   paths: readonly string[],
   options: { write?: boolean } = {},
 ): Promise<FileState[]> {
   const w = options.write === false ? [] : ['-w'];
   const states: FileState[] = [];
-  const regular: { path: string; mode: string }[] = [];
-  for (const path of paths) {
-    let info;
-    try {
-      info = await lstat(join(top, path));
-    } catch {
-      states.push({ path, mode: null, oid: null });
-      continue;
+  const scratch = await mkdtemp(join(gitDir, 'entity-memory-capture-'));
+  const tree = join(scratch, 'tree');
+  try {
+    const regular: { path: string; mode: string }[] = [];
+    const folders = new Set<string>();
+    for (const path of paths) {
+      const copy = join(tree, path);
+      await mkdir(dirname(copy), { recursive: true });
+      const entry = await copyOutOf(top, path, copy);
+      if (entry.kind === 'missing') {
+        states.push({ path, mode: null, oid: null });
+      } else if (entry.kind === 'symlink') {
+        const { stdout } = await run(['hash-object', ...w, '--no-filters', '--stdin'], { input: entry.target });
+        states.push({ path, mode: '120000', oid: stdout.trim() });
+      } else if (entry.kind === 'file') {
+        regular.push({ path, mode: entry.mode & 0o111 ? '100755' : '100644' });
+        const parts = path.split('/');
+        for (let i = 0; i < parts.length; i++) folders.add(parts.slice(0, i).join('/'));
+      }
     }
-    if (info.isSymbolicLink()) {
-      const target = await readlink(join(top, path));
-      const { stdout } = await run(['hash-object', ...w, '--no-filters', '--stdin'], { input: target });
-      states.push({ path, mode: '120000', oid: stdout.trim() });
-    } else if (info.isFile()) {
-      regular.push({ path, mode: info.mode & 0o111 ? '100755' : '100644' });
+    // The attributes in force for those paths, read the same way (a symlinked one is not honoured, as git does not).
+    for (const folder of folders) {
+      const rel = folder === '' ? '.gitattributes' : `${folder}/.gitattributes`;
+      if (paths.includes(rel)) continue;
+      await mkdir(join(tree, folder), { recursive: true });
+      await copyOutOf(top, rel, join(tree, rel)).catch((error: unknown) => {
+        if (!(error instanceof BeyondLinkError)) throw error;
+      });
     }
-  }
-  // --stdin-paths reads one path a line: paths holding a newline are hashed one by one.
-  const batch = regular.filter((r) => !r.path.includes('\n'));
-  if (batch.length > 0) {
-    const { stdout } = await run(['hash-object', ...w, '--stdin-paths'], { input: `${batch.map((r) => r.path).join('\n')}\n` });
-    const oids = stdout.trim().split('\n');
-    batch.forEach((r, i) => states.push({ path: r.path, mode: r.mode, oid: oids[i]! }));
-  }
-  for (const r of regular.filter((x) => x.path.includes('\n'))) {
-    const content = await readFile(join(top, r.path));
-    const { stdout } = await run(['hash-object', ...w, '--stdin', `--path=${r.path}`], { input: content });
-    states.push({ path: r.path, mode: r.mode, oid: stdout.trim() });
+    const env = { GIT_WORK_TREE: tree };
+    // --stdin-paths reads one path a line: paths holding a newline are hashed one by one.
+    const batch = regular.filter((r) => !r.path.includes('\n'));
+    if (batch.length > 0) {
+      const { stdout } = await run(['hash-object', ...w, '--stdin-paths'], { input: `${batch.map((r) => join(tree, r.path)).join('\n')}\n`, env });
+      const oids = stdout.trim().split('\n');
+      batch.forEach((r, i) => states.push({ path: r.path, mode: r.mode, oid: oids[i]! }));
+    }
+    for (const r of regular.filter((x) => x.path.includes('\n'))) {
+      const content = await readFile(join(tree, r.path));
+      const { stdout } = await run(['hash-object', ...w, '--stdin', `--path=${r.path}`], { input: content, env });
+      states.push({ path: r.path, mode: r.mode, oid: stdout.trim() });
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
   return states.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
@@ -279,26 +305,20 @@ export async function missingBlobs(run: ProjectGitRun, oids: readonly string[]):
 /**
  * Writes `states` into the working tree: content and executable bit, symlinks
  * as links, deletions as removed files. Touches nothing but those paths (no
- * folder is removed, none but the parents of a written file is created).
+ * folder is removed, none but the parents of a written file is created), and
+ * through folder handles opened without following links (src/fs/inside.ts):
+ * a folder swapped for a symlink meanwhile throws BeyondLinkError, it is never
+ * written through.
  */
 export async function writeStates(top: string, states: readonly FileState[], readBlob: ProjectBlobReader): Promise<void> {
   for (const state of states) {
-    const file = join(top, state.path);
-    const existing = await lstat(file).catch(() => null);
-    if (existing?.isDirectory()) throw new Error(`${state.path} is a folder now; it was a file`);
     if (state.oid === null) {
-      if (existing) await unlink(file);
+      await removeInside(top, state.path);
       continue;
     }
     const content = await readBlob(state.oid, state.path);
-    if (existing && (existing.isSymbolicLink() || state.mode === '120000')) await unlink(file);
-    await mkdir(dirname(file), { recursive: true });
-    if (state.mode === '120000') {
-      await symlink(content.toString('utf8'), file);
-    } else {
-      await writeFile(file, content);
-      await chmod(file, state.mode === '100755' ? 0o755 : 0o644);
-    }
+    if (state.mode === '120000') await symlinkInside(top, state.path, content.toString('utf8'));
+    else await writeInside(top, state.path, content, state.mode === '100755' ? 0o755 : 0o644);
   }
 }
 

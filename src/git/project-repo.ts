@@ -128,8 +128,8 @@ export class ProjectRepo {
   // --- the plumbing of src/git/project-plumbing.ts and project-tree.ts, in this repo (see each function there) ---
 
   /** See `captureFileStates`. */
-  captureFileStates(top: string, paths: readonly string[], options: { write?: boolean } = {}): Promise<FileState[]> {
-    return captureFileStates(this.run, top, paths, options);
+  captureFileStates(top: string, gitDir: string, paths: readonly string[], options: { write?: boolean } = {}): Promise<FileState[]> {
+    return captureFileStates(this.run, top, gitDir, paths, options);
   }
 
   /** See `readHead`. */

@@ -7,7 +7,8 @@
  * Host and Origin are checked as everywhere. Every answer carries a strict Content-Security-Policy.
  * A missing build (no web/dist or no stamp) answers 503 with a page saying how to build it.
  */
-import { createReadStream, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { openRealFileSync } from '../fs/inside.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from '../logger.js';
@@ -171,12 +172,20 @@ function serveFile(req: IncomingMessage, res: ServerResponse, file: string, stat
     res.end();
     return;
   }
-  res.writeHead(200, { ...WEB_UI_HEADERS, ...headers, 'content-length': String(stats.size) });
+  // Opened through no link and checked to be the file its real path names now: a folder swapped
+  // for a symlink since fileInside looked does not lead the read out of web/dist.
+  const fd = openRealFileSync(file);
+  if (fd === null) {
+    notFound(req, res);
+    return;
+  }
+  res.writeHead(200, { ...WEB_UI_HEADERS, ...headers, 'content-length': String(fstatSync(fd).size) });
   if (req.method === 'HEAD') {
+    closeSync(fd);
     res.end();
     return;
   }
-  const stream = createReadStream(file);
+  const stream = createReadStream(file, { fd });
   // Swapped away by a rebuild mid-read: the socket is cut, the browser retries.
   stream.on('error', () => res.destroy());
   stream.pipe(res);

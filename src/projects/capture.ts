@@ -39,10 +39,12 @@ export interface HeadAtClose {
 
 /**
  * @param top the real path of the working tree's top.
+ * @param gitDir its git directory (where the files are copied to be hashed).
  * @param known HEAD and its entries as the close's status read them.
- * @throws GitError when git cannot hash the files (the caller records the turn without a capture).
+ * @throws GitError when git cannot hash the files, BeyondLinkError when a path goes through a
+ *   symlink (the caller records the turn without a capture).
  */
-export async function captureTurnEnd(repo: ProjectRepo, top: string, input: CaptureInput, known: HeadAtClose): Promise<TurnCapture> {
+export async function captureTurnEnd(repo: ProjectRepo, top: string, gitDir: string, input: CaptureInput, known: HeadAtClose): Promise<TurnCapture> {
   const changedBeforeStart: string[] = [];
   if (!input.touched && input.startedAt) {
     const atStart = new Set(input.dirtyAtStart);
@@ -55,7 +57,7 @@ export async function captureTurnEnd(repo: ProjectRepo, top: string, input: Capt
   }
   const split = splitAtClose({ ...input, changedBeforeStart });
   const headSha = known.headSha;
-  const states = await repo.captureFileStates(top, split.agent);
+  const states = await repo.captureFileStates(top, gitDir, split.agent);
   // HEAD's entries for the agent's paths: from the status when it told them, else (an unmerged path) one ls-tree.
   const unknown = states.map((s) => s.path).filter((p) => !known.headEntries.has(p));
   const looked = await repo.entriesAt(headSha, unknown);

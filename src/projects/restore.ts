@@ -16,6 +16,7 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import type { ProjectFilesResultKind } from '../generated/prisma/client.js';
 import { GitRefConflictError } from '../git/errors.js';
 import { writeStates, type FileState } from '../git/project-plumbing.js';
+import { BeyondLinkError } from '../fs/inside.js';
 import type { ProjectRepo } from '../git/project-repo.js';
 import { KeyedLocks } from '../locks.js';
 import { agentIdentity, listedPaths, REFLOG, restoreCommitMessage, restoreSnapshotRef, snapshotMessage } from './agent-commits.js';
@@ -61,8 +62,8 @@ export async function applySnapshotFiles(
   return underProjectLock(deps, project, async (place) => {
     const repo = place.repo;
     const paths = files.map((f) => f.path);
-    const now = await repo.captureFileStates(place.workdir, paths, { write: false });
     const blocked = await blockedPaths(place.workdir, paths);
+    const now = await readStates(place, paths.filter((p) => !blocked.has(p)));
     const conflicts = files
       .filter((f) => blocked.has(f.path) || (changedPaths([baseOf(f)], now).length > 0 && changedPaths([f], now).length > 0))
       .map((f) => f.path);
@@ -79,7 +80,7 @@ export async function applySnapshotFiles(
       return { ...done, paths: [], result: 'NOTHING', message: `The working tree already holds turn ${turn}'s snapshot; nothing was written.` };
     }
     await assertBlobs(repo, writes);
-    await repo.withCheckedOutBlobs(place.location.gitDir, writes, (read) => writeStates(place.workdir, writes, read));
+    await writeFiles(place, writes);
     return {
       ...done,
       paths: writes.map((w) => w.path),
@@ -108,8 +109,8 @@ export async function restoreFiles(
   return underProjectLock(deps, project, async (place) => {
     const repo = place.repo;
     const gitDir = place.location.gitDir;
-    const nowStates = await repo.captureFileStates(place.workdir, plan.paths, { write: false });
     const blocked = await blockedPaths(place.workdir, plan.paths);
+    const nowStates = await readStates(place, plan.paths.filter((p) => !blocked.has(p)));
     const conflicts = [...new Set([...changedPaths(plan.lastLeft, nowStates), ...blocked])].sort();
     if (conflicts.length > 0) {
       throw new ConflictError(
@@ -155,7 +156,7 @@ export async function restoreFiles(
       identity,
       scratchDir: gitDir,
     });
-    await repo.withCheckedOutBlobs(gitDir, writes, (read) => writeStates(place.workdir, writes, read));
+    await writeFiles(place, writes);
     const paths = writes.map((w) => w.path);
     const written = `Restored ${count(paths.length)} to their state ${target}`;
     const keep = async (reason: string): Promise<FilesWritten> => {
@@ -223,6 +224,44 @@ async function underProjectLock<T>(deps: RestoreRepoDeps, project: PlaceProject,
       throw new ConflictError(`Another entity-memory server is committing in ${project.workdir}; nothing was written. Try again in a moment.`);
     }
     throw error;
+  }
+}
+
+/**
+ * What `paths` hold in the working tree now (nothing is written to the repo).
+ * @throws ConflictError when one went beyond a symlink while it was read (blockedPaths saw none).
+ */
+async function readStates(place: RepoPlace, paths: readonly string[]): Promise<FileState[]> {
+  try {
+    return await place.repo.captureFileStates(place.workdir, place.location.gitDir, paths, { write: false });
+  } catch (error) {
+    if (error instanceof BeyondLinkError) throw new ConflictError(`Nothing was written: ${error.message}.`, { paths: [error.path] });
+    throw error;
+  }
+}
+
+/**
+ * Writes `writes` into the working tree, never through a symlink.
+ * @throws ConflictError when a folder on a path's way became a symlink while they were written
+ * (after blockedPaths looked): the paths written before it stay written, and are named.
+ */
+async function writeFiles(place: RepoPlace, writes: readonly FileState[]): Promise<void> {
+  const written: string[] = [];
+  try {
+    await place.repo.withCheckedOutBlobs(place.location.gitDir, writes, (read) =>
+      writeStates(place.workdir, writes, async (oid, path) => {
+        const content = await read(oid, path);
+        written.push(path);
+        return content;
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof BeyondLinkError)) throw error;
+    const before = written.filter((p) => p !== error.path);
+    throw new ConflictError(
+      `Stopped: ${error.message}. ${before.length > 0 ? `Written before it: ${listedPaths(before)}.` : 'Nothing else was written.'}`,
+      { paths: [error.path] },
+    );
   }
 }
 

@@ -150,7 +150,7 @@ export async function captureAtClose(
   const carried = input.dirtyAtStart.filter((p) => input.carried?.has(p));
   let unchanged: string[] = [];
   if (carried.length > 0) {
-    const states = await place.repo.captureFileStates(place.workdir, carried, { write: false });
+    const states = await place.repo.captureFileStates(place.workdir, place.location.gitDir, carried, { write: false });
     unchanged = states.filter((s) => s.oid === input.carried!.get(s.path)).map((s) => s.path);
   }
   const dirty = status.dirtyPaths;
@@ -158,7 +158,7 @@ export async function captureAtClose(
   const ownPending = pathsOf(claims, input.sessionId, true);
   // Without touchedPaths, what another session's turn left and has not committed yet is that agent's, not ours.
   const dirtyAtClose = input.touched ? dirty : dirty.filter((p) => !others.has(p));
-  const capture = await captureTurnEnd(place.repo, place.workdir, { touched: input.touched, dirtyAtStart: input.dirtyAtStart, dirtyAtClose, startedAt: input.startedAt, carried: unchanged }, status);
+  const capture = await captureTurnEnd(place.repo, place.workdir, place.location.gitDir, { touched: input.touched, dirtyAtStart: input.dirtyAtStart, dirtyAtClose, startedAt: input.startedAt, carried: unchanged }, status);
   const agent = new Set(capture.files.map((f) => f.path));
   return {
     capture,

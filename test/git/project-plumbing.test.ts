@@ -48,7 +48,7 @@ describe('project plumbing', () => {
     chmodSync(join(dir, 'new.sh'), 0o755);
     symlinkSync('a.txt', join(dir, 'link'));
     unlinkSync(join(dir, 'b.txt'));
-    const states = await captureFileStates(run, dir, ['a.txt', 'b.txt', 'link', 'new.sh']);
+    const states = await captureFileStates(run, dir, join(dir, '.git'), ['a.txt', 'b.txt', 'link', 'new.sh']);
     expect(states.map((s) => [s.path, s.mode])).toEqual([
       ['a.txt', '100644'],
       ['b.txt', null],
@@ -76,7 +76,7 @@ describe('project plumbing', () => {
     const { dir, run } = repo();
     const head = await readHead(run);
     writeFileSync(join(dir, 'a.txt'), 'agent\n');
-    const states = await captureFileStates(run, dir, ['a.txt']);
+    const states = await captureFileStates(run, dir, join(dir, '.git'), ['a.txt']);
     const built = await buildCommit(run, { parent: head.sha, states, message: 'x\n', identity: WHO });
     git(dir, 'commit', '-q', '--allow-empty', '-m', 'user moved on');
     await expect(compareAndSwapRef(run, 'refs/heads/main', built.sha, head.sha, 'agent')).rejects.toBeInstanceOf(GitRefConflictError);
@@ -86,7 +86,7 @@ describe('project plumbing', () => {
     const { dir, run } = repo();
     const head = await readHead(run);
     writeFileSync(join(dir, 'a.txt'), 'agent\n');
-    const states = await captureFileStates(run, dir, ['a.txt']);
+    const states = await captureFileStates(run, dir, join(dir, '.git'), ['a.txt']);
     writeFileSync(join(dir, 'a.txt'), 'user staged\n');
     git(dir, 'add', 'a.txt');
     const built = await buildCommit(run, { parent: head.sha, states, message: 'x\n', identity: WHO });

@@ -16,13 +16,16 @@
  * memory (a server that restarts, or another instance, starts again from the file's last
  * `WINDOW` bytes); at most `WINDOW` bytes are read per event, and a line longer than that is
  * skipped. A transcript is read only when it is a regular `.jsonl` file under the allowed
- * roots (realpath), so a hook payload cannot make the server read anything else.
+ * roots (realpath), so a hook payload cannot make the server read anything else; every read
+ * opens that real path again and checks it still names the same file through no link
+ * (src/fs/inside.ts), so a folder swapped for a symlink later does not lead the reads out.
  */
-import { open, realpath } from 'node:fs/promises';
+import { realpath, type FileHandle } from 'node:fs/promises';
 import { relative, isAbsolute } from 'node:path';
 import { asObject, asString, readAssistantContent } from '../../importers/claude-code/blocks.js';
 import { splitLines } from '../../importers/jsonl.js';
 import type { Deps } from '../deps.js';
+import { openRealFile } from '../../fs/inside.js';
 
 /** The most bytes read from a transcript per event, and the tail read when nothing was read before. */
 const WINDOW = 4 * 1024 * 1024;
@@ -39,7 +42,10 @@ export interface TranscriptResponse {
 }
 
 interface Tail {
+  /** The payload's transcript_path. */
   path: string;
+  /** Its real path, inside the allowed roots when it was first read: what is opened. */
+  real: string;
   offset: number;
   /** The current turn's responses, in the order they were written. */
   responses: TranscriptResponse[];
@@ -109,7 +115,7 @@ export async function readTurnResponses(deps: Pick<Deps, 'db' | 'config' | 'logg
         deps.logger.debug({ sessionId }, 'the transcript is not a file under the allowed roots; it is not read');
         return [];
       }
-      tail = { path: transcriptPath, offset: -1, responses: [] };
+      tail = { path: transcriptPath, real, offset: -1, responses: [] };
     }
     map.delete(sessionId);
     map.set(sessionId, tail);
@@ -123,7 +129,8 @@ export async function readTurnResponses(deps: Pick<Deps, 'db' | 'config' | 'logg
 }
 
 async function readMore(tail: Tail): Promise<void> {
-  const file = await open(tail.path, 'r');
+  const file = await openRealFile(tail.real);
+  if (!file) throw new Error('the transcript is no longer a regular file at its real path');
   try {
     const { size } = await file.stat();
     if (tail.offset < 0 || size < tail.offset) tail.offset = Math.max(0, size - WINDOW);
@@ -156,7 +163,7 @@ async function readMore(tail: Tail): Promise<void> {
 }
 
 /** Whether `offset` is the start of a line (the byte before it is a newline). */
-async function startsLine(file: Awaited<ReturnType<typeof open>>, offset: number): Promise<boolean> {
+async function startsLine(file: FileHandle, offset: number): Promise<boolean> {
   const byte = Buffer.alloc(1);
   await file.read(byte, 0, 1, offset - 1);
   return byte[0] === 0x0a;
