@@ -72,6 +72,20 @@ describe('project plumbing', () => {
     expect(sameAs(states, await entriesAt(run, 'HEAD', states.map((s) => s.path)))).toBe(true);
   });
 
+  it('hashes as git add would, with the attributes of the top and of every folder on the way (git reads a private copy)', async () => {
+    const { dir, run } = repo();
+    writeFileSync(join(dir, '.gitattributes'), '*.md text\n');
+    mkdirSync(join(dir, 'sub', 'deep'), { recursive: true });
+    writeFileSync(join(dir, 'sub', '.gitattributes'), 'deep/*.txt text\n');
+    for (const file of ['a.md', 'sub/deep/x.txt', 'sub/y.txt']) writeFileSync(join(dir, file), 'one\r\ntwo\r\n');
+    const paths = ['a.md', 'sub/deep/x.txt', 'sub/y.txt'];
+    const states = await captureFileStates(run, dir, join(dir, '.git'), paths);
+    // git itself, reading the tree: CRLF normalised for the two with the text attribute, kept for the third.
+    const expected = git(dir, 'hash-object', ...paths).split('\n');
+    expect(states.map((s) => s.oid)).toEqual(expected);
+    expect(new Set(expected).size).toBe(2);
+  });
+
   it('refuses to move a branch that moved meanwhile', async () => {
     const { dir, run } = repo();
     const head = await readHead(run);
