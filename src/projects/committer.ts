@@ -32,6 +32,8 @@ import { KeyedDrains } from '../drains.js';
 import type { PubSub } from '../pubsub.js';
 import { agentIdentity, listedPaths, projectCommitMessage, REFLOG, snapshotMessage, snapshotRef } from './agent-commits.js';
 import { claimedPaths, releaseClaim } from './claims.js';
+import { captureLater } from './late-capture.js';
+import type { LateCapture } from './turn-close.js';
 import { initialCommitHint } from './initial-commit.js';
 import { decideCommit, skipWarningText, unattributedWarningText } from './ownership.js';
 import { withProjectLock } from './project-lock.js';
@@ -241,6 +243,28 @@ export class ProjectCommitter {
     model: string | null,
     userContent: string,
   ): Promise<{ outcome: ProjectOutcome; gitDir: string | null }> {
+    if (turn.projectFiles === null && turn.projectCaptureLater !== null) {
+      // The close met a fault of the machine: the capture it could not make, made now (or thrown, tried again later).
+      const late = await captureLater(project, this.deps.config, sessionId, JSON.parse(turn.projectCaptureLater) as LateCapture);
+      if ('changed' in late) {
+        const reason = `changed since the turn closed while git could not run (${turn.projectCaptureError ?? 'a fault of the machine'})`;
+        const message =
+          `Turn ${turn.number} was not committed: git could not run when it closed, and ${listedPaths(late.changed)} changed since, ` +
+          'so what is there now may be your edit. Nothing was committed or touched.';
+        await this.deps.db.turn.update({ where: { id: turn.id }, data: { projectCaptureLater: null } });
+        return { outcome: outcome('SKIPPED_DIRTY', { dirtyPaths: late.changed, reason, message }), gitDir: null };
+      }
+      await late.claim(turn.id);
+      const captured = {
+        projectFiles: JSON.stringify(late.capture.files),
+        projectSuspects: JSON.stringify(late.capture.suspects),
+        projectHeadAtClose: late.capture.headAtClose,
+        projectCaptureError: null,
+        projectCaptureLater: null,
+      };
+      await this.deps.db.turn.update({ where: { id: turn.id }, data: captured });
+      turn = { ...turn, ...captured };
+    }
     if (turn.projectFiles === null) {
       const reason = turn.projectCaptureError ?? 'the turn closed before its edits could be captured';
       return { outcome: outcome('FAILED', { message: `The agent's edits from turn ${turn.number} were not committed: ${reason}`, reason }), gitDir: null };

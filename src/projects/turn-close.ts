@@ -11,7 +11,9 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { Logger } from '../logger.js';
+import { classifyFault } from '../faults.js';
 import { captureTurnEnd, type TurnCapture } from './capture.js';
+import { printOf } from './working-tree.js';
 import { claimPaths, pathsOf, readClaims } from './claims.js';
 import { openProjectRepo, refusalReason, type PlaceProject } from './project-place.js';
 
@@ -35,6 +37,22 @@ export interface ProjectClose {
    * since the previous turn cannot be told from the user's edits, so nothing is committed.
    */
   unattributed: boolean;
+  /**
+   * Set when a fault of the machine (git missing, the disk full) kept the capture from being
+   * made and the agent's paths are known: the committer captures them later (late-capture.ts).
+   */
+  later: LateCapture | null;
+}
+
+/**
+ * What a close that met a fault of the machine kept of the agent's paths (Turn.projectCaptureLater,
+ * as JSON), for the committer to capture them later (late-capture.ts).
+ */
+export interface LateCapture {
+  paths: string[];
+  /** Per path: `size:mode:mtime:ctime`, or `gone` (working-tree.ts, printOf). */
+  print: Record<string, string>;
+  dirtyAtStart: string[];
 }
 
 /** The session fields a close's capture depends on (a Prisma select). */
@@ -81,6 +99,7 @@ export async function closeProjectTurn(
       baseline: close.baseline,
       basis,
       unattributed,
+      later: null,
       claim: async (turnId) => {
         try {
           await close.claim(turnId);
@@ -90,8 +109,14 @@ export async function closeProjectTurn(
       },
     };
   } catch (error) {
-    deps.logger.warn({ err: error, sessionId, workdir: project.workdir }, "could not capture the agent's edits at the turn's close");
-    return { capture: null, error: refusalReason(error), baseline: null, basis, unattributed, claim: async () => {} };
+    // A moment's fault of the machine, and the agent's paths known: what they look like now is
+    // kept, and the committer captures them once git runs again, if they have not changed.
+    const later = classifyFault(error) && input.touched?.length ? { paths: [...input.touched], print: Object.fromEntries(await printOf(project.workdir, input.touched)), dirtyAtStart } : null;
+    deps.logger.warn(
+      { err: error, sessionId, workdir: project.workdir, captureLater: later !== null },
+      later ? "could not capture the agent's edits at the turn's close; they are captured once git runs again, if unchanged" : "could not capture the agent's edits at the turn's close",
+    );
+    return { capture: null, error: refusalReason(error), baseline: null, basis, unattributed, claim: async () => {}, later };
   }
 }
 

@@ -43,10 +43,15 @@ export type DirtyFingerprint = Map<string, string>;
 export async function dirtyFingerprint(project: PlaceProject, deps: { config: Pick<Config, 'allowedRoots' | 'dataDir'> }): Promise<DirtyFingerprint> {
   const place = await openProjectRepo(project, deps.config);
   const dirty = (await place.repo.status()).dirtyPaths;
+  return printOf(place.workdir, dirty);
+}
+
+/** Each of `paths` under `workdir` with what it looks like now (size, mode, change times), or `gone`; no git runs. */
+export async function printOf(workdir: string, paths: readonly string[]): Promise<DirtyFingerprint> {
   const print: DirtyFingerprint = new Map();
   await Promise.all(
-    dirty.map(async (path) => {
-      const stats = await lstat(join(place.workdir, path)).catch(() => null);
+    paths.map(async (path) => {
+      const stats = await lstat(join(workdir, path)).catch(() => null);
       print.set(path, stats ? `${stats.size}:${stats.mode}:${stats.mtimeMs}:${stats.ctimeMs}` : 'gone');
     }),
   );

@@ -78,7 +78,7 @@ export interface TurnClose {
  * close: stored on the turn for its commit; `baseline` is where the session's next turn recorded
  * without a visible start (recordTurn) begins.
  */
-export type ProjectAtClose = Pick<ProjectClose, 'capture' | 'error' | 'baseline'> & Partial<Pick<ProjectClose, 'unattributed'>>;
+export type ProjectAtClose = Pick<ProjectClose, 'capture' | 'error' | 'baseline'> & Partial<Pick<ProjectClose, 'unattributed' | 'later'>>;
 
 /** What a writer's callers do after its transaction commits. */
 export interface WriterOutcome {
@@ -690,7 +690,7 @@ function pick(message: Message): TurnMessage {
 /** What a closing turn records about its project: PENDING until the commit runs, and the capture. */
 function projectCloseFields(
   project: ProjectAtClose | null,
-): Pick<Turn, 'projectResult' | 'projectHeadAtClose' | 'projectFiles' | 'projectSuspects' | 'projectCaptureError' | 'projectUnattributed'> {
+): Pick<Turn, 'projectResult' | 'projectHeadAtClose' | 'projectFiles' | 'projectSuspects' | 'projectCaptureError' | 'projectCaptureLater' | 'projectUnattributed'> {
   const captured = project?.capture ?? null;
   return {
     projectResult: 'PENDING',
@@ -698,6 +698,7 @@ function projectCloseFields(
     projectFiles: captured ? JSON.stringify(captured.files) : null,
     projectSuspects: captured ? JSON.stringify(captured.suspects) : null,
     projectCaptureError: captured ? null : (project?.error ?? 'The project was not looked at when the turn closed.'),
+    projectCaptureLater: !captured && project?.later ? JSON.stringify(project.later) : null,
     projectUnattributed: project?.unattributed ?? false,
   };
 }
