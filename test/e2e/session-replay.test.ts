@@ -3,9 +3,11 @@
  * through the API (four turns on main, a retry of turn 3, a fork from turn 1), bound to a
  * project. The page's position, replay buttons and arrow keys, read-only status, Timeline,
  * Branches graph and switch, Changes, mirror status, project indicator and dirty-tree banner
- * are checked against the API and the session repo's own HEAD (the UI's replay is a real
- * checkout), and a turn recorded while the page is open shows up live. Saves the
- * session-replay and session-read-only screenshots (docs/screenshots).
+ * are checked, and so is what browsing must never do (issue 27): move the session's write point
+ * (the API's currentBranch and head, the session repo's HEAD), another page, or where the next
+ * turn goes. The position is in the address (a reload opens it again); "Continue from here",
+ * confirmed, is what moves the session. A turn recorded while the page is open shows up live.
+ * Saves the session-replay and session-read-only screenshots (docs/screenshots).
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -136,30 +138,45 @@ describe('the session replay page', () => {
       expect(await branches.locator(`text.lane-label[data-lane="${name}"]`).textContent()).toContain(name);
     }
 
-    // The Branch combobox switches to main.
+    // Where the next turn goes, which browsing must leave alone: fork-u9's tip.
+    const forkTip = view.head!.sha;
+    const expectWritePointKept = async () => {
+      const now = await sessionView(api);
+      expect(now.currentBranch).toBe('fork-u9');
+      expect(now.head?.sha).toBe(forkTip);
+      expect(now.detached).toBe(false);
+      expect(git(repo, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/fork-u9');
+      expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(forkTip);
+    };
+
+    // A second page on the session, at its latest: browsing in the first never moves it.
+    const second = await openPage(api.url);
+    await second.page.goto(`${api.url}/sessions/${SESSION}`);
+    await expect.poll(() => position(second.page), WAIT).toBe('Turn 2 / 2');
+
+    // The Branch combobox shows main on this page; the session stays on fork-u9.
     const branchSwitch = page.getByRole('combobox', { name: 'Branch', exact: true });
     expect(await branchSwitch.inputValue()).toBe('fork-u9');
     await branchSwitch.selectOption('main');
-    await expect.poll(async () => (await sessionView(api)).currentBranch, WAIT).toBe('main');
     await expect.poll(() => position(page), WAIT).toBe('Turn 4 / 4');
-    expect(git(repo, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
+    expect(new URL(page.url()).searchParams.get('branch')).toBe('main');
+    await expectWritePointKept();
     // Arrow keys belong to a focused select: leave it.
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
 
-    /** The page views turn `number` of `total` (sha `sha`): position, conversation, timeline, API head and git HEAD agree. */
+    /** The page views turn `number` of `total` (sha `sha`) on main: position, conversation, timeline and address agree; the session did not move. */
     const expectViewing = async (number: number, total: number, sha: string) => {
       await expect.poll(() => position(page), WAIT).toBe(`Turn ${number} / ${total}`);
       await expect.poll(() => timeline.locator('li[aria-current="true"] button').getAttribute('title'), WAIT).toBe(sha);
-      const api_ = await sessionView(api);
-      expect(api_.head?.sha).toBe(sha);
-      expect(api_.head?.turn?.number).toBe(number);
-      expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(sha);
+      const older = number < total;
+      expect(new URL(page.url()).searchParams.get('at')).toBe(older ? sha : null);
+      await expectWritePointKept();
       const userText = number === 0 ? '' : TURNS[number - 1]!.user;
       await expect.poll(() => main.getByRole('article').filter({ hasText: userText }).count(), WAIT).toBe(1);
       // Nothing after the viewed turn is shown.
       if (number < TURNS.length) expect(await main.getByText(TURNS[number]!.user).count()).toBe(0);
-      if (api_.detached) await expect.poll(() => readOnly.count(), WAIT).toBe(1);
-      else await expect.poll(() => readOnly.count(), WAIT).toBe(0);
+      await expect.poll(() => readOnly.count(), WAIT).toBe(older ? 1 : 0);
+      expect(await position(second.page)).toBe('Turn 2 / 2');
     };
 
     // At latest: not read-only; the timeline lists main's commits, newest first.
@@ -191,6 +208,9 @@ describe('the session replay page', () => {
     await expectViewing(2, 4, c2!);
     await expectChanges(c2!);
     await screenshot(page, 'session-read-only');
+    // A reload opens the same view, from the address.
+    await page.reload();
+    await expectViewing(2, 4, c2!);
     await page.getByRole('button', { name: 'Next turn', exact: true }).click();
     await expectViewing(3, 4, c3!);
     await page.keyboard.press('ArrowLeft');
@@ -199,7 +219,6 @@ describe('the session replay page', () => {
     await expectViewing(3, 4, c3!);
     await page.getByRole('button', { name: 'Back to latest', exact: true }).click();
     await expectViewing(4, 4, c4!);
-    expect(git(repo, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
 
     // A timeline row views its commit.
     await timeline.getByRole('listitem').filter({ hasText: 'turn 1:' }).getByRole('button').click();
@@ -209,8 +228,27 @@ describe('the session replay page', () => {
     // A dot of the graph views its commit.
     await branches.getByRole('button', { name: /^turn 3: .*\(main\)$/ }).click();
     await expectViewing(3, 4, c3!);
+
+    // The agent writes while this page shows an older turn of main: the turn goes where the session
+    // is (fork-u9's turn 3), the second page follows it live, this one stays where it is.
+    await api.ok(RecordTurn, { input: { sessionId: SESSION, user: { messageId: 'u10', content: 'Also accept DEBUG=*' }, assistant: { messageId: 'a10', content: 'Done.' } } });
+    await expect.poll(() => position(second.page), WAIT).toBe('Turn 3 / 3');
+    expect((await sessionView(api)).currentBranch).toBe('fork-u9');
+    expect(await position(page)).toBe('Turn 3 / 4');
+    await second.page.close();
+
+    // "Continue from here" moves the session, and only once confirmed: main's latest becomes where the next turn goes.
     await page.getByRole('button', { name: 'Back to latest', exact: true }).click();
-    await expectViewing(4, 4, c4!);
+    await expect.poll(() => position(page), WAIT).toBe('Turn 4 / 4');
+    await page.getByRole('button', { name: 'Continue from here', exact: true }).click();
+    const confirm = page.getByRole('alertdialog', { name: 'Continue from here' });
+    expect(await confirm.innerText()).toContain('will continue main from its latest turn');
+    expect((await sessionView(api)).currentBranch).toBe('fork-u9');
+    await confirm.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await expect.poll(async () => (await sessionView(api)).currentBranch, WAIT).toBe('main');
+    expect(git(repo, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
+    await expect.poll(() => page.getByRole('button', { name: 'Continue from here' }).count(), WAIT).toBe(0);
+    await expect.poll(() => new URL(page.url()).search, WAIT).toBe('');
 
     // A turn recorded while the page is open: live in the timeline, the conversation and the position.
     // The user has an uncommitted edit in the project, so the turn also brings the dirty-tree warning.

@@ -14,7 +14,6 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
-    "\n  mutation BranchesPanelSwitch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      id\n      currentBranch\n      detached\n    }\n  }\n": typeof types.BranchesPanelSwitchDocument,
     "\n  query BranchesPanelGraph($sessionId: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      currentBranch\n      branches {\n        name\n        kind\n        isCurrent\n        head {\n          sha\n          headline\n          turn {\n            number\n          }\n        }\n        forkPoint {\n          sha\n          headline\n          turn {\n            number\n            branch\n          }\n        }\n      }\n      timeline(all: true, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n            parentShas\n          }\n        }\n      }\n    }\n  }\n": typeof types.BranchesPanelGraphDocument,
     "\n  query BranchesPanelLane($sessionId: String!, $branch: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n          }\n        }\n      }\n    }\n  }\n": typeof types.BranchesPanelLaneDocument,
     "\n  subscription BranchesPanelEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n": typeof types.BranchesPanelEventsDocument,
@@ -32,6 +31,8 @@ type Documents = {
     "\n  mutation RestoreProjectFilesFromUi($input: RestoreProjectFilesInput!) {\n    restoreProjectFiles(input: $input) {\n      result\n      message\n      paths\n    }\n  }\n": typeof types.RestoreProjectFilesFromUiDocument,
     "\n  fragment SessionViewFields on Session {\n    id\n    sessionId\n    title\n    currentBranch\n    detached\n    project {\n      id\n      projectId\n      name\n    }\n    head {\n      sha\n      parentShas\n      headline\n      turn {\n        number\n        branch\n      }\n    }\n    turns(first: 0) {\n      totalCount\n    }\n    agentId\n    source\n    recording\n    openTurn {\n      number\n    }\n  }\n": typeof types.SessionViewFieldsFragmentDoc,
     "\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n": typeof types.SessionPageDocument,
+    "\n  fragment ViewedCommitFields on Commit {\n    sha\n    parentShas\n    headline\n    turn {\n      number\n      branch\n    }\n  }\n": typeof types.ViewedCommitFieldsFragmentDoc,
+    "\n  query ReplayViewed($sessionId: String!, $branch: String!, $sha: String!, $hasSha: Boolean!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, first: 0) {\n        totalCount\n      }\n      branches {\n        name\n        head {\n          ...ViewedCommitFields\n        }\n      }\n      commit(sha: $sha) @include(if: $hasSha) {\n        ...ViewedCommitFields\n      }\n    }\n  }\n": typeof types.ReplayViewedDocument,
     "\n  query NextTurn($sessionId: String!, $branch: String!, $after: String!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: 1) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n              parentShas\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.NextTurnDocument,
     "\n  query SessionMirror($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      id\n      mirror {\n        inSync\n        pending\n        lastError\n        dagTurns\n        gitCommits\n      }\n    }\n  }\n": typeof types.SessionMirrorDocument,
     "\n  mutation ReplayCheckout($input: CheckoutInput!) {\n    checkout(input: $input) {\n      ...SessionViewFields\n    }\n  }\n": typeof types.ReplayCheckoutDocument,
@@ -49,7 +50,6 @@ type Documents = {
     "\n  subscription AnyTurnCommitted {\n    turnCommitted {\n      session {\n        sessionId\n      }\n    }\n  }\n": typeof types.AnyTurnCommittedDocument,
 };
 const documents: Documents = {
-    "\n  mutation BranchesPanelSwitch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      id\n      currentBranch\n      detached\n    }\n  }\n": types.BranchesPanelSwitchDocument,
     "\n  query BranchesPanelGraph($sessionId: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      currentBranch\n      branches {\n        name\n        kind\n        isCurrent\n        head {\n          sha\n          headline\n          turn {\n            number\n          }\n        }\n        forkPoint {\n          sha\n          headline\n          turn {\n            number\n            branch\n          }\n        }\n      }\n      timeline(all: true, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n            parentShas\n          }\n        }\n      }\n    }\n  }\n": types.BranchesPanelGraphDocument,
     "\n  query BranchesPanelLane($sessionId: String!, $branch: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n          }\n        }\n      }\n    }\n  }\n": types.BranchesPanelLaneDocument,
     "\n  subscription BranchesPanelEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n": types.BranchesPanelEventsDocument,
@@ -67,6 +67,8 @@ const documents: Documents = {
     "\n  mutation RestoreProjectFilesFromUi($input: RestoreProjectFilesInput!) {\n    restoreProjectFiles(input: $input) {\n      result\n      message\n      paths\n    }\n  }\n": types.RestoreProjectFilesFromUiDocument,
     "\n  fragment SessionViewFields on Session {\n    id\n    sessionId\n    title\n    currentBranch\n    detached\n    project {\n      id\n      projectId\n      name\n    }\n    head {\n      sha\n      parentShas\n      headline\n      turn {\n        number\n        branch\n      }\n    }\n    turns(first: 0) {\n      totalCount\n    }\n    agentId\n    source\n    recording\n    openTurn {\n      number\n    }\n  }\n": types.SessionViewFieldsFragmentDoc,
     "\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n": types.SessionPageDocument,
+    "\n  fragment ViewedCommitFields on Commit {\n    sha\n    parentShas\n    headline\n    turn {\n      number\n      branch\n    }\n  }\n": types.ViewedCommitFieldsFragmentDoc,
+    "\n  query ReplayViewed($sessionId: String!, $branch: String!, $sha: String!, $hasSha: Boolean!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, first: 0) {\n        totalCount\n      }\n      branches {\n        name\n        head {\n          ...ViewedCommitFields\n        }\n      }\n      commit(sha: $sha) @include(if: $hasSha) {\n        ...ViewedCommitFields\n      }\n    }\n  }\n": types.ReplayViewedDocument,
     "\n  query NextTurn($sessionId: String!, $branch: String!, $after: String!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, after: $after, first: 1) {\n        edges {\n          node {\n            number\n            commit {\n              sha\n              parentShas\n            }\n          }\n        }\n      }\n    }\n  }\n": types.NextTurnDocument,
     "\n  query SessionMirror($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      id\n      mirror {\n        inSync\n        pending\n        lastError\n        dagTurns\n        gitCommits\n      }\n    }\n  }\n": types.SessionMirrorDocument,
     "\n  mutation ReplayCheckout($input: CheckoutInput!) {\n    checkout(input: $input) {\n      ...SessionViewFields\n    }\n  }\n": types.ReplayCheckoutDocument,
@@ -98,10 +100,6 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
-/**
- * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
- */
-export function graphql(source: "\n  mutation BranchesPanelSwitch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      id\n      currentBranch\n      detached\n    }\n  }\n"): (typeof documents)["\n  mutation BranchesPanelSwitch($input: SwitchBranchInput!) {\n    switchBranch(input: $input) {\n      id\n      currentBranch\n      detached\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -170,6 +168,14 @@ export function graphql(source: "\n  fragment SessionViewFields on Session {\n  
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n"): (typeof documents)["\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ViewedCommitFields on Commit {\n    sha\n    parentShas\n    headline\n    turn {\n      number\n      branch\n    }\n  }\n"): (typeof documents)["\n  fragment ViewedCommitFields on Commit {\n    sha\n    parentShas\n    headline\n    turn {\n      number\n      branch\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ReplayViewed($sessionId: String!, $branch: String!, $sha: String!, $hasSha: Boolean!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, first: 0) {\n        totalCount\n      }\n      branches {\n        name\n        head {\n          ...ViewedCommitFields\n        }\n      }\n      commit(sha: $sha) @include(if: $hasSha) {\n        ...ViewedCommitFields\n      }\n    }\n  }\n"): (typeof documents)["\n  query ReplayViewed($sessionId: String!, $branch: String!, $sha: String!, $hasSha: Boolean!) {\n    session(sessionId: $sessionId) {\n      id\n      turns(branch: $branch, first: 0) {\n        totalCount\n      }\n      branches {\n        name\n        head {\n          ...ViewedCommitFields\n        }\n      }\n      commit(sha: $sha) @include(if: $hasSha) {\n        ...ViewedCommitFields\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -29,6 +29,28 @@ export function navigate(path: string): void {
   window.dispatchEvent(new Event(CHANGE));
 }
 
+/**
+ * Sets (or, with null, removes) query parameters of the current address without a new history
+ * entry: where a page is within itself (the viewed turn of a session), kept for a reload or a
+ * copied link, never a Back step per turn.
+ */
+export function replaceSearch(params: Record<string, string | null>): void {
+  const url = new URL(window.location.href);
+  for (const [name, value] of Object.entries(params)) {
+    if (value === null) url.searchParams.delete(name);
+    else url.searchParams.set(name, value);
+  }
+  if (url.search === window.location.search) return;
+  window.history.replaceState(null, '', `${url.pathname}${url.search}${url.hash}`);
+  window.dispatchEvent(new Event(CHANGE));
+}
+
+/** The current address's query parameters, followed as they change. */
+export function useSearch(): URLSearchParams {
+  const search = useSyncExternalStore(subscribe, () => window.location.search);
+  return new URLSearchParams(search);
+}
+
 function subscribe(callback: () => void): () => void {
   window.addEventListener('popstate', callback);
   window.addEventListener(CHANGE, callback);

@@ -88,15 +88,15 @@ describe('BranchGraph', () => {
     expect(viewed[0]!.querySelector('circle.ring')).not.toBeNull();
   });
 
-  it('views a commit on click and on Enter', async () => {
+  it('views a commit, with its lane, on click and on Enter', async () => {
     const onView = vi.fn();
     const user = userEvent.setup();
     render(<BranchGraph branches={[main(), retry(), fork()]} onView={onView} />);
     await user.click(within(graph()).getByRole('button', { name: 'turn 3: another way (fork-u9)' }));
-    expect(onView).toHaveBeenLastCalledWith(f3.sha);
+    expect(onView).toHaveBeenLastCalledWith(f3.sha, 'fork-u9');
     within(graph()).getByRole('button', { name: 'turn 3: q3 (main)' }).focus();
     await user.keyboard('{Enter}');
-    expect(onView).toHaveBeenLastCalledWith(m3.sha);
+    expect(onView).toHaveBeenLastCalledWith(m3.sha, 'main');
     expect(onView).toHaveBeenCalledTimes(2);
   });
 

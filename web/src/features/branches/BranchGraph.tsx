@@ -46,8 +46,8 @@ function edgePath(edge: Edge, y: number[]): string {
   return `M${x1} ${y1}C${x1} ${bend} ${x2} ${y1} ${x2} ${bend}V${y2}`;
 }
 
-function CommitDot({ dot, cy, viewed, onView }: { dot: Dot; cy: number; viewed: boolean; onView: (sha: string) => void }) {
-  const view = () => onView(dot.sha);
+function CommitDot({ dot, cy, viewed, onView }: { dot: Dot; cy: number; viewed: boolean; onView: (sha: string, branch: string) => void }) {
+  const view = () => onView(dot.sha, dot.lane);
   const key = (event: KeyboardEvent) => {
     if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
@@ -76,7 +76,7 @@ function CommitDot({ dot, cy, viewed, onView }: { dot: Dot; cy: number; viewed: 
 }
 
 /** The graph of the branches given (their own commits newest first, as useBranchGraph gives). */
-export function BranchGraph({ branches, viewedSha, onView }: { branches: BranchInput[]; viewedSha?: string; onView: (sha: string) => void }) {
+export function BranchGraph({ branches, viewedSha, onView }: { branches: BranchInput[]; viewedSha?: string; onView: (sha: string, branch: string) => void }) {
   const layout: Layout = layoutLanes(branches);
   const current = new Set(layout.lanes.filter((lane) => lane.isCurrent).map((lane) => lane.name));
   const width = GUTTER + layout.lanes.length * COLUMN + RIGHT;

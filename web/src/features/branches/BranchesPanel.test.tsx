@@ -4,6 +4,7 @@
  * the Branch combobox and switchBranch (with its refusal shown), the lanes from one
  * query or, for a lane older than the log page, one more; a refetch on a timeline event.
  */
+import { useState } from 'react';
 import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Client, makeResult, Provider, type Exchange, type Operation } from 'urql';
@@ -16,15 +17,15 @@ import type { CommitPoint } from './lanes';
 afterEach(cleanup);
 
 /** What the fake server holds: main m1..m3 (and more), a retry r2 forked at m1. */
-function fakeServer(options: { logPage?: number; refuseSwitch?: string } = {}) {
-  const state = { current: 'main', main: [m3, m2, m1] as CommitPoint[], calls: [] as { name: string; variables: unknown }[] };
+function fakeServer(options: { logPage?: number } = {}) {
+  const state = { current: 'main', main: [m3, m2, m1] as CommitPoint[], calls: [] as { name: string; kind: string; variables: unknown }[] };
   const events = makeSubject<Record<string, unknown>>();
   const parentOf = (c: CommitPoint) => (c === r2 ? m1.sha : state.main[state.main.indexOf(c) + 1]?.sha);
   const node = (c: CommitPoint) => ({ sha: c.sha, headline: c.headline, parentShas: parentOf(c) ? [parentOf(c)] : [] });
   const answer = (op: Operation) => {
     const name = op.query.definitions.map((d) => ('name' in d ? d.name?.value : '')).join('');
-    const variables = op.variables as { branch?: string; first?: number; input?: { branch: string } };
-    state.calls.push({ name, variables });
+    const variables = op.variables as { branch?: string; first?: number };
+    state.calls.push({ name, kind: op.kind, variables });
     if (name === 'BranchesPanelGraph') {
       const all = [...state.main, r2].sort((a, b) => b.number - a.number).slice(0, options.logPage ?? 200);
       return makeResult(op, {
@@ -45,14 +46,6 @@ function fakeServer(options: { logPage?: number; refuseSwitch?: string } = {}) {
       const lane = variables.branch === 'main' ? state.main : [r2];
       return makeResult(op, { data: { session: { id: 'S1', timeline: { edges: lane.slice(0, variables.first).map((c) => ({ node: { sha: c.sha, headline: c.headline } })) } } } });
     }
-    if (name === 'BranchesPanelSwitch') {
-      const branch = variables.input!.branch;
-      if (branch === options.refuseSwitch) {
-        return makeResult(op, { errors: [{ message: 'Session s1 has an open turn: end it first.', extensions: { code: 'CONFLICT' } }] });
-      }
-      state.current = branch;
-      return makeResult(op, { data: { switchBranch: { id: 'S1', currentBranch: branch, detached: false } } });
-    }
     throw new Error(`unexpected operation ${name}`);
   };
   const exchange: Exchange = () => (ops$) =>
@@ -71,11 +64,28 @@ function fakeServer(options: { logPage?: number; refuseSwitch?: string } = {}) {
 }
 
 function renderPanel(server: ReturnType<typeof fakeServer>, viewedSha?: string) {
+  const picked: { views: [string, string][]; branches: string[] } = { views: [], branches: [] };
+  const Panel = () => {
+    const [shown, setShown] = useState('main');
+    return (
+      <BranchesPanel
+        sessionId="s1"
+        viewedSha={viewedSha}
+        shownBranch={shown}
+        onView={(sha, branch) => picked.views.push([sha, branch])}
+        onBranch={(branch) => {
+          picked.branches.push(branch);
+          setShown(branch);
+        }}
+      />
+    );
+  };
   render(
     <Provider value={server.client}>
-      <BranchesPanel sessionId="s1" viewedSha={viewedSha} onView={() => {}} />
+      <Panel />
     </Provider>,
   );
+  return picked;
 }
 
 const dotNames = () =>
@@ -84,7 +94,7 @@ const dotNames = () =>
     .map((d) => d.getAttribute('aria-label'));
 
 describe('BranchesPanel', () => {
-  it('lists every branch in the Branch combobox, the current one selected, and draws their lanes from one query', async () => {
+  it('lists every branch in the Branch combobox, the shown one selected, and draws their lanes from one query', async () => {
     const server = fakeServer();
     renderPanel(server);
     const select = (await screen.findByRole('combobox', { name: 'Branch' })) as HTMLSelectElement;
@@ -94,24 +104,16 @@ describe('BranchesPanel', () => {
     expect(server.count('BranchesPanelLane')).toBe(0);
   });
 
-  it('switches branch with switchBranch', async () => {
+  it('shows the branch picked in the Branch combobox on the page only (no mutation), and hands a picked dot with its lane', async () => {
     const server = fakeServer();
     const user = userEvent.setup();
-    renderPanel(server);
+    const picked = renderPanel(server);
     await user.selectOptions(await screen.findByRole('combobox', { name: 'Branch' }), 'retry-a2b');
-    expect(server.state.calls.find((c) => c.name === 'BranchesPanelSwitch')?.variables).toEqual({ input: { sessionId: 's1', branch: 'retry-a2b' } });
+    expect(picked.branches).toEqual(['retry-a2b']);
     await waitFor(() => expect((screen.getByRole('combobox', { name: 'Branch' }) as HTMLSelectElement).value).toBe('retry-a2b'));
-    expect(screen.queryByRole('alert')).toBeNull();
-  });
-
-  it('shows a refused switch in an alert and keeps the current branch', async () => {
-    const server = fakeServer({ refuseSwitch: 'retry-a2b' });
-    const user = userEvent.setup();
-    renderPanel(server);
-    await user.selectOptions(await screen.findByRole('combobox', { name: 'Branch' }), 'retry-a2b');
-    const alert = await screen.findByRole('alert');
-    expect(alert.textContent).toContain('Could not switch to retry-a2b: Session s1 has an open turn');
-    expect((screen.getByRole('combobox', { name: 'Branch' }) as HTMLSelectElement).value).toBe('main');
+    await user.click(screen.getByRole('button', { name: 'turn 2: q2 again (retry-a2b)' }));
+    expect(picked.views).toEqual([[expect.any(String), 'retry-a2b']]);
+    expect(server.state.calls.filter((c) => c.kind === 'mutation')).toEqual([]);
   });
 
   it('refetches when the session’s timeline reports an event', async () => {

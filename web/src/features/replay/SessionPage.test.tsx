@@ -57,22 +57,43 @@ const view = (overrides: { detached?: boolean; number?: number; sha?: string; pa
   turns: { totalCount: 3 },
 });
 
+/** The session's commits on main: turn n is commit `sha`, child of `parent`. */
+const COMMITS: Record<string, { sha: string; parentShas: string[]; headline: string; turn: { number: number; branch: string } }> = Object.fromEntries(
+  [
+    ['a1', 'z0', 1],
+    ['b2', 'a1', 2],
+    ['c3', 'b2', 3],
+  ].map(([sha, parent, number]) => [sha, { sha: sha as string, parentShas: [parent as string], headline: `turn ${number}`, turn: { number: number as number, branch: 'main' } }]),
+);
+
 const common: Record<string, Answer> = {
   SessionMirror: () => ({ session: { id: 'S1', mirror: { inSync: false, pending: 2, lastError: null, dagTurns: 3, gitCommits: 1 } } }),
-  NextTurn: () => ({ session: { id: 'S1', turns: { edges: [{ node: { number: 3, commit: { sha: 'c3', parentShas: ['b2'] } } }] } } }),
+  NextTurn: (v) => {
+    const after = { dHVybjox: 'b2', dHVybjoy: 'c3' }[v.after as string];
+    return { session: { id: 'S1', turns: { edges: after ? [{ node: { number: COMMITS[after]!.turn.number, commit: { sha: after, parentShas: COMMITS[after]!.parentShas } } }] : [] } } };
+  },
+  ReplayViewed: (v) => ({
+    session: {
+      id: 'S1',
+      turns: { totalCount: 3 },
+      branches: [{ name: 'main', head: COMMITS.c3 }],
+      ...(v.hasSha ? { commit: COMMITS[v.sha as string] ?? null } : {}),
+    },
+  }),
   ReplayConversation: () => ({ session: { id: 'S1', turns: { edges: [] } } }),
   ReplayTimelinePage: () => ({ session: { id: 'S1', timeline: { totalCount: 0, pageInfo: { hasNextPage: false, endCursor: null }, edges: [] } } }),
   ReplayCommitChanges: (v) => ({ session: { id: 'S1', commit: { sha: v.sha, diff: { additions: 1, deletions: 0, files: [] } } } }),
 };
 
-/** Stands in for the branches panel the shell passes: a button that views commit a1. */
+/** Stands in for the branches panel the shell passes: a button that views commit a1 on main. */
 const StubBranches: BranchesSlot = ({ viewedSha, onView }) => (
-  <button type="button" onClick={() => onView('a1')}>
+  <button type="button" onClick={() => onView('a1', 'main')}>
     Branches viewing {viewedSha}
   </button>
 );
 
-function renderPage(answers: Record<string, Answer>) {
+function renderPage(answers: Record<string, Answer>, search = '') {
+  window.history.replaceState(null, '', `/sessions/s1${search}`);
   const server = fakeServer({ ...common, ...answers });
   render(
     <Provider value={server.client}>
@@ -81,6 +102,8 @@ function renderPage(answers: Record<string, Answer>) {
   );
   return server;
 }
+
+const MOVES = ['ReplayCheckout', 'ReplaySwitchBranch'];
 
 afterEach(cleanup);
 
@@ -95,71 +118,85 @@ describe('SessionPage', () => {
     const link = await screen.findByRole('link', { name: 'Project: Shop' });
     expect(link.getAttribute('href')).toBe('/projects/p1');
     expect(screen.getByRole('heading', { name: 'Demo' })).toBeTruthy();
-    expect(screen.getByText('Turn 3 / 3')).toBeTruthy();
-    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Mirror pending 2'));
+    await screen.findByText('Turn 3 / 3');
+    await waitFor(() => expect(screen.getAllByRole('status').some((status) => status.textContent === 'Mirror pending 2')).toBe(true));
     expect(screen.getByRole('main')).toBeTruthy();
     expect((screen.getByRole('button', { name: 'Next turn' }) as HTMLButtonElement).disabled).toBe(true);
     expect((screen.getByRole('button', { name: 'Back to latest' }) as HTMLButtonElement).disabled).toBe(true);
     expect(screen.queryByText(/read-only/)).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Continue from here' })).toBeNull();
   });
 
-  it('checks out the parent on Left, and shows the answer as the new view (read-only)', async () => {
-    const server = renderPage({
-      SessionPage: () => ({ session: view() }),
-      ReplayCheckout: (v) => ({ checkout: view({ detached: true, number: 2, sha: (v.input as { sha: string }).sha, parent: 'a1' }) }),
-    });
+  it('steps to the parent on Left on this page only: the address says where, read-only, and no mutation moves the session', async () => {
+    const server = renderPage({ SessionPage: () => ({ session: view() }) });
     await screen.findByText('Turn 3 / 3');
     await userEvent.keyboard('{ArrowLeft}');
     await screen.findByText('Turn 2 / 3');
-    expect(server.sent.filter((s) => s.name === 'ReplayCheckout').map((s) => s.variables.input)).toEqual([{ sessionId: 's1', sha: 'b2' }]);
+    expect(window.location.search).toBe('?at=b2');
     const statuses = screen.getAllByRole('status').map((status) => status.textContent);
     expect(statuses.some((text) => text?.includes('read-only'))).toBe(true);
     await waitFor(() => expect((screen.getByRole('button', { name: 'Next turn' }) as HTMLButtonElement).disabled).toBe(false));
+    await userEvent.keyboard('{ArrowRight}');
+    await screen.findByText('Turn 3 / 3');
+    expect(window.location.search).toBe('');
+    expect(server.sent.filter((s) => MOVES.includes(s.name))).toEqual([]);
+  });
+
+  it('opens where the address says, and goes back to latest by leaving it', async () => {
+    renderPage({ SessionPage: () => ({ session: view() }) }, '?at=a1');
+    await screen.findByText('Turn 1 / 3');
+    await userEvent.click(screen.getByRole('button', { name: 'Back to latest' }));
+    await screen.findByText('Turn 3 / 3');
+    expect(window.location.search).toBe('');
   });
 
   it('leaves the arrow keys to a focused text field', async () => {
-    const server = renderPage({ SessionPage: () => ({ session: view() }) });
+    renderPage({ SessionPage: () => ({ session: view() }) });
     await screen.findByText('Turn 3 / 3');
     const input = document.createElement('input');
     document.body.append(input);
     input.focus();
     await userEvent.keyboard('{ArrowLeft}');
-    expect(server.sent.some((s) => s.name === 'ReplayCheckout')).toBe(false);
+    expect(window.location.search).toBe('');
+    expect(screen.getByText('Turn 3 / 3')).toBeTruthy();
     input.remove();
   });
 
-  it('shows the server\'s message when a move is refused', async () => {
-    renderPage({
-      SessionPage: () => ({ session: view({ detached: true, number: 2, sha: 'b2', parent: 'a1' }) }),
-      ReplayCheckout: () => new GraphQLError('A turn is open: end it (endTurn) before moving to another commit.'),
-    });
-    await userEvent.click(await screen.findByRole('button', { name: 'Previous turn' }));
+  it('continues from the viewed turn only after a confirmation, and shows a refusal in words', async () => {
+    let refuse = true;
+    const server = renderPage(
+      {
+        SessionPage: () => ({ session: view() }),
+        ReplayCheckout: () =>
+          refuse ? new GraphQLError('A turn is open: end it (endTurn) before moving to another commit.') : { checkout: view({ detached: true, number: 2, sha: 'b2', parent: 'a1' }) },
+      },
+      '?at=b2',
+    );
+    await screen.findByText('Turn 2 / 3');
+    await userEvent.click(screen.getByRole('button', { name: 'Continue from here' }));
+    const dialog = screen.getByRole('alertdialog', { name: 'Continue from here' });
+    expect(dialog.textContent).toContain('will fork a new branch from turn 2');
+    expect(server.sent.filter((s) => MOVES.includes(s.name))).toEqual([]);
+    await userEvent.click(screen.getByRole('button', { name: 'Confirm' }));
     const message = await screen.findByText('A turn is open: end it (endTurn) before moving to another commit.');
     expect(message.getAttribute('role')).toBe('alert');
+    refuse = false;
+    await userEvent.click(screen.getByRole('button', { name: 'Confirm' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(server.sent.filter((s) => s.name === 'ReplayCheckout').map((s) => s.variables.input)).toEqual([
+      { sessionId: 's1', sha: 'b2' },
+      { sessionId: 's1', sha: 'b2' },
+    ]);
   });
 
-  it('shows the branches the shell gives it with the viewed commit, and checks out the commit they pick', async () => {
-    const server = renderPage({
-      SessionPage: () => ({ session: view() }),
-      ReplayCheckout: (v) => ({ checkout: view({ detached: true, number: 1, sha: (v.input as { sha: string }).sha, parent: 'z0' }) }),
-    });
+  it('shows the branches the shell gives it with the viewed commit, and views the commit they pick on this page', async () => {
+    const server = renderPage({ SessionPage: () => ({ session: view() }) });
     await userEvent.click(await screen.findByRole('button', { name: 'Branches viewing c3' }));
     await screen.findByRole('button', { name: 'Branches viewing a1' });
-    expect(server.sent.filter((s) => s.name === 'ReplayCheckout').map((s) => s.variables.input)).toEqual([{ sessionId: 's1', sha: 'a1' }]);
+    expect(window.location.search).toBe('?at=a1');
+    expect(server.sent.filter((s) => MOVES.includes(s.name))).toEqual([]);
   });
 
-  it('goes back to latest by switching to the current branch', async () => {
-    const server = renderPage({
-      SessionPage: () => ({ session: view({ detached: true, number: 2, sha: 'b2', parent: 'a1' }) }),
-      ReplaySwitchBranch: () => ({ switchBranch: view() }),
-    });
-    await userEvent.click(await screen.findByRole('button', { name: 'Back to latest' }));
-    await screen.findByText('Turn 3 / 3');
-    expect(server.sent.find((s) => s.name === 'ReplaySwitchBranch')?.variables.input).toEqual({ sessionId: 's1', branch: 'main' });
-  });
-});
-
-describe('MessageView', () => {
   const message = { id: 'M', messageId: 'm1', seq: 1, createdAt: '2025-01-01T00:00:00Z', toolName: null, toolCallId: null, caller: null, redactions: [] };
 
   it('renders markdown but never raw HTML', () => {

@@ -3,11 +3,14 @@
  * position, the conversation at the viewed commit (the page's `main`), and beside it the
  * timeline, the branches and the viewed commit's changes.
  *
- * The viewed commit is the server's: `session.head`. The page never keeps a turn of its
- * own; Previous / Next / a timeline row check a commit out, Back to latest switches to the
- * current branch (which leaves replay), and the page shows what those mutations answer.
- * Whatever else moves the session (another client, the agent) arrives on the timeline
- * subscription, and everything is read again after a dropped connection comes back.
+ * Browsing is this page's own (issue 27): the shown branch and the viewed commit live in the
+ * address bar (`?branch=…&at=<sha>`, both left out at the session's latest), so a reload or a
+ * copied link opens the same view, and Previous / Next / a timeline row / the graph / the Branch
+ * switch move nothing but this page. The session's own position (where the agent's next message
+ * goes: Session.currentBranch, and Session.head when a client checked an older commit out) is
+ * changed only by "Continue from here", after a confirmation that says what it does. Whatever
+ * moves the session (the agent, another client) arrives on the timeline subscription; a page at
+ * the latest turn follows it, a page on an older turn stays there.
  *
  * Live: the turn being written shows after the committed ones as its messages are stored
  * (LiveTurn, from the turnUpdated subscription), with "Recording" in the header while the agent
@@ -15,14 +18,14 @@
  */
 import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import { useClient, useQuery, useSubscription, type CombinedError } from 'urql';
-import type { SessionViewFieldsFragment } from '../../gql/graphql';
+import type { ViewedCommitFieldsFragment } from '../../gql/graphql';
 import { Link } from '../../lib/Link';
 import { onReconnected } from '../../lib/client';
-import { projectPath } from '../../lib/router';
+import { projectPath, replaceSearch, useSearch } from '../../lib/router';
 import { Changes } from './Changes';
 import { Conversation } from './Conversation';
 import { MirrorStatus } from './MirrorStatus';
-import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SessionTurnUpdates, SwitchBranchMutation } from './operations';
+import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SessionTurnUpdates, SwitchBranchMutation, ViewedQuery } from './operations';
 import { agentName, applyTurnUpdate } from './live';
 import { LiveTurn, type LiveTurnState } from './LiveTurn';
 import { arrowKeyStep, positionText, readOnlyText, replaySteps, turnCursor } from './steps';
@@ -40,16 +43,56 @@ export function errorMessage(error: CombinedError): string {
  * shell fills it with the branches feature's panel, so that replay imports no other feature; it
  * gets the commit the page shows (`viewedSha`) and `onView`, which checks a commit out.
  */
-export type BranchesSlot = ComponentType<{ sessionId: string; viewedSha?: string; onView: (sha: string) => void }>;
+export type BranchesSlot = ComponentType<{
+  sessionId: string;
+  viewedSha?: string;
+  shownBranch: string;
+  onView: (sha: string, branch: string) => void;
+  onBranch: (branch: string) => void;
+}>;
+
+/** What the page shows: a commit of the session (ViewedCommitFields). */
+type Viewed = ViewedCommitFieldsFragment;
 
 export function SessionPage({ sessionId, Branches }: { sessionId: string; Branches: BranchesSlot }) {
   const client = useClient();
   const [{ data, error }, refetchPage] = useQuery({ query: SessionPageQuery, variables: { sessionId } });
-  // The latest view of the session, from the page query or from a mutation's answer.
-  const [view, setView] = useState<SessionViewFieldsFragment | null>(null);
+  const view = data?.session ?? null;
+
+  // Where this page is: the address bar's, else the session's latest.
+  const search = useSearch();
+  const shownBranch = search.get('branch') ?? view?.currentBranch ?? '';
+  const at = search.get('at');
+  const [{ data: viewedData, error: viewedError }, refetchViewed] = useQuery({
+    query: ViewedQuery,
+    variables: { sessionId, branch: shownBranch, sha: at ?? '', hasSha: at !== null },
+    pause: shownBranch === '',
+  });
+  const tips = viewedData?.session?.branches;
+  const tip = tips?.find((b) => b.name === shownBranch)?.head ?? null;
+  const found: Viewed | null | undefined = viewedData?.session ? (at !== null ? viewedData.session.commit : tip) : undefined;
+  // While a new position is read, the last one stays on the page (no blink to "Loading").
+  const lastShown = useRef<{ viewed: Viewed | null; total: number; older: boolean } | null>(null);
+  if (found !== undefined) lastShown.current = { viewed: found, total: viewedData!.session!.turns.totalCount, older: at !== null && found?.sha !== tip?.sha };
+  const shown = lastShown.current;
+  const viewed = shown?.viewed ?? null;
+  const older = shown?.older ?? false;
+  const total = shown?.total ?? view?.turns.totalCount ?? 0;
+
+  /** Shows `sha` (on `branch`, when known); the tip of a branch is shown as that branch's latest. */
+  const viewSha = useCallback(
+    (sha: string, branch?: string) => {
+      const tipOf = tips?.find((b) => b.head?.sha === sha && (branch === undefined || b.name === branch)) ?? tips?.find((b) => b.head?.sha === sha && b.name === shownBranch);
+      const onBranch = tipOf?.name ?? branch ?? shownBranch;
+      replaceSearch({ branch: onBranch === view?.currentBranch ? null : onBranch, at: tipOf ? null : sha });
+    },
+    [tips, shownBranch, view?.currentBranch],
+  );
+  const showBranch = useCallback((branch: string) => replaceSearch({ branch: branch === view?.currentBranch ? null : branch, at: null }), [view?.currentBranch]);
+  // The viewed commit turned out to be the tip (Next up to the latest): the address says latest.
   useEffect(() => {
-    if (data?.session) setView(data.session);
-  }, [data]);
+    if (at !== null && tip?.sha === at) replaceSearch({ at: null });
+  }, [at, tip?.sha]);
 
   // The mirror state, the branch graph and the changes wait until the timeline's first page is
   // in: on a long session they are the costlier reads, and the latest turn comes first.
@@ -62,8 +105,9 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   const [shownTurn, setShownTurn] = useState(0);
   const refreshAll = useCallback(() => {
     refetchPage({ requestPolicy: 'network-only' });
+    refetchViewed({ requestPolicy: 'network-only' });
     setVersion((v) => v + 1);
-  }, [refetchPage]);
+  }, [refetchPage, refetchViewed]);
   const [{ data: event }] = useSubscription({ query: SessionTimelineEvents, variables: { sessionId } });
   useEffect(() => {
     if (!event) return;
@@ -81,8 +125,11 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   const recording = view?.recording ?? false;
   useEffect(() => {
     if (!heard) return;
-    if (heard.closed || heard.number !== openNumber || !recording) refetchPage({ requestPolicy: 'network-only' });
-  }, [heard, openNumber, recording, refetchPage]);
+    if (heard.closed || heard.number !== openNumber || !recording) {
+      refetchPage({ requestPolicy: 'network-only' });
+      if (heard.closed) refetchViewed({ requestPolicy: 'network-only' });
+    }
+  }, [heard, openNumber, recording, refetchPage, refetchViewed]);
   // Recording ends by itself when nothing arrives for a while: read again each minute while it shows.
   useEffect(() => {
     if (!recording) return;
@@ -90,63 +137,21 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
     return () => clearInterval(timer);
   }, [recording, refetchPage]);
 
-  const number = view?.head?.turn?.number ?? 0;
+  const number = viewed?.turn?.number ?? 0;
   const { data: nextData } = useFetch(
     NextTurnQuery,
-    { sessionId, branch: view?.currentBranch ?? '', after: turnCursor(number) },
-    { pause: !view?.detached || number === 0, requestPolicy: 'cache-first' },
+    { sessionId, branch: shownBranch, after: turnCursor(number) },
+    { pause: !older || number === 0, requestPolicy: 'cache-first' },
   );
-  // The turn after the viewed one: from the query, or, until it answers, from the views already seen
-  // (a turn of the current branch is its parent's next turn there), so Right right after Left works at once.
+  // The turn after the viewed one: from the query, or, until it answers, from the commits already seen
+  // (a turn of the shown branch is its parent's next turn there), so Right right after Left works at once.
   const children = useRef(new Map<string, string>());
-  const head = view?.head;
-  if (view && head?.turn?.branch === view.currentBranch && head.parentShas[0]) children.current.set(`${view.currentBranch} ${head.parentShas[0]}`, head.sha);
-  const seenChild = view && head ? children.current.get(`${view.currentBranch} ${head.sha}`) : undefined;
+  if (viewed?.turn?.branch === shownBranch && viewed.parentShas[0]) children.current.set(`${shownBranch} ${viewed.parentShas[0]}`, viewed.sha);
+  const seenChild = viewed ? children.current.get(`${shownBranch} ${viewed.sha}`) : undefined;
   const queriedNext = nextData?.session?.turns.edges[0]?.node.commit ?? null;
-  const nextCommit = queriedNext?.parentShas[0] === head?.sha ? queriedNext : seenChild && head ? { sha: seenChild, parentShas: [head.sha] } : null;
+  const nextCommit = queriedNext?.parentShas[0] === viewed?.sha ? queriedNext : seenChild && viewed ? { sha: seenChild, parentShas: [viewed.sha] } : null;
 
-  const [moveError, setMoveError] = useState<string | null>(null);
-  const [moving, setMoving] = useState(false);
-  const busy = useRef(false);
-  const move = useCallback(
-    async (run: () => Promise<{ error?: CombinedError; view: SessionViewFieldsFragment | null | undefined }>) => {
-      if (busy.current) return;
-      busy.current = true;
-      setMoving(true);
-      try {
-        const result = await run();
-        if (result.error) setMoveError(errorMessage(result.error));
-        else {
-          setMoveError(null);
-          if (result.view) setView(result.view);
-        }
-      } finally {
-        busy.current = false;
-        setMoving(false);
-      }
-    },
-    [],
-  );
-  const checkout = useCallback(
-    (sha: string) =>
-      move(async () => {
-        const result = await client.mutation(CheckoutMutation, { input: { sessionId, sha } }).toPromise();
-        return { error: result.error, view: result.data?.checkout };
-      }),
-    [client, move, sessionId],
-  );
-  const backToLatest = useCallback(
-    (branch: string) =>
-      move(async () => {
-        const result = await client.mutation(SwitchBranchMutation, { input: { sessionId, branch } }).toPromise();
-        return { error: result.error, view: result.data?.switchBranch };
-      }),
-    [client, move, sessionId],
-  );
-
-  const steps = view
-    ? replaySteps({ detached: view.detached, turnCount: view.turns.totalCount, head: view.head, nextTurn: nextCommit })
-    : { previous: null, next: null, backToLatest: false };
+  const steps = replaySteps({ detached: older, turnCount: total, head: viewed, nextTurn: nextCommit });
 
   // Left / Right step through turns when no text field has focus.
   const stepsRef = useRef(steps);
@@ -157,11 +162,35 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
       const sha = step ? stepsRef.current[step] : null;
       if (!sha) return;
       keyEvent.preventDefault();
-      void checkout(sha);
+      viewSha(sha);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [checkout]);
+  }, [viewSha]);
+
+  // "Continue from here": the one control that moves the session itself, after a confirmation.
+  const [confirming, setConfirming] = useState(false);
+  const [continueError, setContinueError] = useState<string | null>(null);
+  const [continuing, setContinuing] = useState(false);
+  const continueHere = useCallback(async () => {
+    if (!view || !viewed) return;
+    setContinuing(true);
+    try {
+      const result = older
+        ? await client.mutation(CheckoutMutation, { input: { sessionId, sha: viewed.sha } }).toPromise()
+        : await client.mutation(SwitchBranchMutation, { input: { sessionId, branch: shownBranch } }).toPromise();
+      if (result.error) {
+        setContinueError(errorMessage(result.error));
+        return;
+      }
+      setContinueError(null);
+      setConfirming(false);
+      replaceSearch({ branch: null, at: older ? viewed.sha : null });
+      refreshAll();
+    } finally {
+      setContinuing(false);
+    }
+  }, [client, older, refreshAll, sessionId, shownBranch, view, viewed]);
 
   if (data && data.session === null) {
     return (
@@ -178,8 +207,14 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
     );
   }
 
-  const readOnly = readOnlyText({ detached: view.detached, head: view.head, turnCount: view.turns.totalCount });
+  // The page shows another commit than the one the agent's next message grows from (Session.head:
+  // the current branch's tip, or the commit a client checked out).
+  const elsewhere = viewed !== null && viewed.sha !== view.head?.sha;
+  const writesTo = view.detached ? `turn ${view.head?.turn?.number ?? 0}, checked out by a client` : `${view.currentBranch}'s latest turn`;
+  const readOnly = readOnlyText({ detached: older, head: viewed, turnCount: total, writesTo });
   const agent = agentName(view);
+  // The live turn belongs to the session's latest: shown when this page is there.
+  const atWritePoint = !older && shownBranch === view.currentBranch && !view.detached;
   return (
     <div className="session-page">
       <header className="session-header">
@@ -201,55 +236,81 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
         )}
         {settled ? <MirrorStatus sessionId={sessionId} version={version} /> : <p role="status" className="mirror">Mirror …</p>}
       </header>
-      <div className="replay-bar" aria-busy={moving}>
-        <button type="button" disabled={!steps.previous} onClick={() => steps.previous && void checkout(steps.previous)}>
+      <div className="replay-bar">
+        <button type="button" disabled={!steps.previous} onClick={() => steps.previous && viewSha(steps.previous)}>
           Previous turn
         </button>
-        <span className="position">{positionText({ head: view.head, turnCount: view.turns.totalCount, detached: view.detached, openTurn: openNumber })}</span>
-        <button type="button" disabled={!steps.next} onClick={() => steps.next && void checkout(steps.next)}>
+        <span className="position">{positionText({ head: viewed, turnCount: total, detached: !atWritePoint, openTurn: openNumber })}</span>
+        <button type="button" disabled={!steps.next} onClick={() => steps.next && viewSha(steps.next)}>
           Next turn
         </button>
-        <button type="button" disabled={!steps.backToLatest} onClick={() => void backToLatest(view.currentBranch)}>
+        <button type="button" disabled={!steps.backToLatest} onClick={() => replaceSearch({ at: null })}>
           Back to latest
         </button>
-        <span className="muted branch-name">on {view.currentBranch}</span>
+        <span className="muted branch-name">on {shownBranch}</span>
+        {elsewhere && !confirming && (
+          <button type="button" onClick={() => setConfirming(true)}>
+            Continue from here
+          </button>
+        )}
       </div>
+      {confirming && viewed && (
+        <div role="alertdialog" aria-label="Continue from here" className="banner confirm">
+          <p>
+            {older
+              ? `The next message (from the agent or any client) will fork a new branch from turn ${number}, instead of continuing ${view.currentBranch}. Every page and the agent see this; nothing is deleted.`
+              : `The next message (from the agent or any client) will continue ${shownBranch} from its latest turn, instead of ${view.currentBranch}. Every page and the agent see this; nothing is deleted.`}
+          </p>
+          <button type="button" disabled={continuing} onClick={() => void continueHere()}>
+            Confirm
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+          {continueError && <p role="alert">{continueError}</p>}
+        </div>
+      )}
       {readOnly && (
         <p role="status" className="read-only">
           {readOnly}
         </p>
       )}
-      {moveError && (
+      {at !== null && viewedData?.session && viewedData.session.commit === null && (
         <p role="alert" className="banner">
-          {moveError}
+          This session has no commit {at}; showing nothing until you go back to latest.
+        </p>
+      )}
+      {viewedError && (
+        <p role="alert" className="banner">
+          {errorMessage(viewedError)}
         </p>
       )}
       <div className="session-body">
         <Conversation
           sessionId={sessionId}
-          head={view.head}
-          hasLive={!view.detached && openNumber !== null}
+          head={viewed}
+          hasLive={atWritePoint && openNumber !== null}
           onShownTurn={setShownTurn}
           live={
-            !view.detached && (
+            atWritePoint && (
               // The live turn stays until its committed form is on the page, so a closing turn never blinks out.
-              <LiveTurn sessionId={sessionId} openTurn={openNumber} heard={heard} latestCommittedTurn={Math.min(view.head?.turn?.number ?? 0, shownTurn)} />
+              <LiveTurn sessionId={sessionId} openTurn={openNumber} heard={heard} latestCommittedTurn={Math.min(viewed?.turn?.number ?? 0, shownTurn)} />
             )
           }
         />
         <aside className="session-side" aria-label="Session history">
           <Timeline
-            key={view.currentBranch}
+            key={shownBranch}
             sessionId={sessionId}
-            branch={view.currentBranch}
-            total={view.turns.totalCount}
-            viewedSha={view.head?.sha ?? null}
+            branch={shownBranch}
+            total={total}
+            viewedSha={viewed?.sha ?? null}
             version={version}
-            onView={(sha) => void checkout(sha)}
+            onView={(sha) => viewSha(sha)}
             onLoaded={onTimelineLoaded}
           />
-          {settled && <Branches sessionId={sessionId} viewedSha={view.head?.sha} onView={(sha) => void checkout(sha)} />}
-          {settled && <Changes sessionId={sessionId} sha={view.head?.sha ?? null} />}
+          {settled && <Branches sessionId={sessionId} viewedSha={viewed?.sha} shownBranch={shownBranch} onView={viewSha} onBranch={showBranch} />}
+          {settled && <Changes sessionId={sessionId} sha={viewed?.sha ?? null} />}
         </aside>
       </div>
     </div>

@@ -46,7 +46,44 @@ export const SessionPageQuery = graphql(`
   }
 `);
 
-/** The turn after the viewed one on the current branch: only its commit, for "Next turn". */
+export const ViewedCommitFields = graphql(`
+  fragment ViewedCommitFields on Commit {
+    sha
+    parentShas
+    headline
+    turn {
+      number
+      branch
+    }
+  }
+`);
+
+/**
+ * Where this page is, which is its own business (the address bar's `branch` and `at`), never the
+ * session's: the shown branch's tip and turn count, every branch's tip (to tell which one a
+ * commit picked in the graph is the tip of), and the viewed commit when it is not a tip.
+ */
+export const ViewedQuery = graphql(`
+  query ReplayViewed($sessionId: String!, $branch: String!, $sha: String!, $hasSha: Boolean!) {
+    session(sessionId: $sessionId) {
+      id
+      turns(branch: $branch, first: 0) {
+        totalCount
+      }
+      branches {
+        name
+        head {
+          ...ViewedCommitFields
+        }
+      }
+      commit(sha: $sha) @include(if: $hasSha) {
+        ...ViewedCommitFields
+      }
+    }
+  }
+`);
+
+/** The turn after the viewed one on the shown branch: only its commit, for "Next turn". */
 export const NextTurnQuery = graphql(`
   query NextTurn($sessionId: String!, $branch: String!, $after: String!) {
     session(sessionId: $sessionId) {

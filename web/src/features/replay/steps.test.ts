@@ -46,8 +46,10 @@ describe('texts', () => {
   });
 
   it('says read-only only while detached', () => {
-    expect(readOnlyText({ detached: true, head: head('b2', 7, 'a1'), turnCount: 12 })).toMatch(/^Viewing turn 7 of 12, read-only/);
-    expect(readOnlyText({ detached: false, head: head('b2', 12, 'a1'), turnCount: 12 })).toBeNull();
+    expect(readOnlyText({ detached: true, head: head('b2', 7, 'a1'), turnCount: 12, writesTo: "main's latest turn" })).toBe(
+      'Viewing turn 7 of 12, read-only: the next message still goes to main\'s latest turn ("Continue from here" forks from this one)',
+    );
+    expect(readOnlyText({ detached: false, head: head('b2', 12, 'a1'), turnCount: 12, writesTo: 'main' })).toBeNull();
   });
 
   it('gives the mirror state', () => {

@@ -51,11 +51,14 @@ export function positionText(view: Pick<ViewState, 'head' | 'turnCount'> & { det
   return `Turn ${view.head?.turn?.number ?? 0} / ${view.turnCount}`;
 }
 
-/** The read-only notice shown while an older commit is viewed, or null at the tip. */
-export function readOnlyText(view: Pick<ViewState, 'head' | 'turnCount' | 'detached'>): string | null {
+/**
+ * The read-only notice shown while an older commit is viewed, or null at the tip. Viewing moves
+ * nothing: `writesTo` says where the session's next message still goes ("main's latest turn").
+ */
+export function readOnlyText(view: Pick<ViewState, 'head' | 'turnCount' | 'detached'> & { writesTo: string }): string | null {
   if (!view.detached) return null;
   const number = view.head?.turn?.number ?? 0;
-  return `Viewing turn ${number} of ${view.turnCount}, read-only: the next message forks a new branch`;
+  return `Viewing turn ${number} of ${view.turnCount}, read-only: the next message still goes to ${view.writesTo} ("Continue from here" forks from this one)`;
 }
 
 function base64url(text: string): string {
