@@ -77,7 +77,8 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   const shown = lastShown.current;
   const viewed = shown?.viewed ?? null;
   const older = shown?.older ?? false;
-  const total = shown?.total ?? view?.turns.totalCount ?? 0;
+  // The session's own count is read again as soon as a turn opens: the fresher one for its branch.
+  const total = view && shownBranch === view.currentBranch ? view.turns.totalCount : (shown?.total ?? 0);
 
   /** Shows `sha` (on `branch`, when known); the tip of a branch is shown as that branch's latest. */
   const viewSha = useCallback(
