@@ -7,12 +7,15 @@
  */
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import Markdown from 'react-markdown';
+import remarkGfm from 'remark-gfm';
 import { useClient } from 'urql';
 import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
 import { ConversationQuery } from './operations';
 import { WINDOW } from './window';
 import { redactionSummary, type RedactedMessage } from './redactions';
 import { turnCursor } from './steps';
+import { ToolCallView } from './ToolCallView';
+import { callSummary, leadingTag, plainText, thinkingOf, toolCallsOf, type ToolCall } from './tools';
 
 
 export interface ViewedHead {
@@ -144,7 +147,7 @@ export function Conversation({
           <h2 className="turn-marker">Turn {turn.number}</h2>
           <TurnRedactions messages={turn.messages} />
           {turn.messages.map((message) => (
-            <MessageView key={message.id} message={message} />
+            <MessageView key={message.id} message={message} callOf={callFinder(turn.messages)} />
           ))}
         </section>
       ))}
@@ -163,38 +166,100 @@ export function TurnRedactions({ messages }: { messages: readonly RedactedMessag
   );
 }
 
-/** One message: the role, then markdown (user, assistant, system) or a collapsed tool result. */
-export function MessageView({ message }: { message: ReplayMessageFieldsFragment }) {
+/**
+ * Finds the call a tool result answers among `messages` (its caller's metadata.toolCalls, by the
+ * result's toolCallId, or the caller's only call when the agent gives no ids).
+ */
+export function callFinder(messages: readonly ReplayMessageFieldsFragment[]): (result: ReplayMessageFieldsFragment) => ToolCall | null {
+  const byMessageId = new Map(messages.map((m) => [m.messageId, m]));
+  return (result) => {
+    const caller = result.caller ? byMessageId.get(result.caller.messageId) : undefined;
+    if (!caller) return null;
+    const calls = toolCallsOf(caller.metadata);
+    return calls.find((c) => c.id !== null && c.id === result.toolCallId) ?? (calls.length === 1 ? calls[0]! : null);
+  };
+}
+
+/**
+ * One message as the agent's own UI shows it: an assistant message's thinking (collapsed), its
+ * text (GitHub-flavoured markdown, raw HTML never rendered) and its tool calls by kind
+ * (ToolCallView), never an empty box; a tool result collapsed under what its call did; system
+ * text and a message that starts with a tag (`<task-notification>`) collapsed as plain text;
+ * terminal colour codes taken out.
+ * @param callOf finds the call a tool result answers (callFinder over the turn's messages).
+ */
+export function MessageView({ message, callOf }: { message: ReplayMessageFieldsFragment; callOf?: (result: ReplayMessageFieldsFragment) => ToolCall | null }) {
   const role = ROLE_LABELS[message.role] ?? message.role;
   const labelId = `${messageAnchor(message.messageId)}-role`;
   if (message.role === 'TOOL') {
+    const call = callOf?.(message) ?? null;
+    const what = call ? callSummary(call) : '';
     return (
       <article id={messageAnchor(message.messageId)} className="message message-tool" aria-labelledby={labelId}>
         <details>
           <summary>
             <span id={labelId} className="role">
-              {role}: {message.toolName ?? 'tool'}
+              {role}: {message.toolName ?? call?.name ?? 'tool'}
             </span>
+            {what && <code className="muted call-summary"> {what}</code>}
             {message.caller && (
               <span className="muted caller">
                 {' '}
-                called by <a href={`#${messageAnchor(message.caller.messageId)}`}>{message.caller.messageId}</a>
+                <a href={`#${messageAnchor(message.caller.messageId)}`}>the call</a>
               </span>
             )}
           </summary>
-          <pre className="tool-output">{message.content}</pre>
+          <pre className="tool-output">{plainText(message.content)}</pre>
         </details>
       </article>
     );
   }
+  const tag = leadingTag(message.content);
+  if (message.role === 'SYSTEM' || tag !== null) {
+    const text = plainText(message.content);
+    const first = text.trim().split('\n')[0] ?? '';
+    return (
+      <article id={messageAnchor(message.messageId)} className={`message message-${message.role.toLowerCase()} message-collapsed`} aria-labelledby={labelId}>
+        <details>
+          <summary>
+            <span id={labelId} className="role">
+              {role}
+              {tag !== null && <code className="muted"> &lt;{tag}&gt;</code>}
+            </span>
+            {tag === null && <span className="muted"> {first.length > 100 ? `${first.slice(0, 99)}…` : first}</span>}
+          </summary>
+          <pre className="plain">{text}</pre>
+        </details>
+      </article>
+    );
+  }
+  const thinking = thinkingOf(message.metadata);
+  const calls = toolCallsOf(message.metadata);
   return (
     <article id={messageAnchor(message.messageId)} className={`message message-${message.role.toLowerCase()}`} aria-labelledby={labelId}>
       <header id={labelId} className="role">
         {role}
       </header>
-      <div className="markdown">
-        <Markdown skipHtml>{message.content}</Markdown>
-      </div>
+      {thinking.length > 0 && (
+        <details className="thinking">
+          <summary>Thinking</summary>
+          {thinking.map((text, i) => (
+            <p key={i} className="muted">
+              {text}
+            </p>
+          ))}
+        </details>
+      )}
+      {message.content.trim() !== '' && (
+        <div className="markdown">
+          <Markdown skipHtml remarkPlugins={[remarkGfm]}>
+            {message.content}
+          </Markdown>
+        </div>
+      )}
+      {calls.map((call, i) => (
+        <ToolCallView key={call.id ?? i} call={call} />
+      ))}
     </article>
   );
 }

@@ -7,7 +7,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useClient } from 'urql';
 import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
-import { MessageView, TurnRedactions } from './Conversation';
+import { callFinder, MessageView, TurnRedactions } from './Conversation';
 import { combineLive, showsLive, type LiveTurn as LiveTurnShape } from './live';
 import { OpenTurnQuery } from './operations';
 
@@ -65,7 +65,7 @@ export function LiveTurn({
       </h2>
       <TurnRedactions messages={shown.messages} />
       {shown.messages.map((message) => (
-        <MessageView key={message.id} message={message} />
+        <MessageView key={message.id} message={message} callOf={callFinder(shown.messages)} />
       ))}
     </section>
   );

@@ -3,13 +3,13 @@
  * The session page against a stand-in server: an urql exchange that answers each
  * operation by name from a table (no network), and records the mutations sent.
  */
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, Provider, makeErrorResult, makeResult, type Exchange, type Operation } from 'urql';
 import { filter, fromValue, mergeMap, never, pipe } from 'wonka';
 import { GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
-import { MessageView, TurnRedactions } from './Conversation';
+import { callFinder, MessageView, TurnRedactions } from './Conversation';
 import { SessionPage, type BranchesSlot } from './SessionPage';
 
 type Answer = (variables: Record<string, unknown>) => unknown;
@@ -197,7 +197,7 @@ describe('SessionPage', () => {
     expect(server.sent.filter((s) => MOVES.includes(s.name))).toEqual([]);
   });
 
-  const message = { id: 'M', messageId: 'm1', seq: 1, createdAt: '2025-01-01T00:00:00Z', toolName: null, toolCallId: null, caller: null, redactions: [] };
+  const message = { id: 'M', messageId: 'm1', seq: 1, createdAt: '2025-01-01T00:00:00Z', toolName: null, toolCallId: null, caller: null, metadata: null, redactions: [] };
 
   it('renders markdown but never raw HTML', () => {
     render(<MessageView message={{ ...message, role: 'ASSISTANT', content: 'some **bold** <img src=x onerror=alert(1)>' }} />);
@@ -206,12 +206,50 @@ describe('SessionPage', () => {
     expect(article.querySelector('img')).toBeNull();
   });
 
-  it('collapses a tool result under its tool name and links its caller', () => {
-    render(<MessageView message={{ ...message, role: 'TOOL', toolName: 'bash', content: 'ls output', caller: { messageId: 'a7' } }} />);
+  it('collapses a tool result under its tool name and what its call did, linking the call (never its id)', () => {
+    const call = { ...message, messageId: 'a7', role: 'ASSISTANT' as const, content: '', metadata: { toolCalls: [{ id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }] } };
+    const result = { ...message, messageId: 't7', role: 'TOOL' as const, toolName: 'Bash', toolCallId: 'toolu_1', content: '\u001b[32m✓ 3 passed\u001b[39m', caller: { messageId: 'a7' } };
+    render(<MessageView message={result} callOf={callFinder([call, result])} />);
     const article = screen.getByRole('article');
     expect(article.querySelector('details')?.open).toBe(false);
-    expect(article.querySelector('summary')?.textContent).toContain('bash');
-    expect(screen.getByRole('link', { name: 'a7' }).getAttribute('href')).toBe('#message-a7');
+    expect(article.querySelector('summary')?.textContent).toContain('Tool result: Bash');
+    expect(article.querySelector('summary')?.textContent).toContain('npm test');
+    expect(article.querySelector('summary')?.textContent).not.toContain('a7');
+    expect(screen.getByRole('link', { name: 'the call' }).getAttribute('href')).toBe('#message-a7');
+    expect(article.querySelector('pre')?.textContent).toBe('✓ 3 passed');
+  });
+
+  it('shows an assistant message that only calls tools as its calls: an Edit as a diff, a Bash call as its command, a Read as path and lines', () => {
+    const metadata = {
+      thinking: ['The flag goes in parseArgs.'],
+      toolCalls: [
+        { id: 't1', name: 'Edit', input: { file_path: 'src/cli.ts', old_string: 'const verbose = false;\n', new_string: 'const verbose = argv.includes("--verbose");\n' } },
+        { id: 't2', name: 'Bash', input: { command: 'npm test -- cli', description: 'Run the CLI tests' } },
+        { id: 't3', name: 'Read', input: { file_path: 'README.md', offset: 10, limit: 20 } },
+        { id: 't4', name: 'mcp__thing', input: { a: 1 } },
+      ],
+    };
+    render(<MessageView message={{ ...message, role: 'ASSISTANT', content: '', metadata }} />);
+    const article = screen.getByRole('article', { name: 'Assistant' });
+    const edit = within(article).getByRole('group', { name: 'Tool call: Edit' });
+    expect(edit.querySelector('summary')?.textContent).toBe('src/cli.ts +1 −1');
+    expect([...edit.querySelectorAll('pre .diff-del')].map((l) => l.textContent)).toEqual(['-const verbose = false;\n']);
+    expect([...edit.querySelectorAll('pre .diff-add')].map((l) => l.textContent)).toEqual(['+const verbose = argv.includes("--verbose");\n']);
+    expect(within(article).getByRole('group', { name: 'Tool call: Bash' }).querySelector('.shell-command')?.textContent).toBe('$ npm test -- cli');
+    expect(within(article).getByRole('group', { name: 'Tool call: Read' }).textContent).toContain('README.md (lines 10–29)');
+    expect(within(article).getByRole('group', { name: 'Tool call: mcp__thing' }).querySelector('pre')?.textContent).toBe('{\n  "a": 1\n}');
+    expect(article.querySelector('details.thinking')?.hasAttribute('open')).toBe(false);
+    expect(article.querySelector('details.thinking')?.textContent).toContain('The flag goes in parseArgs.');
+  });
+
+  it('renders a markdown table as a table, and a message that starts with a tag as its text', () => {
+    render(<MessageView message={{ ...message, role: 'ASSISTANT', content: '| file | lines |\n| --- | --- |\n| a.ts | 10 |' }} />);
+    expect(screen.getByRole('table').textContent).toContain('a.ts');
+    cleanup();
+    render(<MessageView message={{ ...message, role: 'USER', content: '<task-notification>\n<status>completed</status>\n</task-notification>' }} />);
+    const article = screen.getByRole('article');
+    expect(article.querySelector('summary')?.textContent).toContain('<task-notification>');
+    expect(article.querySelector('pre')?.textContent).toContain('<status>completed</status>');
   });
 });
 

@@ -166,6 +166,7 @@ export const MessageFields = graphql(`
     caller {
       messageId
     }
+    metadata
     redactions {
       kind
       count

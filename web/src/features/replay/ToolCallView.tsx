@@ -1,0 +1,105 @@
+/**
+ * An agent's tool call as its own UI shows it (tools.ts says what it is): an edit or a new file as
+ * a diff with its counts, a patch as coloured lines, a shell call as its command, a read as the
+ * path and line range, a search as its pattern; anything else as pretty JSON. Long bodies start
+ * collapsed.
+ */
+import { describeCall, type CallView, type DiffLine, type ToolCall } from './tools';
+
+/** Lines past which a body starts collapsed. */
+const LONG = 40;
+
+function Diff({ lines }: { lines: readonly DiffLine[] }) {
+  return (
+    <pre className="diff">
+      {lines.map((line, i) => (
+        <span key={i} className={line.sign === '+' ? 'diff-add' : line.sign === '-' ? 'diff-del' : 'diff-ctx'}>
+          {line.sign}
+          {line.text}
+          {'\n'}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+function Collapsible({ summary, long, children }: { summary: React.ReactNode; long: boolean; children: React.ReactNode }) {
+  return (
+    <details className="tool-call-body" open={!long}>
+      <summary>{summary}</summary>
+      {children}
+    </details>
+  );
+}
+
+function Body({ view }: { view: CallView }) {
+  switch (view.kind) {
+    case 'edit':
+    case 'write':
+      return (
+        <Collapsible
+          long={view.lines.length > LONG}
+          summary={
+            <>
+              <code className="path">{view.path}</code> <span className="diff-add">+{view.added}</span> <span className="diff-del">−{view.removed}</span>
+            </>
+          }
+        >
+          <Diff lines={view.lines} />
+        </Collapsible>
+      );
+    case 'patch': {
+      const lines = view.text.split('\n');
+      return (
+        <Collapsible long={lines.length > LONG} summary="patch">
+          <Diff lines={lines.map((text) => ({ sign: ' ' as const, text }))} />
+        </Collapsible>
+      );
+    }
+    case 'shell':
+      return (
+        <>
+          {view.description && <p className="muted tool-description">{view.description}</p>}
+          <pre className="shell-command">
+            <span className="prompt">$ </span>
+            {view.command}
+          </pre>
+        </>
+      );
+    case 'read':
+      return (
+        <p>
+          <code className="path">{view.path}</code>
+          {view.range && <span className="muted"> ({view.range})</span>}
+        </p>
+      );
+    case 'search':
+      return (
+        <p>
+          <code>{view.pattern}</code>
+          {view.where && (
+            <span className="muted">
+              {' '}
+              in <code>{view.where}</code>
+            </span>
+          )}
+        </p>
+      );
+    case 'json':
+      return (
+        <Collapsible long={view.text.split('\n').length > LONG} summary="input">
+          <pre className="tool-input">{view.text}</pre>
+        </Collapsible>
+      );
+  }
+}
+
+export function ToolCallView({ call, anchor }: { call: ToolCall; anchor?: string }) {
+  const view = describeCall(call);
+  return (
+    <div className={`tool-call tool-call-${view.kind}`} id={anchor} role="group" aria-label={`Tool call: ${call.name}`}>
+      <div className="tool-call-name">{call.name}</div>
+      <Body view={view} />
+    </div>
+  );
+}

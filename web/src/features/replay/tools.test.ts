@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { callSummary, describeCall, diffLines, leadingTag, plainText, thinkingOf, toolCallsOf } from './tools';
+
+describe('tool calls as the agents send them', () => {
+  it('reads the calls and the thinking from the metadata the three agents share, and nothing from anything else', () => {
+    expect(toolCallsOf({ toolCalls: [{ id: 'a', name: 'Bash', input: {} }, { nope: 1 }] })).toEqual([{ id: 'a', name: 'Bash', input: {} }]);
+    expect(toolCallsOf(null)).toEqual([]);
+    expect(toolCallsOf({ toolCalls: 'x' })).toEqual([]);
+    expect(thinkingOf({ thinking: ['a', '', 3] })).toEqual(['a']);
+  });
+
+  it('shows shell calls as their command: Claude Code Bash, Codex argv (bash -lc unwrapped) and JSON-text input, Gemini run_shell_command', () => {
+    expect(describeCall({ id: null, name: 'Bash', input: { command: 'npm test', description: 'Run tests' } })).toEqual({ kind: 'shell', command: 'npm test', description: 'Run tests' });
+    expect(describeCall({ id: null, name: 'shell', input: { command: ['bash', '-lc', 'ls -la | wc -l'] } })).toMatchObject({ command: 'ls -la | wc -l' });
+    expect(describeCall({ id: null, name: 'shell', input: { command: ['git', 'commit', '-m', "it's done"] } })).toMatchObject({ command: "git commit -m 'it'\\''s done'" });
+    expect(describeCall({ id: null, name: 'exec_command', input: '{"cmd":"cat README.md"}' })).toMatchObject({ kind: 'shell', command: 'cat README.md' });
+    expect(describeCall({ id: null, name: 'run_shell_command', input: { command: 'wc -l a.txt' } })).toMatchObject({ kind: 'shell', command: 'wc -l a.txt' });
+  });
+
+  it('shows edits as diffs with counts: Edit, MultiEdit, Gemini replace, Write as a new file, apply_patch as its text', () => {
+    expect(describeCall({ id: null, name: 'Edit', input: { file_path: 'a.ts', old_string: 'x\ny\n', new_string: 'x\nz\n' } })).toEqual({
+      kind: 'edit',
+      path: 'a.ts',
+      lines: [
+        { sign: ' ', text: 'x' },
+        { sign: '-', text: 'y' },
+        { sign: '+', text: 'z' },
+      ],
+      added: 1,
+      removed: 1,
+    });
+    const multi = describeCall({ id: null, name: 'MultiEdit', input: { file_path: 'a.ts', edits: [{ old_string: 'a', new_string: 'b' }, { old_string: 'c', new_string: 'd' }] } });
+    expect(multi).toMatchObject({ kind: 'edit', added: 2, removed: 2 });
+    expect(describeCall({ id: null, name: 'replace', input: { file_path: '/w/a.ts', old_string: 'a', new_string: 'b' } })).toMatchObject({ kind: 'edit', path: '/w/a.ts' });
+    expect(describeCall({ id: null, name: 'Write', input: { file_path: 'n.md', content: 'one\ntwo\n' } })).toMatchObject({ kind: 'write', added: 2, lines: [{ sign: '+', text: 'one' }, { sign: '+', text: 'two' }] });
+    expect(describeCall({ id: null, name: 'apply_patch', input: '*** Begin Patch\n*** Update File: a.ts\n' })).toEqual({ kind: 'patch', text: '*** Begin Patch\n*** Update File: a.ts\n' });
+    expect(diffLines('same\n', 'same\n')).toEqual({ lines: [], added: 0, removed: 0 });
+  });
+
+  it('shows reads as path and lines, searches as the pattern, anything else as pretty JSON; one line for a result', () => {
+    expect(describeCall({ id: null, name: 'Read', input: { file_path: 'a.ts', offset: 5, limit: 10 } })).toEqual({ kind: 'read', path: 'a.ts', range: 'lines 5–14' });
+    expect(describeCall({ id: null, name: 'read_file', input: { absolute_path: '/w/a.ts' } })).toEqual({ kind: 'read', path: '/w/a.ts', range: null });
+    expect(describeCall({ id: null, name: 'Grep', input: { pattern: 'TODO', path: 'src' } })).toEqual({ kind: 'search', pattern: 'TODO', where: 'src' });
+    expect(describeCall({ id: null, name: 'Task', input: { prompt: 'go' } })).toEqual({ kind: 'json', text: '{\n  "prompt": "go"\n}' });
+    expect(callSummary({ id: null, name: 'Bash', input: { command: 'a\nb' } })).toBe('a');
+    expect(callSummary({ id: null, name: 'Task', input: {} })).toBe('');
+  });
+
+  it('takes terminal codes out, and names a leading tag', () => {
+    expect(plainText('\u001b[1m\u001b[31mred\u001b[0m done')).toBe('red done');
+    expect(leadingTag('<task-notification>\n<x/>')).toBe('task-notification');
+    expect(leadingTag('<command-name>/clear</command-name>')).toBe('command-name');
+    expect(leadingTag('a < b')).toBeNull();
+  });
+});
