@@ -271,6 +271,15 @@ describe('the session replay page', () => {
     const alert = page.getByRole('alert').filter({ hasText: /uncommitted changes/ });
     await expect.poll(() => alert.isVisible(), WAIT).toBe(true);
     expect(await alert.innerText()).toContain('notes.txt');
+
+    // Beside the conversation, what the turn did to the code: skipped for the user's notes.txt, the
+    // agent's src/cli.ts kept on its snapshot, with its patch.
+    const code = page.getByRole('region', { name: 'Code changes', exact: true });
+    await expect.poll(() => code.getByText('Not committed: your uncommitted changes were in the way').isVisible(), WAIT).toBe(true);
+    expect(await code.innerText()).toContain('In the way: notes.txt');
+    expect(await code.innerText()).toContain('Kept on a private snapshot');
+    expect(await code.locator('.change-list summary').allTextContents()).toEqual(['added src/cli.ts +1 −0']);
+    expect(await code.locator('pre .diff-add').allInnerTexts()).toEqual(['+export const VERBOSE_FLAG = "--verbose";\n']);
     const missing = await expectContractNames(page, { session: TITLE, project: PROJECT, dirtyTree: true, timeoutMs: 3000 });
     expect(missing, describeMissing(missing)).toEqual([]);
 

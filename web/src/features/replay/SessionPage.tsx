@@ -23,6 +23,7 @@ import { Link } from '../../lib/Link';
 import { onReconnected } from '../../lib/client';
 import { projectPath, replaceSearch, useSearch } from '../../lib/router';
 import { Changes } from './Changes';
+import { CodeChanges } from './CodeChanges';
 import { Conversation } from './Conversation';
 import { MirrorStatus } from './MirrorStatus';
 import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SessionTurnUpdates, SwitchBranchMutation, ViewedQuery } from './operations';
@@ -311,6 +312,7 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
             onLoaded={onTimelineLoaded}
           />
           {settled && <Branches sessionId={sessionId} viewedSha={viewed?.sha} shownBranch={shownBranch} onView={viewSha} onBranch={showBranch} />}
+          {settled && view.project && <CodeChanges sessionId={sessionId} sha={viewed?.sha ?? null} projectId={view.project.projectId} version={version} />}
           {settled && <Changes sessionId={sessionId} sha={viewed?.sha ?? null} />}
         </aside>
       </div>

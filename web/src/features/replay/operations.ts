@@ -259,6 +259,74 @@ export const CommitPatchesQuery = graphql(`
   }
 `);
 
+export const CodeDiffFields = graphql(`
+  fragment CodeDiffFields on Commit {
+    sha
+    diff {
+      additions
+      deletions
+      files {
+        path
+        oldPath
+        status
+        additions
+        deletions
+        patch
+        truncated
+      }
+    }
+  }
+`);
+
+/**
+ * What the viewed turn did to the project's code: its outcome, and the agent's commit (or, for a
+ * skipped turn, its private snapshot) with every file's patch. A project diff is a turn's few
+ * files: read whole, in one request.
+ */
+export const CodeChangesQuery = graphql(`
+  query ReplayCodeChanges($sessionId: String!, $sha: String!) {
+    session(sessionId: $sessionId) {
+      id
+      commit(sha: $sha) {
+        sha
+        turn {
+          number
+          projectCommit {
+            result
+            reason
+            message
+            dirtyPaths
+            paths
+            commit {
+              ...CodeDiffFields
+            }
+            snapshot {
+              ...CodeDiffFields
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+/** A project's commits and skips as they happen: a turn's code changes are read again then. */
+export const CodeOutcomeCommitted = graphql(`
+  subscription ReplayCodeCommitted($projectId: String!) {
+    projectCommitted(projectId: $projectId) {
+      turnNumber
+    }
+  }
+`);
+
+export const CodeOutcomeSkipped = graphql(`
+  subscription ReplayCodeSkipped($projectId: String!) {
+    dirtyTreeWarning(projectId: $projectId) {
+      turnNumber
+    }
+  }
+`);
+
 /** The open turn and its messages so far (the live view, before the turn has a commit). */
 export const OpenTurnQuery = graphql(`
   query ReplayOpenTurn($sessionId: String!) {

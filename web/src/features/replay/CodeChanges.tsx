@@ -1,0 +1,113 @@
+/**
+ * What the viewed turn did to the project's code, beside its conversation (issue 27 item 1), for
+ * a session in a project (region "Code changes"): the turn's outcome in words, and the files of
+ * the agent's commit, or of its private snapshot when the turn was skipped (with the reason and
+ * the user's paths that were in the way), each with its +/- counts and its patch coloured line
+ * by line; large patches start collapsed, binary files are named. The session repo's own files
+ * stay in "Changes".
+ */
+import type { CodeDiffFieldsFragment } from '../../gql/graphql';
+import { Link } from '../../lib/Link';
+import { projectPath } from '../../lib/router';
+import { useEffect, useState } from 'react';
+import { useSubscription } from 'urql';
+import { CodeChangesQuery, CodeOutcomeCommitted, CodeOutcomeSkipped } from './operations';
+import { useFetch } from './useFetch';
+
+/** Patch lines past which a file starts collapsed. */
+const LONG = 80;
+
+const RESULT_TEXT: Record<string, string> = {
+  COMMITTED: 'Committed',
+  PENDING: 'Committing…',
+  SKIPPED_DIRTY: 'Not committed: your uncommitted changes were in the way',
+  SKIPPED_BUSY: 'Not committed: a git operation was in progress',
+  SKIPPED_UNATTRIBUTED: 'Not committed: the changes could not be told apart from yours',
+  NOTHING: 'Nothing to commit',
+  FAILED: 'Failed',
+};
+
+function Patch({ text }: { text: string }) {
+  return (
+    <pre className="diff patch">
+      {text.split('\n').map((line, i) => (
+        <span key={i} className={line.startsWith('+') && !line.startsWith('+++') ? 'diff-add' : line.startsWith('-') && !line.startsWith('---') ? 'diff-del' : line.startsWith('@@') ? 'diff-hunk' : 'diff-ctx'}>
+          {line}
+          {'\n'}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+function Files({ commit, label }: { commit: CodeDiffFieldsFragment; label: string }) {
+  return (
+    <>
+      <p className="muted">
+        {label} <code title={commit.sha}>{commit.sha.slice(0, 7)}</code>: {commit.diff.files.length} {commit.diff.files.length === 1 ? 'file' : 'files'},{' '}
+        <span className="added">+{commit.diff.additions}</span> <span className="deleted">−{commit.diff.deletions}</span>
+      </p>
+      <ul className="change-list">
+        {commit.diff.files.map((file) => (
+          <li key={file.path}>
+            <details open={(file.patch?.split('\n').length ?? 0) <= LONG}>
+              <summary>
+                <span className={`change-status change-${file.status.toLowerCase()}`}>{file.status.toLowerCase()}</span>{' '}
+                <code>{file.oldPath && file.oldPath !== file.path ? `${file.oldPath} → ${file.path}` : file.path}</code>{' '}
+                <span className="added">+{file.additions}</span> <span className="deleted">−{file.deletions}</span>
+              </summary>
+              {file.patch != null ? <Patch text={file.patch} /> : <p className="muted">Binary file: no patch.</p>}
+              {file.truncated && <p className="muted">The patch is cut at 256 KiB.</p>}
+            </details>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+export function CodeChanges({ sessionId, sha, projectId, version }: { sessionId: string; sha: string | null; projectId: string; version: number }) {
+  // A turn's outcome is written after its commit (PENDING until the project commit ran): read again
+  // when the project reports a commit or a skip, and whenever the page's history moves.
+  const [{ data: committed }] = useSubscription({ query: CodeOutcomeCommitted, variables: { projectId } });
+  const [{ data: skipped }] = useSubscription({ query: CodeOutcomeSkipped, variables: { projectId } });
+  const [heard, setHeard] = useState(0);
+  useEffect(() => {
+    if (committed || skipped) setHeard((n) => n + 1);
+  }, [committed, skipped]);
+  const { data, error } = useFetch(CodeChangesQuery, { sessionId, sha: sha ?? '' }, { pause: !sha, version: version + heard });
+  const turn = data?.session?.commit?.sha === sha ? data?.session?.commit?.turn : undefined;
+  const outcome = turn?.projectCommit ?? null;
+  return (
+    <section aria-label="Code changes" className="changes code-changes panel">
+      <h2>Code changes</h2>
+      {error && <p role="alert">The code changes could not be loaded: {error}</p>}
+      {sha && turn === undefined && !error && <p className="muted">Loading…</p>}
+      {turn && !outcome && <p className="muted">This turn was recorded before the session joined the project.</p>}
+      {outcome && (
+        <>
+          <p className={`code-outcome code-${outcome.result.toLowerCase()}`}>
+            {RESULT_TEXT[outcome.result] ?? outcome.result}
+            {outcome.result === 'FAILED' && outcome.reason ? `: ${outcome.reason}` : ''}
+          </p>
+          {outcome.result !== 'COMMITTED' && outcome.message && <p className="muted">{outcome.message}</p>}
+          {outcome.dirtyPaths.length > 0 && (
+            <p className="muted">
+              In the way: <code>{outcome.dirtyPaths.join(', ')}</code>
+            </p>
+          )}
+          {outcome.commit && <Files commit={outcome.commit} label="Commit" />}
+          {!outcome.commit && outcome.snapshot && <Files commit={outcome.snapshot} label="Kept on a private snapshot" />}
+          {!outcome.commit && !outcome.snapshot && outcome.paths.length > 0 && (
+            <p className="muted">
+              The agent's paths: <code>{outcome.paths.join(', ')}</code>
+            </p>
+          )}
+          <p>
+            <Link href={projectPath(projectId)}>See it in the project's history</Link>
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
