@@ -311,3 +311,20 @@ async function exists(path: string): Promise<boolean> {
 function count(n: number): string {
   return `${n} ${n === 1 ? 'path' : 'paths'}`;
 }
+
+/**
+ * Whether the working tree holds `files` (a skipped turn's snapshot) now, path for path: it was
+ * applied, by applyTurnSnapshot or by hand. Reads the files (no lock: nothing is written);
+ * false when one cannot be read (a folder swapped for a link).
+ * @throws what opening the project's folder throws (it cannot be used now).
+ */
+export async function holdsFiles(project: PlaceProject, config: Pick<Config, 'allowedRoots' | 'dataDir'>, files: readonly RecordedState[]): Promise<boolean> {
+  if (files.length === 0) return false;
+  const place = await openProjectRepo(project, config);
+  try {
+    return changedPaths(files, await readStates(place, files.map((f) => f.path))).length === 0;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
+}

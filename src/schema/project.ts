@@ -163,6 +163,13 @@ const ProjectCommitOutcomeRef = builder.objectRef<ProjectCommitOutcome>('Project
       complexity: 3 * GIT_PROCESS_COST,
       resolve: (o) => o.snapshot(),
     }),
+    snapshotApplied: t.boolean({
+      nullable: true,
+      description:
+        "Whether the working tree holds the snapshot's files now, path for path (applied with applyTurnSnapshot or by hand); null without a snapshot or when the project's folder cannot be used. Git-backed: the folder is checked again and the paths hashed.",
+      complexity: 3 * GIT_PROCESS_COST,
+      resolve: (o) => o.snapshotApplied(),
+    }),
   }),
 });
 

@@ -6,7 +6,7 @@
  * clean or dirty, the dirty-tree alert arriving live and dismissed, and "Apply snapshot" on a
  * turn skipped because of the user's uncommitted change).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
@@ -216,9 +216,10 @@ describe('projects in the browser', () => {
     expect(await history.getByRole('listitem').count()).toBe(3);
     await expect.poll(() => workingTree(page).innerText(), WAIT).toMatch(/uncommitted paths?/);
     expect(await workingTree(page).innerText()).toContain('README.md');
-    const skipped = sessions.getByRole('listitem').filter({ hasText: 'Turn 2' }).filter({ has: page.getByRole('button', { name: 'Apply snapshot', exact: true }) });
-    await skipped.waitFor(WAIT);
-    expect(await sessions.getByRole('button', { name: 'Apply snapshot', exact: true }).count()).toBe(1);
+    // The agent's src/tax.js is still in the tree, uncommitted: its snapshot is there already, so no Apply.
+    const skipped = sessions.getByRole('listitem').filter({ hasText: 'Turn 2' }).filter({ hasText: 'src/tax.js' });
+    await skipped.getByRole('status').filter({ hasText: 'Applied: the working tree holds this snapshot.' }).waitFor(WAIT);
+    expect(await sessions.getByRole('button', { name: 'Apply snapshot', exact: true }).count()).toBe(0);
 
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'project-page');
@@ -226,6 +227,11 @@ describe('projects in the browser', () => {
     await alert.getByRole('button', { name: 'Dismiss', exact: true }).click();
     await alert.waitFor({ state: 'detached', ...WAIT });
     expect(await page.getByRole('alert').filter({ hasText: 'uncommitted changes' }).count()).toBe(0);
+
+    // Once the user removes the agent's file, the snapshot is offered again.
+    rmSync(join(workdir, 'src', 'tax.js'));
+    await page.reload();
+    await skipped.getByRole('button', { name: 'Apply snapshot', exact: true }).waitFor(WAIT);
 
     expect(blocked.urls).toEqual([]);
     expect(errors).toEqual([]);

@@ -85,6 +85,14 @@ function expectNoScratch(dir: string): void {
 
 const treeOf = (dir: string, rev: string) => git(dir, 'rev-parse', `${rev}^{tree}`).trim();
 
+/** Session s's first turn's Project commit outcome's snapshotApplied (git-backed: the tree looked at now). */
+async function snapshotApplied(api: TestServer): Promise<boolean | null> {
+  const result = await api.raw('{ session(sessionId: "s") { turns(first: 1) { edges { node { projectCommit { snapshotApplied } } } } } }');
+  if (result.errors?.length) throw new Error(JSON.stringify(result.errors));
+  return (result.data as { session: { turns: { edges: { node: { projectCommit: { snapshotApplied: boolean | null } } }[] } } }).session.turns.edges[0]!.node.projectCommit
+    .snapshotApplied;
+}
+
 describe('applyTurnSnapshot', () => {
   it("keeps a SKIPPED_DIRTY turn on its snapshot ref and writes it onto clean paths, leaving HEAD, the index and refs byte for byte", async () => {
     const { api, root } = await projectServer();
@@ -115,13 +123,18 @@ describe('applyTurnSnapshot', () => {
     expect(git(dir, 'cat-file', 'blob', `${result.snapshot!.sha}:README.md`)).toBe('# app\n');
     expect(git(dir, 'ls-tree', '--name-only', result.snapshot!.sha).split('\n').filter(Boolean)).toEqual(['README.md', 'logo.bin', 'notes.txt', 'tool.sh']);
     expectUntouched(dir, before);
+    // The agent's edits are still in the tree, uncommitted: the snapshot is there already.
+    expect(turn).toBe(1);
+    expect(await snapshotApplied(api)).toBe(true);
 
     // The user puts the agent's paths back as HEAD has them, then takes the snapshot.
     userGit(dir, 'checkout', '--', 'notes.txt');
     unlinkSync(join(dir, 'logo.bin'));
     unlinkSync(join(dir, 'tool.sh'));
+    expect(await snapshotApplied(api)).toBe(false);
     const clean = picture(dir);
     const applied = await apply(api, 's', turn);
+    expect(await snapshotApplied(api)).toBe(true);
     expect(applied).toMatchObject({ result: 'APPLIED', paths: ['logo.bin', 'notes.txt', 'tool.sh'], commit: { sha: result.snapshot!.sha } });
     expect(applied.message).toMatch(/3 paths .* nothing was committed/);
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('agent v2\n');

@@ -5,6 +5,8 @@ import type { Project, ProjectCommitResult, Turn } from '../../generated/prisma/
 import { AppError } from '../../errors.js';
 import { GitRepo } from '../../git/index.js';
 import { locateProjectRepo, openProjectRepo } from '../../projects/project-place.js';
+import { holdsFiles } from '../../projects/restore.js';
+import type { RecordedState } from '../../projects/restore-plan.js';
 import type { AutoCommitState } from '../../projects/repo-config.js';
 import type { WorkingTreeState } from '../../projects/working-tree.js';
 import type { Deps } from '../deps.js';
@@ -97,6 +99,8 @@ export interface ProjectCommitOutcome {
   commit: () => Promise<CommitRef | null>;
   /** The private snapshot of a skipped turn, read the same way. */
   snapshot: () => Promise<CommitRef | null>;
+  /** Whether the working tree holds the snapshot's files now (null: no snapshot, or the folder cannot be used). */
+  snapshotApplied: () => Promise<boolean | null>;
   /** The agent's commit's and the snapshot's shas as recorded (no git). */
   commitSha: string | null;
   snapshotSha: string | null;
@@ -120,11 +124,22 @@ export function turnProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, 
     const info = repo ? await repo.commitInfo(sha).catch(() => null) : null;
     return repo && info ? { repo, sessionId: null, info } : null;
   };
-  const files = turn.projectFiles ? (JSON.parse(turn.projectFiles) as { path: string }[]) : [];
+  const files = turn.projectFiles ? (JSON.parse(turn.projectFiles) as RecordedState[]) : [];
   return {
     result: turn.projectResult ?? 'PENDING',
     commit: read(turn.projectCommitSha),
     snapshot: read(turn.projectSnapshotSha),
+    snapshotApplied: async () => {
+      if (!turn.projectSnapshotSha || files.length === 0) return null;
+      const project = await deps.db.project.findUnique({ where: { projectId } });
+      if (!project) return null;
+      try {
+        return await holdsFiles(project, deps.config, files);
+      } catch (error) {
+        if (error instanceof AppError) return null;
+        throw error;
+      }
+    },
     commitSha: turn.projectCommitSha,
     snapshotSha: turn.projectSnapshotSha,
     dirtyPaths: turn.projectDirtyPaths ? (JSON.parse(turn.projectDirtyPaths) as string[]) : [],

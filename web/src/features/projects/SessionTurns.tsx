@@ -26,6 +26,7 @@ const SessionTurnsQuery = graphql(`
       turns(first: $first) {
         totalCount
         edges {
+          cursor
           node {
             number
             open
@@ -45,6 +46,45 @@ const SessionTurnsQuery = graphql(`
     }
   }
 `);
+
+/** Whether the working tree holds one skipped turn's snapshot now: git-backed, so asked for one turn at a time. */
+const SnapshotAppliedQuery = graphql(`
+  query ProjectSnapshotApplied($sessionId: String!, $after: String) {
+    session(sessionId: $sessionId) {
+      id
+      turns(after: $after, first: 1) {
+        edges {
+          node {
+            number
+            projectCommit {
+              snapshotApplied
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+/**
+ * "Apply snapshot", or, when the working tree already holds the snapshot's files (applied here or
+ * by hand), a note saying so instead of the button.
+ * @param after the cursor of the turn before it in the list (null for the first), as the server gave it.
+ */
+function ApplySnapshot({ sessionId, after, version, busy, onApply }: { sessionId: string; after: string | null; version: number; busy: boolean; onApply: () => void }) {
+  const [{ data }, refetch] = useQuery({ query: SnapshotAppliedQuery, variables: { sessionId, after } });
+  useRefetchOn(version, refetch);
+  const applied = data?.session?.turns.edges[0]?.node.projectCommit?.snapshotApplied ?? false;
+  return applied ? (
+    <p role="status" className="snapshot-applied">
+      Applied: the working tree holds this snapshot.
+    </p>
+  ) : (
+    <button type="button" disabled={busy} onClick={onApply}>
+      Apply snapshot
+    </button>
+  );
+}
 
 const ApplySnapshotMutation = graphql(`
   mutation ApplyTurnSnapshotFromUi($input: ApplyTurnSnapshotInput!) {
@@ -127,7 +167,13 @@ export function SessionTurns({
   const name = title || sessionId;
   const headingId = `session-${sessionId}`;
   const session = data?.session;
-  const turns = session?.turns.edges.map((edge) => edge.node) ?? [];
+  const edges = session?.turns.edges ?? [];
+  const turns = edges.map((edge) => edge.node);
+  /** The cursor the server gave the turn before `number` in the list (null for the first). */
+  const cursorBefore = (number: number) => {
+    const at = edges.findIndex((edge) => edge.node.number === number);
+    return at > 0 ? edges[at - 1]!.cursor : null;
+  };
   const skipped = turns.filter((turn) => turn.projectCommit && SKIPPED.has(turn.projectCommit.result));
 
   const restoreControls = (turn: number, label: string) => (
@@ -219,9 +265,7 @@ export function SessionTurns({
                     ))}
                   </p>
                 )}
-                <button type="button" disabled={busy} onClick={() => apply(turn.number)}>
-                  Apply snapshot
-                </button>
+                <ApplySnapshot sessionId={sessionId} after={cursorBefore(turn.number)} version={version} busy={busy} onApply={() => void apply(turn.number)} />
               </li>
             ))}
           </ul>
