@@ -217,6 +217,11 @@ describe('the session replay page', () => {
     await expectViewing(2, 4, c2!);
     await page.keyboard.press('ArrowRight');
     await expectViewing(3, 4, c3!);
+    // k and j as well as the arrows.
+    await page.keyboard.press('k');
+    await expectViewing(2, 4, c2!);
+    await page.keyboard.press('j');
+    await expectViewing(3, 4, c3!);
     await page.getByRole('button', { name: 'Back to latest', exact: true }).click();
     await expectViewing(4, 4, c4!);
 
@@ -224,6 +229,11 @@ describe('the session replay page', () => {
     await timeline.getByRole('listitem').filter({ hasText: 'turn 1:' }).getByRole('button').click();
     await expectViewing(1, 4, c1!);
     await expectChanges(c1!);
+    // g then l: the latest turn.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press('g');
+    await page.keyboard.press('l');
+    await expectViewing(4, 4, c4!);
 
     // A dot of the graph views its commit.
     await branches.getByRole('button', { name: /^turn 3: .*\(main\)$/ }).click();

@@ -155,12 +155,20 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
 
   const steps = replaySteps({ detached: older, turnCount: total, head: viewed, nextTurn: nextCommit });
 
-  // Left / Right step through turns when no text field has focus.
+  // Left / Right (or k / j) step through turns when no text field has focus; g then l goes to the latest.
   const stepsRef = useRef(steps);
   stepsRef.current = steps;
   useEffect(() => {
+    let last: { key: string; at: number } | null = null;
     const onKey = (keyEvent: KeyboardEvent) => {
-      const step = arrowKeyStep(keyEvent, document.activeElement);
+      const previousKey = last && keyEvent.timeStamp - last.at < 1000 ? last.key : null;
+      last = { key: keyEvent.key, at: keyEvent.timeStamp };
+      const step = arrowKeyStep(keyEvent, document.activeElement, previousKey);
+      if (step === 'latest') {
+        keyEvent.preventDefault();
+        replaceSearch({ at: null });
+        return;
+      }
       const sha = step ? stepsRef.current[step] : null;
       if (!sha) return;
       keyEvent.preventDefault();

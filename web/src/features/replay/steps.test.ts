@@ -98,6 +98,18 @@ describe('arrowKeyStep', () => {
     expect(arrowKeyStep(key('ArrowUp'), document.body)).toBeNull();
   });
 
+  it('maps k and j the same, and g then l to the latest turn', () => {
+    expect(arrowKeyStep(key('k'), document.body)).toBe('previous');
+    expect(arrowKeyStep(key('j'), document.body)).toBe('next');
+    expect(arrowKeyStep(key('l'), document.body, 'g')).toBe('latest');
+    expect(arrowKeyStep(key('l'), document.body, 'x')).toBeNull();
+    expect(arrowKeyStep(key('g'), document.body)).toBeNull();
+    expect(arrowKeyStep(key('j', { ctrlKey: true }), document.body)).toBeNull();
+    const input = document.createElement('input');
+    document.body.append(input);
+    expect(arrowKeyStep(key('j'), input)).toBeNull();
+  });
+
   it('ignores the keys while an input, textarea, select or editable element has focus', () => {
     document.body.innerHTML = '<input id="i"><textarea id="t"></textarea><select id="s"><option>a</option></select><div contenteditable="true"><p id="p">x</p></div><div contenteditable="false" id="f"></div>';
     for (const id of ['i', 't', 's', 'p']) expect(arrowKeyStep(key('ArrowLeft'), document.getElementById(id))).toBeNull();

@@ -87,18 +87,21 @@ export function isTextEntry(element: Element | null): boolean {
 }
 
 /**
- * The replay step an arrow key asks for: Left is Previous, Right is Next; nothing with a
- * modifier held (browser shortcuts), nothing while a text field, select or editable
- * element has focus.
+ * The replay step a key asks for: Left or `k` is Previous, Right or `j` is Next, and `g` then `l`
+ * (`previousKey` the key before, within a second) is the latest turn; nothing with a modifier held
+ * (browser shortcuts), nothing while a text field, select or editable element has focus.
  */
 export function arrowKeyStep(
   event: Pick<KeyboardEvent, 'key' | 'altKey' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'defaultPrevented'>,
   focused: Element | null,
-): StepKey | null {
+  previousKey: string | null = null,
+): StepKey | 'latest' | null {
   if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return null;
-  if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return null;
   if (isTextEntry(focused)) return null;
-  return event.key === 'ArrowLeft' ? 'previous' : 'next';
+  if (event.key === 'ArrowLeft' || event.key === 'k') return 'previous';
+  if (event.key === 'ArrowRight' || event.key === 'j') return 'next';
+  if (event.key === 'l' && previousKey === 'g') return 'latest';
+  return null;
 }
 
 export interface MirrorShape {
