@@ -233,6 +233,13 @@ describe('projects in the browser', () => {
     await page.reload();
     await skipped.getByRole('button', { name: 'Apply snapshot', exact: true }).waitFor(WAIT);
 
+    // The project's status, changed on its page, shows in the sidebar beside its session count.
+    const nav = page.getByRole('navigation', { name: 'Projects', exact: true });
+    await expect.poll(() => nav.innerText(), WAIT).toMatch(/\b1 session\b/);
+    await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption('PAUSED');
+    await expect.poll(() => nav.innerText(), WAIT).toContain('1 session · paused');
+    expect((await api.ok(ProjectView, { projectId })).project?.status).toBe('PAUSED');
+
     expect(blocked.urls).toEqual([]);
     expect(errors).toEqual([]);
   });

@@ -6,7 +6,7 @@
  * refetch what the page shows.
  */
 import { useCallback, useEffect, useState } from 'react';
-import { useQuery, useSubscription } from 'urql';
+import { useMutation, useQuery, useSubscription } from 'urql';
 import { graphql } from '../../gql';
 import { onReconnected } from '../../lib/client';
 import { ProjectHistory } from './ProjectHistory';
@@ -73,6 +73,41 @@ const AUTO_COMMIT_TEXT: Record<string, string> = {
   UNAVAILABLE: 'off: the folder cannot be used now',
 };
 
+const UpdateProjectStatus = graphql(`
+  mutation UpdateProjectStatus($input: UpdateProjectInput!) {
+    updateProject(input: $input) {
+      id
+      status
+    }
+  }
+`);
+
+const STATUSES = ['ACTIVE', 'PAUSED', 'DONE'] as const;
+
+/** The project's status (active / paused / done), changed here by the user (updateProject). */
+function ProjectStatusSelect({ projectId, status, onChanged }: { projectId: string; status: string; onChanged: () => void }) {
+  const [{ fetching }, update] = useMutation(UpdateProjectStatus);
+  const [failed, setFailed] = useState<string>();
+  const choose = async (next: (typeof STATUSES)[number]) => {
+    setFailed(undefined);
+    const result = await update({ input: { projectId, status: next } });
+    if (result.error) setFailed(result.error.graphQLErrors[0]?.message ?? result.error.message);
+    else onChanged();
+  };
+  return (
+    <>
+      <select aria-label="Status" value={status} disabled={fetching} onChange={(event) => void choose(event.target.value as (typeof STATUSES)[number])}>
+        {STATUSES.map((value) => (
+          <option key={value} value={value}>
+            {value.toLowerCase()}
+          </option>
+        ))}
+      </select>
+      {failed && <p role="alert">The status could not be changed: {failed}</p>}
+    </>
+  );
+}
+
 export function ProjectPage({ projectId }: { projectId: string }) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: ProjectPageQuery, variables: { projectId } });
   // Bumped by live events: the history and the sessions' turns refetch on it too.
@@ -124,7 +159,9 @@ export function ProjectPage({ projectId }: { projectId: string }) {
           <code>{project.workdir}</code>
         </dd>
         <dt>Status</dt>
-        <dd>{project.status.toLowerCase()}</dd>
+        <dd>
+          <ProjectStatusSelect projectId={project.projectId} status={project.status} onChanged={refresh} />
+        </dd>
         <dt>Auto-commit</dt>
         <dd>
           <span className={`state state-${project.autoCommit.state.toLowerCase()}`}>{AUTO_COMMIT_TEXT[project.autoCommit.state] ?? project.autoCommit.state}</span>

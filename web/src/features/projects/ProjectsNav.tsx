@@ -22,6 +22,9 @@ export const ProjectsNavQuery = graphql(`
           projectId
           name
           status
+          sessions(first: 0) {
+            totalCount
+          }
         }
       }
     }
@@ -52,7 +55,11 @@ export function ProjectsNav({ currentProjectId }: { currentProjectId?: string })
           <li key={node.id}>
             <Link href={projectPath(node.projectId)} aria-current={node.projectId === currentProjectId ? 'page' : undefined}>
               {node.name}
-            </Link>
+            </Link>{' '}
+            <span className="muted project-facts">
+              {node.sessions.totalCount} {node.sessions.totalCount === 1 ? 'session' : 'sessions'}
+              {node.status !== 'ACTIVE' && ` · ${node.status.toLowerCase()}`}
+            </span>
           </li>
         ))}
       </ul>
