@@ -243,4 +243,28 @@ describe('projects in the browser', () => {
     expect(blocked.urls).toEqual([]);
     expect(errors).toEqual([]);
   });
+
+  it('joins an existing project from the session page of a session in none', async () => {
+    const { api, root } = await projectServer();
+    const workdir = join(root, 'docs-site');
+    mkdirSync(workdir);
+    userGit(workdir, 'init', '-q', '-b', 'main');
+    writeFiles(workdir, { 'index.md': '# Docs\n' });
+    userGit(workdir, 'add', '-A');
+    userGit(workdir, 'commit', '-q', '-m', 'Start the docs');
+    const { createProject } = await api.ok(CreateProject, { input: { name: 'Docs site', workdir } });
+    await api.ok(CreateSession, { input: { sessionId: 'loose', title: 'A session in no project' } });
+
+    const { page, errors } = await openPage(api.url);
+    await page.goto(`${api.url}/sessions/loose`);
+    const join_ = page.getByRole('combobox', { name: 'Join project', exact: true });
+    await join_.waitFor(WAIT);
+    await join_.selectOption(createProject.projectId);
+    await page.getByRole('button', { name: 'Join', exact: true }).click();
+    await page.getByRole('link', { name: 'Project: Docs site', exact: true }).waitFor(WAIT);
+    expect(await page.getByRole('combobox', { name: 'Join project' }).count()).toBe(0);
+    const view = (await api.ok(ProjectView, { projectId: createProject.projectId })).project!;
+    expect(JSON.stringify(view)).toContain('loose');
+    expect(errors).toEqual([]);
+  });
 });

@@ -31,6 +31,8 @@ type Documents = {
     "\n  query ProjectSnapshotApplied($sessionId: String!, $after: String) {\n    session(sessionId: $sessionId) {\n      id\n      turns(after: $after, first: 1) {\n        edges {\n          node {\n            number\n            projectCommit {\n              snapshotApplied\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.ProjectSnapshotAppliedDocument,
     "\n  mutation ApplyTurnSnapshotFromUi($input: ApplyTurnSnapshotInput!) {\n    applyTurnSnapshot(input: $input) {\n      result\n      message\n      paths\n    }\n  }\n": typeof types.ApplyTurnSnapshotFromUiDocument,
     "\n  mutation RestoreProjectFilesFromUi($input: RestoreProjectFilesInput!) {\n    restoreProjectFiles(input: $input) {\n      result\n      message\n      paths\n    }\n  }\n": typeof types.RestoreProjectFilesFromUiDocument,
+    "\n  query JoinableProjects {\n    projects(first: 100) {\n      edges {\n        node {\n          id\n          projectId\n          name\n          workdir\n        }\n      }\n    }\n  }\n": typeof types.JoinableProjectsDocument,
+    "\n  mutation JoinProject($input: AddSessionToProjectInput!) {\n    addSessionToProject(input: $input) {\n      id\n      project {\n        id\n        projectId\n        name\n      }\n    }\n  }\n": typeof types.JoinProjectDocument,
     "\n  fragment SessionViewFields on Session {\n    id\n    sessionId\n    title\n    currentBranch\n    detached\n    project {\n      id\n      projectId\n      name\n    }\n    head {\n      sha\n      parentShas\n      headline\n      turn {\n        number\n        branch\n      }\n    }\n    turns(first: 0) {\n      totalCount\n    }\n    agentId\n    source\n    recording\n    openTurn {\n      number\n    }\n  }\n": typeof types.SessionViewFieldsFragmentDoc,
     "\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n": typeof types.SessionPageDocument,
     "\n  fragment ViewedCommitFields on Commit {\n    sha\n    parentShas\n    headline\n    turn {\n      number\n      branch\n    }\n  }\n": typeof types.ViewedCommitFieldsFragmentDoc,
@@ -73,6 +75,8 @@ const documents: Documents = {
     "\n  query ProjectSnapshotApplied($sessionId: String!, $after: String) {\n    session(sessionId: $sessionId) {\n      id\n      turns(after: $after, first: 1) {\n        edges {\n          node {\n            number\n            projectCommit {\n              snapshotApplied\n            }\n          }\n        }\n      }\n    }\n  }\n": types.ProjectSnapshotAppliedDocument,
     "\n  mutation ApplyTurnSnapshotFromUi($input: ApplyTurnSnapshotInput!) {\n    applyTurnSnapshot(input: $input) {\n      result\n      message\n      paths\n    }\n  }\n": types.ApplyTurnSnapshotFromUiDocument,
     "\n  mutation RestoreProjectFilesFromUi($input: RestoreProjectFilesInput!) {\n    restoreProjectFiles(input: $input) {\n      result\n      message\n      paths\n    }\n  }\n": types.RestoreProjectFilesFromUiDocument,
+    "\n  query JoinableProjects {\n    projects(first: 100) {\n      edges {\n        node {\n          id\n          projectId\n          name\n          workdir\n        }\n      }\n    }\n  }\n": types.JoinableProjectsDocument,
+    "\n  mutation JoinProject($input: AddSessionToProjectInput!) {\n    addSessionToProject(input: $input) {\n      id\n      project {\n        id\n        projectId\n        name\n      }\n    }\n  }\n": types.JoinProjectDocument,
     "\n  fragment SessionViewFields on Session {\n    id\n    sessionId\n    title\n    currentBranch\n    detached\n    project {\n      id\n      projectId\n      name\n    }\n    head {\n      sha\n      parentShas\n      headline\n      turn {\n        number\n        branch\n      }\n    }\n    turns(first: 0) {\n      totalCount\n    }\n    agentId\n    source\n    recording\n    openTurn {\n      number\n    }\n  }\n": types.SessionViewFieldsFragmentDoc,
     "\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n": types.SessionPageDocument,
     "\n  fragment ViewedCommitFields on Commit {\n    sha\n    parentShas\n    headline\n    turn {\n      number\n      branch\n    }\n  }\n": types.ViewedCommitFieldsFragmentDoc,
@@ -180,6 +184,14 @@ export function graphql(source: "\n  mutation ApplyTurnSnapshotFromUi($input: Ap
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RestoreProjectFilesFromUi($input: RestoreProjectFilesInput!) {\n    restoreProjectFiles(input: $input) {\n      result\n      message\n      paths\n    }\n  }\n"): (typeof documents)["\n  mutation RestoreProjectFilesFromUi($input: RestoreProjectFilesInput!) {\n    restoreProjectFiles(input: $input) {\n      result\n      message\n      paths\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query JoinableProjects {\n    projects(first: 100) {\n      edges {\n        node {\n          id\n          projectId\n          name\n          workdir\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query JoinableProjects {\n    projects(first: 100) {\n      edges {\n        node {\n          id\n          projectId\n          name\n          workdir\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation JoinProject($input: AddSessionToProjectInput!) {\n    addSessionToProject(input: $input) {\n      id\n      project {\n        id\n        projectId\n        name\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation JoinProject($input: AddSessionToProjectInput!) {\n    addSessionToProject(input: $input) {\n      id\n      project {\n        id\n        projectId\n        name\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -28,6 +28,7 @@ import { Conversation } from './Conversation';
 import { MirrorStatus } from './MirrorStatus';
 import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SessionTurnUpdates, SwitchBranchMutation, ViewedQuery } from './operations';
 import { agentName, applyTurnUpdate } from './live';
+import { JoinProject } from './JoinProject';
 import { LiveTurn, type LiveTurnState } from './LiveTurn';
 import { arrowKeyStep, positionText, readOnlyText, replaySteps, turnCursor } from './steps';
 import { Timeline } from './Timeline';
@@ -239,10 +240,12 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
             Recording
           </span>
         )}
-        {view.project && (
+        {view.project ? (
           <Link href={projectPath(view.project.projectId)} className="project-link">
             Project: {view.project.name}
           </Link>
+        ) : (
+          <JoinProject sessionId={sessionId} onJoined={() => refetchPage({ requestPolicy: 'network-only' })} />
         )}
         {settled ? <MirrorStatus sessionId={sessionId} version={version} /> : <p role="status" className="mirror">Mirror …</p>}
       </header>
