@@ -54,7 +54,7 @@ type Documents = {
     "\n  subscription ReplayCodeSkipped($projectId: String!) {\n    dirtyTreeWarning(projectId: $projectId) {\n      turnNumber\n    }\n  }\n": typeof types.ReplayCodeSkippedDocument,
     "\n  query ReplayOpenTurn($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      id\n      openTurn {\n        number\n        messages {\n          ...ReplayMessageFields\n        }\n      }\n    }\n  }\n": typeof types.ReplayOpenTurnDocument,
     "\n  subscription SessionTurnUpdates($sessionId: String!) {\n    turnUpdated(sessionId: $sessionId) {\n      turn {\n        number\n        open\n      }\n      messages {\n        ...ReplayMessageFields\n      }\n      closed\n    }\n  }\n": typeof types.SessionTurnUpdatesDocument,
-    "\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n        }\n      }\n    }\n  }\n": typeof types.SessionsNavDocument,
+    "\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n          createdAt\n          agentId\n          source\n          parentSession {\n            sessionId\n          }\n        }\n      }\n    }\n  }\n": typeof types.SessionsNavDocument,
     "\n  subscription AnyTurnCommitted {\n    turnCommitted {\n      session {\n        sessionId\n      }\n    }\n  }\n": typeof types.AnyTurnCommittedDocument,
 };
 const documents: Documents = {
@@ -98,7 +98,7 @@ const documents: Documents = {
     "\n  subscription ReplayCodeSkipped($projectId: String!) {\n    dirtyTreeWarning(projectId: $projectId) {\n      turnNumber\n    }\n  }\n": types.ReplayCodeSkippedDocument,
     "\n  query ReplayOpenTurn($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      id\n      openTurn {\n        number\n        messages {\n          ...ReplayMessageFields\n        }\n      }\n    }\n  }\n": types.ReplayOpenTurnDocument,
     "\n  subscription SessionTurnUpdates($sessionId: String!) {\n    turnUpdated(sessionId: $sessionId) {\n      turn {\n        number\n        open\n      }\n      messages {\n        ...ReplayMessageFields\n      }\n      closed\n    }\n  }\n": types.SessionTurnUpdatesDocument,
-    "\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n        }\n      }\n    }\n  }\n": types.SessionsNavDocument,
+    "\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n          createdAt\n          agentId\n          source\n          parentSession {\n            sessionId\n          }\n        }\n      }\n    }\n  }\n": types.SessionsNavDocument,
     "\n  subscription AnyTurnCommitted {\n    turnCommitted {\n      session {\n        sessionId\n      }\n    }\n  }\n": types.AnyTurnCommittedDocument,
 };
 
@@ -279,7 +279,7 @@ export function graphql(source: "\n  subscription SessionTurnUpdates($sessionId:
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n        }\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n          createdAt\n          agentId\n          source\n          parentSession {\n            sessionId\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n          createdAt\n          agentId\n          source\n          parentSession {\n            sessionId\n          }\n        }\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -27,7 +27,8 @@ import { CodeChanges } from './CodeChanges';
 import { Conversation } from './Conversation';
 import { MirrorStatus } from './MirrorStatus';
 import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SessionTurnUpdates, SwitchBranchMutation, ViewedQuery } from './operations';
-import { agentName, applyTurnUpdate } from './live';
+import { applyTurnUpdate } from './live';
+import { agentName } from '../../lib/agents';
 import { JoinProject } from './JoinProject';
 import { LiveTurn, type LiveTurnState } from './LiveTurn';
 import { arrowKeyStep, positionText, readOnlyText, replaySteps, turnCursor } from './steps';
@@ -160,11 +161,12 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   const stepsRef = useRef(steps);
   stepsRef.current = steps;
   useEffect(() => {
-    let last: { key: string; at: number } | null = null;
+    // The key before (g, for g then l), whenever it was: no timing to get wrong on a busy machine.
+    let previousKey: string | null = null;
     const onKey = (keyEvent: KeyboardEvent) => {
-      const previousKey = last && keyEvent.timeStamp - last.at < 1000 ? last.key : null;
-      last = { key: keyEvent.key, at: keyEvent.timeStamp };
-      const step = arrowKeyStep(keyEvent, document.activeElement, previousKey);
+      const before = previousKey;
+      previousKey = keyEvent.key;
+      const step = arrowKeyStep(keyEvent, document.activeElement, before);
       if (step === 'latest') {
         keyEvent.preventDefault();
         replaceSearch({ at: null });

@@ -1,6 +1,7 @@
 /** The live view's pure logic: the open turn from its read and its events, and the agent's name. */
 import { describe, expect, it } from 'vitest';
-import { agentName, applyTurnUpdate, combineLive, mergeMessages, showsLive, type LiveTurn } from './live';
+import { agentName } from '../../lib/agents';
+import { applyTurnUpdate, combineLive, mergeMessages, showsLive, type LiveTurn } from './live';
 
 const m = (seq: number, text = `m${seq}`) => ({ id: `id${seq}`, seq, text });
 type M = ReturnType<typeof m>;

@@ -88,7 +88,7 @@ export function isTextEntry(element: Element | null): boolean {
 
 /**
  * The replay step a key asks for: Left or `k` is Previous, Right or `j` is Next, and `g` then `l`
- * (`previousKey` the key before, within a second) is the latest turn; nothing with a modifier held
+ * (`previousKey` the key pressed before) is the latest turn; nothing with a modifier held
  * (browser shortcuts), nothing while a text field, select or editable element has focus.
  */
 export function arrowKeyStep(
