@@ -57,10 +57,10 @@ export const ZERO_OID = '0000000000000000000000000000000000000000';
  * opened without following links (src/fs/inside.ts) into a scratch tree in
  * `gitDir`, with the `.gitattributes` of the folders on its way, and hashed
  * from there (`GIT_WORK_TREE` the scratch tree, so the attributes apply to the
- * same relative paths). A folder swapped for a symlink while this runs makes
- * it throw BeyondLinkError; nothing outside `top` is read into the repo.
+ * same relative paths). A path that goes through a symlinked folder (or one
+ * swapped for a symlink while this runs) is left out, as git leaves it out:
+ * nothing outside `top` is read into the repo.
  * @param options.write false: only compute the object ids (nothing is written).
- * @throws BeyondLinkError when a path goes through a symlink or a file.
  */
 export async function captureFileStates(
   run: ProjectGitRun,
@@ -79,7 +79,13 @@ export async function captureFileStates(
     for (const path of paths) {
       const copy = join(tree, path);
       await mkdir(dirname(copy), { recursive: true });
-      const entry = await copyOutOf(top, path, copy);
+      // A path beyond a symlinked folder is no file git can hold here (git add refuses it too):
+      // left out, like a folder, and nothing is read through the link.
+      const entry = await copyOutOf(top, path, copy).catch((error: unknown) => {
+        if (error instanceof BeyondLinkError) return null;
+        throw error;
+      });
+      if (entry === null) continue;
       if (entry.kind === 'missing') {
         states.push({ path, mode: null, oid: null });
       } else if (entry.kind === 'symlink') {

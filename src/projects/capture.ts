@@ -41,8 +41,7 @@ export interface HeadAtClose {
  * @param top the real path of the working tree's top.
  * @param gitDir its git directory (where the files are copied to be hashed).
  * @param known HEAD and its entries as the close's status read them.
- * @throws GitError when git cannot hash the files, BeyondLinkError when a path goes through a
- *   symlink (the caller records the turn without a capture).
+ * @throws GitError when git cannot hash the files (the caller records the turn without a capture).
  */
 export async function captureTurnEnd(repo: ProjectRepo, top: string, gitDir: string, input: CaptureInput, known: HeadAtClose): Promise<TurnCapture> {
   const changedBeforeStart: string[] = [];

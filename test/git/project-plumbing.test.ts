@@ -86,6 +86,17 @@ describe('project plumbing', () => {
     expect(new Set(expected).size).toBe(2);
   });
 
+  it('leaves out a path beyond a symlinked folder (as git add does), reading nothing through it, and captures the rest', async () => {
+    const { dir, run } = repo();
+    const outside = tempDir('em-plumbing-outside-');
+    writeFileSync(join(outside, 'x.txt'), 'outside secret\n');
+    symlinkSync(outside, join(dir, 'linked'));
+    writeFileSync(join(dir, 'a.txt'), 'agent\n');
+    const states = await captureFileStates(run, dir, join(dir, '.git'), ['a.txt', 'linked/x.txt']);
+    expect(states.map((s) => s.path)).toEqual(['a.txt']);
+    expect((await run(['cat-file', '--batch-all-objects', '--batch'])).stdout.includes('outside secret')).toBe(false);
+  });
+
   it('refuses to move a branch that moved meanwhile', async () => {
     const { dir, run } = repo();
     const head = await readHead(run);
