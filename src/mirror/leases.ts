@@ -116,16 +116,21 @@ export class SessionLeases {
     const abandoned = before !== null && before.owner !== me && before.owner !== '' && before.expiresAt.getTime() > RELEASED.getTime() && before.expiresAt < now;
     const acquiredAt = new Date((this.lastAcquiredAt = Math.max(started, this.lastAcquiredAt + 1)));
     // Ours from an earlier run of this instance id counts as a takeover: that run may have died mid-pass.
-    const { count } = await this.db.sessionLease.updateMany({
-      where: { sessionId, OR: [{ owner: me }, { expiresAt: { lt: now } }] },
-      data: { owner: me, expiresAt, acquiredAt },
-    });
+    const take = () =>
+      this.db.sessionLease.updateMany({
+        where: { sessionId, OR: [{ owner: me }, { expiresAt: { lt: now } }] },
+        data: { owner: me, expiresAt, acquiredAt },
+      });
+    const { count } = await take();
     if (count === 0) {
       try {
         await this.db.sessionLease.create({ data: { sessionId, owner: me, expiresAt, acquiredAt } });
       } catch (error) {
-        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return null;
-        throw error;
+        if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')) throw error;
+        // The row appeared meanwhile: another instance's lease, or only a scan's placeholder (released,
+        // expired since the epoch, claimExpiredLocked) or this instance's own scan's claim, which are
+        // as free or as ours as before. Looked at once more; only a live lease of another is refused.
+        if ((await take()).count === 0) return null;
       }
     }
     this.took(sessionId, started, acquiredAt);
