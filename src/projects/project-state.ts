@@ -32,8 +32,11 @@ export async function projectDirtyNow(
     const pending = pathsOf(await readClaims(place.location), sessionId, true);
     const mine = dirty.filter((p) => !pending.has(p));
     if (!options.asOf) return mine;
-    // Asked after the fact (a turn's start replayed from the hooks' spool): what changed since then is not what was dirty then.
-    const until = options.asOf.getTime() + 50;
+    // Asked after the fact (a turn's start replayed from the hooks' spool): what changed since then is
+    // not what was dirty then. No slack after `asOf` (the hook's time, taken before it exits and the
+    // agent goes on): with 50 ms, an agent answered at once wrote its file inside it, and its own
+    // file was taken for the user's (a coarse mtime can only read earlier, the safe way: skipped).
+    const until = options.asOf.getTime();
     const then = await Promise.all(
       mine.map(async (path) => {
         const stats = await lstat(join(place.workdir, path)).catch(() => null);
