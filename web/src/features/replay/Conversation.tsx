@@ -142,15 +142,18 @@ export function Conversation({
           Load earlier messages
         </button>
       )}
-      {shown.map((turn) => (
-        <section key={turn.number} className="turn" aria-label={`Turn ${turn.number}`}>
-          <h2 className="turn-marker">Turn {turn.number}</h2>
-          <TurnRedactions messages={turn.messages} />
-          {turn.messages.map((message) => (
-            <MessageView key={message.id} message={message} callOf={callFinder(turn.messages)} />
-          ))}
-        </section>
-      ))}
+      {shown.map((turn) => {
+        const callOf = callFinder(turn.messages);
+        return (
+          <section key={turn.number} className="turn" aria-label={`Turn ${turn.number}`}>
+            <h2 className="turn-marker">Turn {turn.number}</h2>
+            <TurnRedactions messages={turn.messages} />
+            {turn.messages.map((message) => (
+              <MessageView key={message.id} message={message} callOf={callOf} />
+            ))}
+          </section>
+        );
+      })}
       {live}
     </main>
   );

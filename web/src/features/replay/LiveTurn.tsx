@@ -58,6 +58,7 @@ export function LiveTurn({
   }, [count]);
 
   if (!shown) return null;
+  const callOf = callFinder(shown.messages);
   return (
     <section ref={section} className="turn turn-live" aria-label={`Turn ${shown.number}`} aria-busy={!shown.closed}>
       <h2 className="turn-marker">
@@ -65,7 +66,7 @@ export function LiveTurn({
       </h2>
       <TurnRedactions messages={shown.messages} />
       {shown.messages.map((message) => (
-        <MessageView key={message.id} message={message} callOf={callFinder(shown.messages)} />
+        <MessageView key={message.id} message={message} callOf={callOf} />
       ))}
     </section>
   );
