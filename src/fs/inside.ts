@@ -94,7 +94,7 @@ async function openFolder(path: string, absolute: string, shown: string, rel: st
 async function stillThere(folder: Folder, rel: string): Promise<void> {
   if (insideMode.procFd) return;
   const now = await lstat(folder.absolute).catch(() => null);
-  if (!now?.isDirectory() || now.dev !== folder.dev || now.ino !== folder.ino) throw new BeyondLinkError(rel, folder.path);
+  if (!now?.isDirectory() || !sameFile(now, folder)) throw new BeyondLinkError(rel, folder.path);
 }
 
 /**
@@ -190,7 +190,7 @@ export async function copyOutOf(top: string, rel: string, destination: string): 
       if (!insideMode.procFd) {
         await stillThere(folder, rel);
         const named = await lstat(join(top, rel)).catch(() => null);
-        if (!named || named.dev !== info.dev || named.ino !== info.ino) throw new BeyondLinkError(rel, folder.path);
+        if (!named || !sameFile(named, info)) throw new BeyondLinkError(rel, folder.path);
       }
       await pipeline(file.createReadStream({ autoClose: false, start: 0 }), createWriteStream(destination, { flags: 'wx', mode: 0o600 }));
       return { kind: 'file', size: info.size, mode: info.mode };
@@ -306,7 +306,7 @@ export async function openRealFile(real: string): Promise<FileHandle | null> {
 async function isAt(fd: number, real: string, info: { dev: number; ino: number }): Promise<boolean> {
   if (insideMode.procFd) return (await readlink(`/proc/self/fd/${fd}`)) === real;
   const named = (await realpath(real)) === real ? await lstat(real) : null;
-  return named !== null && named.dev === info.dev && named.ino === info.ino;
+  return named !== null && sameFile(named, info);
 }
 
 /** openRealFile, synchronous (for the static files of the web UI): a descriptor, or null. */
