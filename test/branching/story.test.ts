@@ -9,7 +9,10 @@ import { BranchView, Checkout, RetryTurn, SwitchBranch, TimelineEvents } from '.
 async function settled(api: TestServer, sessionId: string, branch?: string) {
   const found = await eventually(async () => {
     const view = await api.ok(BranchView, { sessionId, branch });
-    return view.session?.mirror.inSync ? view.session : undefined;
+    // head's git fields read empty for a moment when git cannot read the repo (a loaded machine's
+    // failed process: the database stays the truth, src/services/replay/read-commits.ts
+    // whileRepoMayBeRebuilt); a session with commits has one once git answers.
+    return view.session?.mirror.inSync && (view.session.mirror.gitCommits === 0 || view.session.head) ? view.session : undefined;
   });
   // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
   await api.repoSettled(sessionId);
