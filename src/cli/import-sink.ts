@@ -2,11 +2,11 @@
  * Where `entity-memory import` sends: a running server's GraphQL endpoint when a server holds the
  * data dir, else the app opened in-process (the data dir's lock taken).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import type { Config } from '../config.js';
 import { DataDirBusyError, lockDataDir, type DataDirLock } from '../data-dir-lock.js';
 import type { ImportTarget } from '../importers/target.js';
 import { CannotRun } from './errors.js';
+import { runningServer } from './running-server.js';
 
 /** Where an import goes, and how to finish with it. */
 export interface ImportSink {
@@ -18,8 +18,6 @@ export interface ImportSink {
   close(): Promise<void>;
 }
 
-/** How long `import` waits for a starting server to say where it listens. */
-const SERVER_FILE_WAIT_MS = 15_000;
 /** How long an in-process import waits for the mirror before giving up on it (it catches up at the next start). */
 const MIRROR_WAIT_MS = 120_000;
 
@@ -74,36 +72,15 @@ export async function openImportSink(config: Config): Promise<ImportSink> {
 }
 
 async function serverSink(config: Config, pid: number): Promise<ImportSink> {
-  const [{ readServerFile }, { tokenFile }, { checkHttpTarget, httpImportTarget }] = await Promise.all([
-    import('../http/server-file.js'),
-    import('../http/token.js'),
+  const [{ url, token, tokenHint }, { checkHttpTarget, httpImportTarget }] = await Promise.all([
+    runningServer(config, pid),
     import('../importers/http-target.js'),
   ]);
-  // A server that has just started may not have written where it listens yet.
-  const deadline = Date.now() + SERVER_FILE_WAIT_MS;
-  let info = readServerFile(config.dataDir);
-  while (info?.pid !== pid) {
-    if (Date.now() > deadline) throw new CannotRun(`a server (pid ${pid}) holds the data dir ${config.dataDir} but has not said where it listens (no server.json); try again once it is up`);
-    await new Promise((done) => setTimeout(done, 100));
-    info = readServerFile(config.dataDir);
-  }
-  try {
-    const health = await fetch(`${info.url}/health`);
-    if (!health.ok) throw new Error(`/health answered ${health.status}`);
-  } catch (error) {
-    throw new CannotRun(`a server (pid ${pid}) holds the data dir ${config.dataDir} but does not answer at ${info.url} (${(error as Error).message})`);
-  }
-  let token = config.token;
-  let tokenHint = token !== undefined ? 'ENTITY_MEMORY_TOKEN' : undefined;
-  if (token === undefined && existsSync(tokenFile(config))) {
-    token = readFileSync(tokenFile(config), 'utf8').trim() || undefined;
-    tokenHint = tokenFile(config);
-  }
-  const options = { url: info.url, token, tokenHint };
+  const options = { url, token, ...(tokenHint !== undefined ? { tokenHint } : {}) };
   await checkHttpTarget(options);
   return {
     target: httpImportTarget(options),
-    via: `server at ${info.url}`,
+    via: `server at ${url}`,
     // The server mirrors as it always does.
     settle: async () => {},
     close: async () => {},

@@ -35,6 +35,8 @@ import type {
   CreateSessionInput,
   EndTurnInput,
   ImportSessionInput,
+  RewindInput,
+  ClientRewindMutation,
   SwitchBranchInput,
   TurnMessageInput,
   UpdateMessageInput,
@@ -50,6 +52,7 @@ import {
   Ping,
   RecordTurn,
   RetryTurn,
+  Rewind,
   SessionQuery,
   SwitchBranch,
   TimelineSubscription,
@@ -72,6 +75,7 @@ export type {
   ImportedUpdateInput,
   ImportSessionInput,
   MirrorState,
+  RewindInput,
   Role,
   SwitchBranchInput,
   TimelineEventKind,
@@ -194,6 +198,7 @@ export type MessageWithTurn = NonNullable<ClientMessagesQuery['session']>['messa
 export type TurnCommittedEvent = ClientTurnCommittedSubscription['turnCommitted'];
 export type TimelineEvent = ClientTimelineSubscription['timeline'];
 export type ImportSessionOutcome = ClientImportSessionMutation['importSession'];
+export type RewindOutcome = ClientRewindMutation['rewind'];
 
 /** Stops a subscription; `ready` resolves once the server listens (events caused after it arrive). */
 export type Unsubscribe = (() => void) & { ready: Promise<void> };
@@ -493,6 +498,14 @@ export function createClient(options: ClientOptions) {
     /** Views an older commit (replay); the next user message forks from it. */
     async checkout(input: CheckoutInput) {
       return (await request(Checkout, { input })).checkout;
+    },
+
+    /**
+     * Back to a turn: the agent's project files, the conversation, or both (neither given). A path the user
+     * changed refuses it with CONFLICT (extensions.paths) and nothing moves; `dryRun` answers the plan only.
+     */
+    async rewind(input: RewindInput): Promise<RewindOutcome> {
+      return (await request(Rewind, { input })).rewind;
     },
 
     async switchBranch(input: SwitchBranchInput) {

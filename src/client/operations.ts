@@ -272,6 +272,39 @@ export const ImportSession = graphql(`
   }
 `);
 
+/** Back to a turn for the code, the conversation or both; dryRun only says what it would do (\`entity-memory rewind\`). */
+export const Rewind = graphql(`
+  mutation ClientRewind($input: RewindInput!) {
+    rewind(input: $input) {
+      turn
+      dryRun
+      undoTurn
+      message
+      code {
+        changes {
+          path
+          action
+          conflict
+        }
+        conflicts
+        result {
+          result
+          paths
+          message
+        }
+      }
+      conversation {
+        fromTurn {
+          number
+        }
+        branch
+        laterTurns
+        moved
+      }
+    }
+  }
+`);
+
 export const Ping = graphql(`
   query ClientPing {
     __typename

@@ -202,6 +202,42 @@ export async function restoreFiles(
   });
 }
 
+/** One path of a restore plan: what the agent last left there, what it becomes, and whether the user changed it since. */
+export interface PlannedPath {
+  path: string;
+  /** What the agent (or the last restore) left at the path; oid null: no file. */
+  from: FileState;
+  /** What the restore writes; oid null: the file is deleted. */
+  to: FileState;
+  /** The working tree no longer holds `from` (the user changed it, or it is a folder or beyond a link now): the restore would be refused. */
+  conflict: boolean;
+}
+
+/**
+ * What `restoreFiles` would write for `plan`, read without writing anything
+ * (no lock: a preview; the restore checks again under the lock): every path
+ * it changes, and the paths it would refuse over (`conflicts`, the
+ * CONFLICT's extensions.paths), including paths it would not write but must
+ * find as the agent left them.
+ * @throws the project's own refusal (openProjectRepo).
+ */
+export async function previewRestore(
+  project: PlaceProject,
+  config: Pick<Config, 'allowedRoots' | 'dataDir'>,
+  plan: RestorePlan,
+): Promise<{ changes: PlannedPath[]; conflicts: string[] }> {
+  const place = await openProjectRepo(project, config);
+  const blocked = await blockedPaths(place.workdir, plan.paths);
+  const nowStates = await readStates(place, plan.paths.filter((p) => !blocked.has(p))).catch((error: unknown) => {
+    if (error instanceof ConflictError) return null;
+    throw error;
+  });
+  const conflicts = new Set(nowStates ? [...changedPaths(plan.lastLeft, nowStates), ...blocked] : plan.paths);
+  const left = new Map(plan.lastLeft.map((s) => [s.path, s]));
+  const changes = plan.writes.map((to) => ({ path: to.path, from: left.get(to.path)!, to, conflict: conflicts.has(to.path) }));
+  return { changes, conflicts: [...conflicts].sort() };
+}
+
 /** Opens the project's repo, then runs `work` under its lock with the place checked again. */
 async function underProjectLock<T>(deps: RestoreRepoDeps, project: PlaceProject, work: (place: RepoPlace) => Promise<T>): Promise<T> {
   const before = await openProjectRepo(project, deps.config);

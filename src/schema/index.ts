@@ -10,6 +10,7 @@ import './turn.js';
 import './session.js';
 import './project.js';
 import './project-restore.js';
+import './rewind.js';
 import './commit.js';
 import './subscriptions.js';
 import './imports.js';

@@ -24,7 +24,7 @@ const ProjectFilesResultKindEnum = builder.enumType(ProjectFilesResultKind, {
   } satisfies Record<ProjectFilesResultKind, { description: string }>,
 });
 
-const ProjectFilesResultRef = builder.objectRef<ProjectFilesResult>('ProjectFilesResult').implement({
+export const ProjectFilesResultRef = builder.objectRef<ProjectFilesResult>('ProjectFilesResult').implement({
   description: "What applyTurnSnapshot or restoreProjectFiles wrote into the project's working tree.",
   fields: (t) => ({
     paths: t.exposeStringList('paths', { description: 'The paths written into the working tree, sorted (none for NOTHING).' }),

@@ -5,35 +5,21 @@
  * sync when it exits, importing again adding nothing, and a session recorded live through the
  * agent's hooks (same session id, no source) left as its hooks made it.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
 import { git } from '../helpers/git.js';
-import { onCleanup } from '../helpers/leftovers.js';
 import { EMBEDDED } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 import { runHook } from '../hooks/hook-events.js';
 
-const root = join(import.meta.dirname, '..', '..');
-const bin = join(root, 'bin', 'entity-memory.js');
 const fixtures = join(import.meta.dirname, '..', 'importers', 'fixtures');
 const CODEX_THREAD = '01a241e6-968d-7220-bfa2-5111bc4f04a1';
 const CODEX_CHILD = '01a241e8-ac9c-7ab2-968e-762f064bef29';
 const GEMINI_SESSION = '7a1b7ca5-dad9-4864-96c9-c2febb528024';
 
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ENTITY_MEMORY_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  onCleanup(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
-}
 
 function field(stdout: string, name: string): string | undefined {
   return new RegExp(`^${name}\\t(.*)$`, 'm').exec(stdout)?.[1];

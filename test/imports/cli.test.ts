@@ -9,31 +9,18 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileS
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serverFilePath } from '../../src/http/server-file.js';
+import { BIN, cli } from '../helpers/cli.js';
 import { eventually, git } from '../helpers/git.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { EMBEDDED } from '../helpers/database.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 
-const root = join(import.meta.dirname, '..', '..');
-const bin = join(root, 'bin', 'entity-memory.js');
 const fixtures = join(import.meta.dirname, '..', 'importers', 'fixtures');
 const PLAIN = '7d1f0c52-3a4b-4c8d-9e0f-1a2b3c4d5e01';
 const RETRY_FORK = '7d1f0c52-3a4b-4c8d-9e0f-1a2b3c4d5e04';
 const SUBAGENT = '7d1f0c52-3a4b-4c8d-9e0f-1a2b3c4d5e02-a7f3c2';
 
-/** Runs the command line without blocking this process (a test server may be the one it talks to). */
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ENTITY_MEMORY_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  onCleanup(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
-}
 
 function copyFixtures(): string {
   const folder = join(tempDir(), 'projects');
@@ -148,7 +135,7 @@ describe('entity-memory import claude-code', () => {
     const lines = readFileSync(join(fixtures, 'claude-code', 'plain.jsonl'), 'utf8').split(/(?<=\n)/);
     writeFileSync(file, lines.slice(0, 7).join(''));
     const dataDir = tempDir();
-    const child = spawn(process.execPath, [bin, 'import', 'claude-code', '--follow', join(folder, '..'), '--data-dir', dataDir], {
+    const child = spawn(process.execPath, [BIN, 'import', 'claude-code', '--follow', join(folder, '..'), '--data-dir', dataDir], {
       env: { ...process.env, LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -95,6 +95,16 @@ export type MirrorState =
   /** The turn is in the database; its git commit has not landed yet. */
   | 'PENDING';
 
+export type ProjectFilesResultKind =
+  /** The files were written into the working tree only, nothing staged or committed: applyTurnSnapshot always; restoreProjectFiles when what it wrote is what HEAD holds (it undid uncommitted agent edits). */
+  | 'APPLIED'
+  /** restoreProjectFiles: the files were written and committed on the current branch by the agent. */
+  | 'COMMITTED'
+  /** The working tree already held those states: nothing was written. */
+  | 'NOTHING'
+  /** restoreProjectFiles: the files were written into the working tree, but not committed (the user has other uncommitted changes, a git operation in progress, a detached HEAD, or auto-commit is off): the restore is kept as a commit on the private ref refs/entity-memory/snapshots/<session_id>/restore-<id>. */
+  | 'SNAPSHOT';
+
 export type RecordTurnInput = {
   assistant: TurnMessageInput;
   durationMs?: number | null | undefined;
@@ -120,6 +130,27 @@ export type RetryTurnInput = {
   /** The user message whose reply is being retried. */
   userMessageId: string;
 };
+
+export type RewindInput = {
+  /** Put the agent's project files back to their state after the turn. With neither code nor conversation given: both. */
+  code?: boolean | null | undefined;
+  /** Make the next user message fork from the turn (later turns are kept on their branch). */
+  conversation?: boolean | null | undefined;
+  /** Only say what it would do: each path and what it becomes, the conflicts, the fork. */
+  dryRun?: boolean | null | undefined;
+  sessionId: string;
+  /** A turn's number on the session's current branch; 0 (code only): before the first turn. */
+  turn: number;
+};
+
+/** What a rewind does to a path of the agent. */
+export type RewindPathAction =
+  /** The file is written back: the agent had deleted it, or it was not there. */
+  | 'CREATE'
+  /** The file is deleted: the agent made it after that turn. */
+  | 'DELETE'
+  /** The file gets its content (or mode) of that turn back. */
+  | 'MODIFY';
 
 export type Role =
   | 'ASSISTANT'
@@ -272,6 +303,13 @@ export type ClientImportSessionMutationVariables = Exact<{
 
 export type ClientImportSessionMutation = { importSession: { sessionId: string, created: boolean, messagesAdded: number, messagesUpdated: number, turnsAdded: number, branchesCreated: Array<string>, currentBranch: string, problems: Array<{ line: number, message: string }> } };
 
+export type ClientRewindMutationVariables = Exact<{
+  input: RewindInput;
+}>;
+
+
+export type ClientRewindMutation = { rewind: { turn: number, dryRun: boolean, undoTurn: number | null, message: string, code: { conflicts: Array<string>, changes: Array<{ path: string, action: RewindPathAction, conflict: boolean }>, result: { result: ProjectFilesResultKind, paths: Array<string>, message: string } | null } | null, conversation: { branch: string, laterTurns: number, moved: boolean, fromTurn: { number: number } } | null } };
+
 export type ClientPingQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -295,4 +333,5 @@ export const ClientMessagesDocument = {"kind":"Document","definitions":[{"kind":
 export const ClientTurnCommittedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"ClientTurnCommitted"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"turnCommitted"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"session"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}}]}},{"kind":"Field","name":{"kind":"Name","value":"turn"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ClientTurn"}}]}},{"kind":"Field","name":{"kind":"Name","value":"commit"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sha"}},{"kind":"Field","name":{"kind":"Name","value":"shortSha"}},{"kind":"Field","name":{"kind":"Name","value":"headline"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ClientMessage"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"seq"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"toolName"}},{"kind":"Field","name":{"kind":"Name","value":"toolCallId"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"path"}},{"kind":"Field","name":{"kind":"Name","value":"predecessor"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}}]}},{"kind":"Field","name":{"kind":"Name","value":"caller"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ClientTurn"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Turn"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"number"}},{"kind":"Field","name":{"kind":"Name","value":"branch"}},{"kind":"Field","name":{"kind":"Name","value":"open"}},{"kind":"Field","name":{"kind":"Name","value":"durationMs"}},{"kind":"Field","name":{"kind":"Name","value":"tokens"}},{"kind":"Field","name":{"kind":"Name","value":"mirrorState"}},{"kind":"Field","name":{"kind":"Name","value":"userMessage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ClientMessage"}}]}},{"kind":"Field","name":{"kind":"Name","value":"assistantMessage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ClientMessage"}}]}},{"kind":"Field","name":{"kind":"Name","value":"toolResults"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ClientMessage"}}]}}]}}]} as unknown as DocumentNode<ClientTurnCommittedSubscription, ClientTurnCommittedSubscriptionVariables>;
 export const ClientTimelineDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"ClientTimeline"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"timeline"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"branch"}},{"kind":"Field","name":{"kind":"Name","value":"commit"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sha"}},{"kind":"Field","name":{"kind":"Name","value":"headline"}}]}},{"kind":"Field","name":{"kind":"Name","value":"session"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"currentBranch"}}]}}]}}]}}]} as unknown as DocumentNode<ClientTimelineSubscription, ClientTimelineSubscriptionVariables>;
 export const ClientImportSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ClientImportSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ImportSessionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"importSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"created"}},{"kind":"Field","name":{"kind":"Name","value":"messagesAdded"}},{"kind":"Field","name":{"kind":"Name","value":"messagesUpdated"}},{"kind":"Field","name":{"kind":"Name","value":"turnsAdded"}},{"kind":"Field","name":{"kind":"Name","value":"branchesCreated"}},{"kind":"Field","name":{"kind":"Name","value":"currentBranch"}},{"kind":"Field","name":{"kind":"Name","value":"problems"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"line"}},{"kind":"Field","name":{"kind":"Name","value":"message"}}]}}]}}]}}]} as unknown as DocumentNode<ClientImportSessionMutation, ClientImportSessionMutationVariables>;
+export const ClientRewindDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ClientRewind"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RewindInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rewind"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"turn"}},{"kind":"Field","name":{"kind":"Name","value":"dryRun"}},{"kind":"Field","name":{"kind":"Name","value":"undoTurn"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"code"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"changes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"path"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"conflict"}}]}},{"kind":"Field","name":{"kind":"Name","value":"conflicts"}},{"kind":"Field","name":{"kind":"Name","value":"result"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"result"}},{"kind":"Field","name":{"kind":"Name","value":"paths"}},{"kind":"Field","name":{"kind":"Name","value":"message"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"conversation"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"fromTurn"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"number"}}]}},{"kind":"Field","name":{"kind":"Name","value":"branch"}},{"kind":"Field","name":{"kind":"Name","value":"laterTurns"}},{"kind":"Field","name":{"kind":"Name","value":"moved"}}]}}]}}]}}]} as unknown as DocumentNode<ClientRewindMutation, ClientRewindMutationVariables>;
 export const ClientPingDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ClientPing"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"__typename"}}]}}]} as unknown as DocumentNode<ClientPingQuery, ClientPingQueryVariables>;

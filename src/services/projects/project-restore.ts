@@ -7,10 +7,11 @@
  * restoring to the later turn undoes it.
  */
 import type { Project, ProjectFilesResultKind, Session, Turn } from '../../generated/prisma/client.js';
-import { BadUserInputError, NotFoundError } from '../../errors.js';
+import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
+import type { FileState } from '../../git/project-plumbing.js';
 import { assertValidId, newId } from '../../ids.js';
 import { applySnapshotFiles, restoreFiles, type FilesWritten } from '../../projects/restore.js';
-import { planRestore, type AgentEvent, type RecordedState } from '../../projects/restore-plan.js';
+import { planRestore, type AgentEvent, type RecordedState, type RestorePlan } from '../../projects/restore-plan.js';
 import { branchSegments, turnFilter } from '../sessions/branch-path.js';
 import { now, type Deps } from '../deps.js';
 import { readProjectCommit } from './read-projects.js';
@@ -30,6 +31,11 @@ export interface ProjectFilesResult {
 export interface ProjectFilesInput {
   sessionId: string;
   turn: number;
+}
+
+export interface RestoreInput extends ProjectFilesInput {
+  /** The writes a preview showed: refused (CONFLICT) when the plan is no longer that. */
+  expectWrites?: readonly FileState[];
 }
 
 type RestoreDeps = Pick<Deps, 'db' | 'config' | 'logger' | 'sessionLocks' | 'projectLocks' | 'now'>;
@@ -73,28 +79,17 @@ export async function applyTurnSnapshot(input: ProjectFilesInput, deps: RestoreD
  * @throws as `applyTurnSnapshot`; ConflictError (extensions.paths) when a
  * path differs from what the agent, or the last restore, left there.
  */
-export async function restoreProjectFiles(input: ProjectFilesInput, deps: RestoreDeps): Promise<ProjectFilesResult> {
+export async function restoreProjectFiles(input: RestoreInput, deps: RestoreDeps): Promise<ProjectFilesResult> {
   checkInput(input);
   return deps.sessionLocks.run(input.sessionId, async () => {
     const { session, project } = await sessionProject(deps, input.sessionId);
-    const events = await sessionEvents(deps, session, project.projectId);
-    let upTo = -1;
-    if (input.turn > 0) {
-      upTo = events.findIndex((e) => e.turn?.number === input.turn);
-      if (upTo < 0) {
-        const turn = await turnOnPath(deps, session, input.turn);
-        if (!turn) throw noSuchTurn(session, input.turn);
-        if (turn.open) throw new BadUserInputError(`Turn ${input.turn} of session ${session.sessionId} is still open: end it before restoring to it.`, { field: 'turn' });
-        // Closed, but not in this project: recorded before the session joined it (or in another one).
-        const first = events.find((e) => e.turn !== null)?.turn?.number;
-        throw new BadUserInputError(
-          `Turn ${input.turn} of session ${session.sessionId} was recorded before the session joined project ${project.name}, so the project holds nothing of it to restore: ` +
-            (first !== undefined ? `restore to turn ${first} or later, or to 0 (before the session's first turn there).` : `restore to 0 (before the session's first turn there).`),
-          { field: 'turn' },
-        );
-      }
+    const plan = await restorePlan(deps, session, project, input.turn);
+    if (input.expectWrites && !sameWrites(plan.writes, input.expectWrites)) {
+      throw new ConflictError(
+        `Not restored: what a restore to turn ${input.turn} writes changed since its preview (the agent or another restore moved on); nothing was written. Look at the preview again.`,
+        { paths: [...new Set([...plan.writes, ...input.expectWrites].map((w) => w.path))].sort() },
+      );
     }
-    const plan = planRestore(events, upTo);
     const restoreId = newId();
     const done = await restoreFiles(project, deps, { plan, sessionId: session.sessionId, model: session.model, toTurn: input.turn, restoreId });
     await recordRestore(deps, { id: restoreId, session, project, toTurn: input.turn }, done);
@@ -106,6 +101,38 @@ export async function restoreProjectFiles(input: ProjectFilesInput, deps: Restor
       message: done.message,
     };
   });
+}
+
+/**
+ * What a restore of the session's project files to `turn` (0: before the first turn) writes, from the
+ * recorded turns and restores; nothing is read from the working tree.
+ * @throws NotFoundError for a turn not on the current branch; BadUserInputError for an open turn or one
+ * recorded before the session joined the project.
+ */
+export async function restorePlan(deps: Pick<Deps, 'db'>, session: Session, project: Project, toTurn: number): Promise<RestorePlan> {
+  const events = await sessionEvents(deps, session, project.projectId);
+  let upTo = -1;
+  if (toTurn > 0) {
+    upTo = events.findIndex((e) => e.turn?.number === toTurn);
+    if (upTo < 0) {
+      const turn = await turnOnPath(deps, session, toTurn);
+      if (!turn) throw noSuchTurn(session, toTurn);
+      if (turn.open) throw new BadUserInputError(`Turn ${toTurn} of session ${session.sessionId} is still open: end it before restoring to it.`, { field: 'turn' });
+      // Closed, but not in this project: recorded before the session joined it (or in another one).
+      const first = events.find((e) => e.turn !== null)?.turn?.number;
+      throw new BadUserInputError(
+        `Turn ${toTurn} of session ${session.sessionId} was recorded before the session joined project ${project.name}, so the project holds nothing of it to restore: ` +
+          (first !== undefined ? `restore to turn ${first} or later, or to 0 (before the session's first turn there).` : `restore to 0 (before the session's first turn there).`),
+        { field: 'turn' },
+      );
+    }
+  }
+  return planRestore(events, upTo);
+}
+
+function sameWrites(a: readonly FileState[], b: readonly FileState[]): boolean {
+  const key = (w: FileState) => `${w.path}\0${w.oid ? w.mode : ''}\0${w.oid ?? ''}`;
+  return a.length === b.length && a.map(key).sort().join('\n') === b.map(key).sort().join('\n');
 }
 
 /** The ProjectRestore row of a restore: what it wrote (with HEAD's bases), how it ended, and its commit or snapshot. */
@@ -137,7 +164,7 @@ function checkInput(input: ProjectFilesInput): void {
   }
 }
 
-async function sessionProject(deps: RestoreDeps, sessionId: string): Promise<{ session: Session; project: Project }> {
+export async function sessionProject(deps: Pick<Deps, 'db'>, sessionId: string): Promise<{ session: Session; project: Project }> {
   const session = await requireSession(deps.db, sessionId);
   const project = session.projectId ? await deps.db.project.findUnique({ where: { projectId: session.projectId } }) : null;
   if (!project) {
@@ -149,7 +176,7 @@ async function sessionProject(deps: RestoreDeps, sessionId: string): Promise<{ s
 }
 
 /** The turn numbered `number` on the path to the tip of the session's current branch. */
-async function turnOnPath(deps: RestoreDeps, session: Session, number: number): Promise<Turn | null> {
+export async function turnOnPath(deps: Pick<Deps, 'db'>, session: Session, number: number): Promise<Turn | null> {
   if (number < 1) return null;
   const segments = await branchSegments(deps.db, session.sessionId, session.currentBranch);
   return deps.db.turn.findFirst({ where: { AND: [turnFilter(session.sessionId, segments), { number }] } });
@@ -166,7 +193,7 @@ type SessionEvent = AgentEvent & { at: number; turn: { number: number } | null }
  * the closed turns of the current branch's path, and every restore of the
  * session (a restore wrote the working tree whatever branch the session was on).
  */
-async function sessionEvents(deps: RestoreDeps, session: Session, projectId: string): Promise<SessionEvent[]> {
+async function sessionEvents(deps: Pick<Deps, 'db'>, session: Session, projectId: string): Promise<SessionEvent[]> {
   const segments = await branchSegments(deps.db, session.sessionId, session.currentBranch);
   const turns = await deps.db.turn.findMany({
     where: { AND: [turnFilter(session.sessionId, segments), { open: false, projectId }] },
