@@ -6,7 +6,7 @@
  * clean or dirty, the dirty-tree alert arriving live and dismissed, and "Apply snapshot" on a
  * turn skipped because of the user's uncommitted change).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
@@ -241,6 +241,69 @@ describe('projects in the browser', () => {
     expect((await api.ok(ProjectView, { projectId })).project?.status).toBe('PAUSED');
 
     expect(blocked.urls).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('restores files with a preview that names the user\'s change, then undoes it; rewinds the conversation from the session page', async () => {
+    const { api, root } = await projectServer();
+    const workdir = join(root, 'shop');
+    mkdirSync(workdir);
+    userGit(workdir, 'init', '-q', '-b', 'main');
+    writeFiles(workdir, { 'README.md': '# Shop\n' });
+    userGit(workdir, 'add', '-A');
+    userGit(workdir, 'commit', '-q', '-m', 'Start the shop');
+    const { createProject } = await api.ok(CreateProject, { input: { name: 'Shop', workdir } });
+    const sessionId = 'prices';
+    await api.ok(CreateSession, { input: { sessionId, title: 'Show prices in euros', projectId: createProject.projectId } });
+    writeFiles(workdir, { 'src/price.js': 'export const price = (n) => `${n} EUR`;\n' });
+    await recordTurn(api, { sessionId, content: 'Show prices in euros', touchedPaths: ['src/price.js'] });
+    expect((await outcome(api, sessionId, 1)).result).toBe('COMMITTED');
+    writeFiles(workdir, { 'src/price.js': 'export const price = (n) => `€${n.toFixed(2)}`;\n', 'src/format.js': 'export const cents = (n) => Math.round(n * 100);\n' });
+    await recordTurn(api, { sessionId, content: 'Use the euro sign and two decimals', touchedPaths: ['src/price.js', 'src/format.js'] });
+    expect((await outcome(api, sessionId, 2)).result).toBe('COMMITTED');
+    const read = (path: string) => readFileSync(join(workdir, path), 'utf8');
+
+    const { page, errors } = await openPage(api.url);
+    await page.goto(`${api.url}/projects/${createProject.projectId}`);
+    const sessions = page.getByRole('main').getByRole('region', { name: 'Sessions', exact: true });
+    // The user edits a file the restore would write: the preview says so and Restore cannot be pressed.
+    writeFiles(workdir, { 'src/format.js': '// mine\n' });
+    await sessions.getByRole('button', { name: 'Restore files to turn 1', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore to turn 1', exact: true });
+    await dialog.getByRole('alert').filter({ hasText: 'Not possible while you have changes in src/format.js' }).waitFor(WAIT);
+    expect((await dialog.getByRole('listitem').allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim())).toEqual(['src/format.js deleted — changed by you since the agent left it', 'src/price.js restored']);
+    expect(await dialog.getByRole('button', { name: 'Restore', exact: true }).isDisabled()).toBe(true);
+    expect(read('src/format.js')).toBe('// mine\n');
+    await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+
+    // Put back, the preview is clean; Restore writes turn 1's files, and Undo restore puts turn 2's back.
+    writeFiles(workdir, { 'src/format.js': 'export const cents = (n) => Math.round(n * 100);\n' });
+    await sessions.getByRole('button', { name: 'Restore files to turn 1', exact: true }).click();
+    await dialog.getByText('2 paths go back to their state after turn 1.').waitFor(WAIT);
+    await dialog.getByRole('button', { name: 'Restore', exact: true }).click();
+    await dialog.getByRole('status').filter({ hasText: 'Restored 2 paths to their state after turn 1 and committed them.' }).waitFor(WAIT);
+    expect(read('src/price.js')).toBe('export const price = (n) => `${n} EUR`;\n');
+    expect(existsSync(join(workdir, 'src/format.js'))).toBe(false);
+    await dialog.getByRole('button', { name: 'Undo restore', exact: true }).click();
+    await dialog.getByRole('status').filter({ hasText: 'to their state after turn 2' }).waitFor(WAIT);
+    expect(read('src/format.js')).toBe('export const cents = (n) => Math.round(n * 100);\n');
+    expect(await dialog.getByRole('button', { name: 'Undo restore' }).count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+
+    // The session page: back one turn, "Rewind to here", the conversation only.
+    await page.goto(`${api.url}/sessions/${sessionId}`);
+    await page.getByRole('button', { name: 'Previous turn', exact: true }).click();
+    await page.getByRole('button', { name: 'Rewind to here', exact: true }).click();
+    const rewind = page.getByRole('dialog', { name: 'Rewind to turn 1', exact: true });
+    await rewind.getByRole('radio', { name: 'Conversation only', exact: true }).check();
+    await rewind.getByText('The next message will fork from turn 1 on a new branch. Turn 2 stays on main.').waitFor(WAIT);
+    expect(await rewind.getByRole('listitem').count()).toBe(0);
+    await rewind.getByRole('button', { name: 'Rewind', exact: true }).click();
+    await rewind.getByRole('status').filter({ hasText: 'The next message forks from turn 1' }).waitFor(WAIT);
+    const session = (await api.raw(`{ session(sessionId: "${sessionId}") { detached head { turn { number } } } }`)).data as { session: { detached: boolean; head: { turn: { number: number } } } };
+    expect(session.session).toEqual({ detached: true, head: { turn: { number: 1 } } });
+    // The files were not asked for.
+    expect(read('src/price.js')).toBe('export const price = (n) => `€${n.toFixed(2)}`;\n');
     expect(errors).toEqual([]);
   });
 

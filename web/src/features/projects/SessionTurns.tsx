@@ -2,14 +2,16 @@
  * One session of a project, on the project page: what each of its turns did in the
  * project's repo. A turn skipped because the tree was dirty or busy keeps a snapshot of
  * the agent's edits, offered with "Apply snapshot" (applyTurnSnapshot); any turn can be
- * the target of "Restore files to turn N" (restoreProjectFiles), asked for confirmation
- * first. The server's answer, or its CONFLICT with the paths in the way, is shown.
+ * the target of "Restore files to turn N": a preview first (each path and what it becomes, the
+ * paths the user changed, which refuse it), then the restore on confirm, then its undo
+ * (RewindPanel, the code alone). The server's answer, or its CONFLICT with the paths in the way, is shown.
  */
 import { useState } from 'react';
 import { useMutation, useQuery, type CombinedError } from 'urql';
 import { graphql } from '../../gql';
 import { Link } from '../../lib/Link';
 import { sessionPath } from '../../lib/router';
+import { RewindPanel } from '../replay/Rewind';
 import { useRefetchOn } from './useRefetchOn';
 
 const TURNS_PAGE = 50;
@@ -96,16 +98,6 @@ const ApplySnapshotMutation = graphql(`
   }
 `);
 
-const RestoreFilesMutation = graphql(`
-  mutation RestoreProjectFilesFromUi($input: RestoreProjectFilesInput!) {
-    restoreProjectFiles(input: $input) {
-      result
-      message
-      paths
-    }
-  }
-`);
-
 type Outcome = { kind: 'done'; message: string; paths: string[] } | { kind: 'error'; message: string; paths: string[] };
 
 function errorOutcome(error: CombinedError): Outcome {
@@ -136,7 +128,6 @@ export function SessionTurns({
   const [{ data, error }, refetch] = useQuery({ query: SessionTurnsQuery, variables: { sessionId, first } });
   useRefetchOn(version, refetch);
   const [, applySnapshot] = useMutation(ApplySnapshotMutation);
-  const [, restoreFiles] = useMutation(RestoreFilesMutation);
   const [confirming, setConfirming] = useState<number>();
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ turn: number; what: string; outcome: Outcome }>();
@@ -158,11 +149,6 @@ export function SessionTurns({
       const r = await applySnapshot({ input: { sessionId, turn } });
       return { error: r.error, data: r.data?.applyTurnSnapshot };
     });
-  const restore = (turn: number) =>
-    run(turn, 'Restore', async () => {
-      const r = await restoreFiles({ input: { sessionId, turn } });
-      return { error: r.error, data: r.data?.restoreProjectFiles };
-    });
 
   const name = title || sessionId;
   const headingId = `session-${sessionId}`;
@@ -176,28 +162,14 @@ export function SessionTurns({
   };
   const skipped = turns.filter((turn) => turn.projectCommit && SKIPPED.has(turn.projectCommit.result));
 
-  const restoreControls = (turn: number, label: string) => (
-    <>
-      {confirming === turn ? (
-        <span className="confirm" role="group" aria-label={`Confirm restore to turn ${turn}`}>
-          <span>
-            Put every file the agent touched in this session back to its state {turn === 0 ? 'before the first turn' : `after turn ${turn}`}? Your other files are not
-            touched.
-          </span>
-          <button type="button" className="danger" disabled={busy} onClick={() => restore(turn)}>
-            Restore
-          </button>
-          <button type="button" onClick={() => setConfirming(undefined)}>
-            Cancel
-          </button>
-        </span>
-      ) : (
-        <button type="button" disabled={busy} onClick={() => setConfirming(turn)}>
-          {label}
-        </button>
-      )}
-    </>
-  );
+  const restoreControls = (turn: number, label: string) =>
+    confirming === turn ? (
+      <RewindPanel sessionId={sessionId} turn={turn} choose={false} hasProject onClose={() => setConfirming(undefined)} onDone={onChanged} />
+    ) : (
+      <button type="button" disabled={busy} onClick={() => setConfirming(turn)}>
+        {label}
+      </button>
+    );
 
   return (
     <section aria-labelledby={headingId} className="session-turns">
@@ -275,7 +247,7 @@ export function SessionTurns({
       {turns.length > 0 && (
         <div className="turns">
           <h4>Turns and restore points</h4>
-<ol>
+          <ol>
             <li>
               <span className="turn-label">Before the first turn</span>
               {restoreControls(0, 'Restore files to turn 0')}

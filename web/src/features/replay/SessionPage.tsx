@@ -8,7 +8,8 @@
  * copied link opens the same view, and Previous / Next / a timeline row / the graph / the Branch
  * switch move nothing but this page. The session's own position (where the agent's next message
  * goes: Session.currentBranch, and Session.head when a client checked an older commit out) is
- * changed only by "Continue from here", after a confirmation that says what it does. Whatever
+ * changed only by "Continue from here", after a confirmation that says what it does, or by
+ * "Rewind to here" (code, conversation or both), after a preview of what it writes. Whatever
  * moves the session (the agent, another client) arrives on the timeline subscription; a page at
  * the latest turn follows it, a page on an older turn stays there.
  *
@@ -30,6 +31,7 @@ import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvent
 import { applyTurnUpdate } from './live';
 import { agentName } from '../../lib/agents';
 import { JoinProject } from './JoinProject';
+import { RewindPanel } from './Rewind';
 import { LiveTurn, type LiveTurnState } from './LiveTurn';
 import { arrowKeyStep, positionText, readOnlyText, replaySteps, turnCursor } from './steps';
 import { Timeline } from './Timeline';
@@ -181,6 +183,8 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
     return () => window.removeEventListener('keydown', onKey);
   }, [viewSha]);
 
+  // "Rewind to here": the code, the conversation or both, after a preview (RewindPanel).
+  const [rewindTurn, setRewindTurn] = useState<number | null>(null);
   // "Continue from here": the one control that moves the session itself, after a confirmation.
   const [confirming, setConfirming] = useState(false);
   const [continueError, setContinueError] = useState<string | null>(null);
@@ -226,6 +230,8 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   const writesTo = view.detached ? `turn ${view.head?.turn?.number ?? 0}, checked out by a client` : `${view.currentBranch}'s latest turn`;
   const readOnly = readOnlyText({ detached: older, head: viewed, turnCount: total, writesTo });
   const agent = agentName(view);
+  // Rewind goes back along the session's current branch: offered for a turn shown on it.
+  const canRewind = number > 0 && shownBranch === view.currentBranch && openNumber === null;
   // The live turn belongs to the session's latest: shown when this page is there.
   const atWritePoint = !older && shownBranch === view.currentBranch && !view.detached;
   return (
@@ -268,7 +274,23 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
             Continue from here
           </button>
         )}
+        {canRewind && rewindTurn === null && (
+          <button type="button" onClick={() => setRewindTurn(number)}>
+            Rewind to here
+          </button>
+        )}
       </div>
+      {rewindTurn !== null && (
+        <RewindPanel
+          key={rewindTurn}
+          sessionId={sessionId}
+          turn={rewindTurn}
+          choose
+          hasProject={view.project !== null}
+          onClose={() => setRewindTurn(null)}
+          onDone={refreshAll}
+        />
+      )}
       {confirming && viewed && (
         <div role="alertdialog" aria-label="Continue from here" className="banner confirm">
           <p>
