@@ -292,7 +292,9 @@ describe('projects in the browser', () => {
 
     // The session page: back one turn, "Rewind to here", the conversation only.
     await page.goto(`${api.url}/sessions/${sessionId}`);
+    await page.getByText('Turn 2 / 2', { exact: true }).waitFor(WAIT);
     await page.getByRole('button', { name: 'Previous turn', exact: true }).click();
+    await page.getByText('Turn 1 / 2', { exact: true }).waitFor(WAIT);
     await page.getByRole('button', { name: 'Rewind to here', exact: true }).click();
     const rewind = page.getByRole('dialog', { name: 'Rewind to turn 1', exact: true });
     await rewind.getByRole('radio', { name: 'Conversation only', exact: true }).check();

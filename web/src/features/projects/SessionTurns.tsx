@@ -9,6 +9,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, type CombinedError } from 'urql';
 import { graphql } from '../../gql';
+import { refusal } from '../../lib/errors';
 import { Link } from '../../lib/Link';
 import { sessionPath } from '../../lib/router';
 import { RewindPanel } from '../replay/Rewind';
@@ -101,13 +102,7 @@ const ApplySnapshotMutation = graphql(`
 type Outcome = { kind: 'done'; message: string; paths: string[] } | { kind: 'error'; message: string; paths: string[] };
 
 function errorOutcome(error: CombinedError): Outcome {
-  const first = error.graphQLErrors[0];
-  const paths = (first?.extensions as { paths?: unknown } | undefined)?.paths;
-  return {
-    kind: 'error',
-    message: first ? first.message : error.message,
-    paths: Array.isArray(paths) ? paths.filter((p): p is string => typeof p === 'string') : [],
-  };
+  return { kind: 'error', ...refusal(error) };
 }
 
 const SKIP_BADGE: Record<string, string> = { SKIPPED_BUSY: 'busy', SKIPPED_DIRTY: 'dirty', SKIPPED_UNATTRIBUTED: 'unattributed' };

@@ -7,9 +7,10 @@
  * page it is the code alone ("Restore files").
  */
 import { useCallback, useEffect, useState } from 'react';
-import { useClient, type CombinedError } from 'urql';
+import { useClient } from 'urql';
 import { graphql } from '../../gql';
 import type { RewindFromUiMutation } from '../../gql/graphql';
+import { refusal } from '../../lib/errors';
 
 const RewindMutation = graphql(`
   mutation RewindFromUi($input: RewindInput!) {
@@ -52,12 +53,6 @@ function flags(choice: RewindChoice): { code: boolean; conversation: boolean } {
   return { code: choice !== 'conversation', conversation: choice !== 'code' };
 }
 
-function failure(error: CombinedError): { message: string; paths: string[] } {
-  const first = error.graphQLErrors[0];
-  const paths = (first?.extensions as { paths?: unknown } | undefined)?.paths;
-  return { message: first ? first.message : error.message, paths: Array.isArray(paths) ? paths.filter((p): p is string => typeof p === 'string') : [] };
-}
-
 /**
  * The preview and the confirmation, for turn `turn` of the session.
  * @param choose offer code / conversation / both (else the code alone, for "Restore files").
@@ -90,7 +85,7 @@ export function RewindPanel({
   const send = useCallback(
     async (to: number, which: RewindChoice, dryRun: boolean) => {
       const result = await client.mutation(RewindMutation, { input: { sessionId, turn: to, ...flags(which), dryRun } }, { requestPolicy: 'network-only' }).toPromise();
-      if (result.error) return { error: failure(result.error) };
+      if (result.error) return { error: refusal(result.error) };
       return { plan: result.data!.rewind };
     },
     [client, sessionId],

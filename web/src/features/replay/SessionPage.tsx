@@ -18,7 +18,7 @@
  * is live (Session.recording: a turn open, its newest message under 10 minutes old).
  */
 import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
-import { useClient, useQuery, useSubscription, type CombinedError } from 'urql';
+import { useClient, useQuery, useSubscription } from 'urql';
 import type { ViewedCommitFieldsFragment } from '../../gql/graphql';
 import { Link } from '../../lib/Link';
 import { onReconnected } from '../../lib/client';
@@ -32,16 +32,12 @@ import { applyTurnUpdate } from './live';
 import { agentName } from '../../lib/agents';
 import { JoinProject } from './JoinProject';
 import { RewindPanel } from './Rewind';
+import { errorMessage } from '../../lib/errors';
 import { LiveTurn, type LiveTurnState } from './LiveTurn';
 import { arrowKeyStep, positionText, readOnlyText, replaySteps, turnCursor } from './steps';
 import { Timeline } from './Timeline';
 import { useFetch } from './useFetch';
 import './replay.css';
-
-/** The server's own words for a failed request. */
-export function errorMessage(error: CombinedError): string {
-  return error.graphQLErrors[0]?.message ?? error.networkError?.message ?? error.message;
-}
 
 /**
  * Where the page shows the session's branches (beside the timeline, once it has loaded). The
