@@ -122,12 +122,14 @@ export async function rebuildSession(
   const dequeued = await db.$transaction(async (tx) => {
     await options.fence?.(tx);
     await recordCommits(tx, written, at);
-    const jobs = await tx.outboxJob.findMany({
-      where: { sessionId, kind: 'SESSION', turnId: { in: [...shaOf.keys()] } },
-      select: { id: true, turnId: true },
-      orderBy: { id: 'asc' },
-    });
-    await tx.outboxJob.deleteMany({ where: { id: { in: jobs.map((j) => j.id) } } });
+    // The session's waiting jobs, filtered here: a list of every turn written (10,000 and more) is
+    // past the number of parameters a statement may carry (P2029).
+    const jobs = (
+      await tx.outboxJob.findMany({ where: { sessionId, kind: 'SESSION' }, select: { id: true, turnId: true }, orderBy: { id: 'asc' } })
+    ).filter((job) => shaOf.has(job.turnId));
+    for (let start = 0; start < jobs.length; start += 500) {
+      await tx.outboxJob.deleteMany({ where: { id: { in: jobs.slice(start, start + 500).map((j) => j.id) } } });
+    }
     return [...new Set(jobs.map((j) => j.turnId))].map((turnId) => ({ turnId, sha: shaOf.get(turnId)! }));
   });
   try {
