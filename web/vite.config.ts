@@ -15,7 +15,8 @@ export default defineConfig({
     emptyOutDir: true,
     assetsDir: 'assets',
     sourcemap: false,
-    // One script for the app; no request leaves the origin (the page works with no network).
+    // The app's script, and the markdown parser loaded after it (MarkdownText.tsx); no request
+    // leaves the origin (the page works with no network).
     modulePreload: { polyfill: false },
   },
   logLevel: 'warn',

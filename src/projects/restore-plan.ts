@@ -8,6 +8,8 @@
  */
 import type { FileState } from '../git/project-plumbing.js';
 
+export type { FileState };
+
 /** A path's state as the agent left it, and as HEAD held it when captured. */
 export interface RecordedState extends FileState {
   baseMode: string | null;

@@ -8,10 +8,9 @@
  */
 import type { Project, ProjectFilesResultKind, Session, Turn } from '../../generated/prisma/client.js';
 import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
-import type { FileState } from '../../git/project-plumbing.js';
 import { assertValidId, newId } from '../../ids.js';
 import { applySnapshotFiles, restoreFiles, type FilesWritten } from '../../projects/restore.js';
-import { planRestore, type AgentEvent, type RecordedState, type RestorePlan } from '../../projects/restore-plan.js';
+import { planRestore, type AgentEvent, type FileState, type RecordedState, type RestorePlan } from '../../projects/restore-plan.js';
 import { branchSegments, turnFilter } from '../sessions/branch-path.js';
 import { now, type Deps } from '../deps.js';
 import { readProjectCommit } from './read-projects.js';

@@ -8,10 +8,10 @@
  */
 import type { Session, Turn } from '../../generated/prisma/client.js';
 import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
-import type { FileState } from '../../git/project-plumbing.js';
 import { assertValidId } from '../../ids.js';
 import { listedPaths } from '../../projects/agent-commits.js';
 import { previewRestore, type PlannedPath } from '../../projects/restore.js';
+import type { FileState } from '../../projects/restore-plan.js';
 import { restorePlan, restoreProjectFiles, sessionProject, turnOnPath, type ProjectFilesResult } from '../projects/project-restore.js';
 import { branchSegments, turnFilter } from '../sessions/branch-path.js';
 import { requireSession } from '../sessions/read-session.js';

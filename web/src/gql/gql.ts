@@ -32,7 +32,6 @@ type Documents = {
     "\n  mutation ApplyTurnSnapshotFromUi($input: ApplyTurnSnapshotInput!) {\n    applyTurnSnapshot(input: $input) {\n      result\n      message\n      paths\n    }\n  }\n": typeof types.ApplyTurnSnapshotFromUiDocument,
     "\n  query JoinableProjects {\n    projects(first: 100) {\n      edges {\n        node {\n          id\n          projectId\n          name\n          workdir\n        }\n      }\n    }\n  }\n": typeof types.JoinableProjectsDocument,
     "\n  mutation JoinProject($input: AddSessionToProjectInput!) {\n    addSessionToProject(input: $input) {\n      id\n      project {\n        id\n        projectId\n        name\n      }\n    }\n  }\n": typeof types.JoinProjectDocument,
-    "\n  mutation RewindFromUi($input: RewindInput!) {\n    rewind(input: $input) {\n      turn\n      dryRun\n      undoTurn\n      message\n      code {\n        changes {\n          path\n          action\n          conflict\n        }\n        conflicts\n      }\n      conversation {\n        fromTurn {\n          number\n        }\n        branch\n        laterTurns\n      }\n    }\n  }\n": typeof types.RewindFromUiDocument,
     "\n  fragment SessionViewFields on Session {\n    id\n    sessionId\n    title\n    currentBranch\n    detached\n    project {\n      id\n      projectId\n      name\n    }\n    head {\n      sha\n      parentShas\n      headline\n      turn {\n        number\n        branch\n      }\n    }\n    turns(first: 0) {\n      totalCount\n    }\n    agentId\n    source\n    recording\n    openTurn {\n      number\n    }\n  }\n": typeof types.SessionViewFieldsFragmentDoc,
     "\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n": typeof types.SessionPageDocument,
     "\n  fragment ViewedCommitFields on Commit {\n    sha\n    parentShas\n    headline\n    turn {\n      number\n      branch\n    }\n  }\n": typeof types.ViewedCommitFieldsFragmentDoc,
@@ -56,6 +55,7 @@ type Documents = {
     "\n  subscription SessionTurnUpdates($sessionId: String!) {\n    turnUpdated(sessionId: $sessionId) {\n      turn {\n        number\n        open\n      }\n      messages {\n        ...ReplayMessageFields\n      }\n      closed\n    }\n  }\n": typeof types.SessionTurnUpdatesDocument,
     "\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n          createdAt\n          agentId\n          source\n          parentSession {\n            sessionId\n          }\n        }\n      }\n    }\n  }\n": typeof types.SessionsNavDocument,
     "\n  subscription AnyTurnCommitted {\n    turnCommitted {\n      session {\n        sessionId\n      }\n    }\n  }\n": typeof types.AnyTurnCommittedDocument,
+    "\n  mutation RewindFromUi($input: RewindInput!) {\n    rewind(input: $input) {\n      turn\n      dryRun\n      undoTurn\n      message\n      code {\n        changes {\n          path\n          action\n          conflict\n        }\n        conflicts\n      }\n      conversation {\n        fromTurn {\n          number\n        }\n        branch\n        laterTurns\n      }\n    }\n  }\n": typeof types.RewindFromUiDocument,
 };
 const documents: Documents = {
     "\n  query BranchesPanelGraph($sessionId: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      currentBranch\n      branches {\n        name\n        kind\n        isCurrent\n        head {\n          sha\n          headline\n          turn {\n            number\n          }\n        }\n        forkPoint {\n          sha\n          headline\n          turn {\n            number\n            branch\n          }\n        }\n      }\n      timeline(all: true, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n            parentShas\n          }\n        }\n      }\n    }\n  }\n": types.BranchesPanelGraphDocument,
@@ -76,7 +76,6 @@ const documents: Documents = {
     "\n  mutation ApplyTurnSnapshotFromUi($input: ApplyTurnSnapshotInput!) {\n    applyTurnSnapshot(input: $input) {\n      result\n      message\n      paths\n    }\n  }\n": types.ApplyTurnSnapshotFromUiDocument,
     "\n  query JoinableProjects {\n    projects(first: 100) {\n      edges {\n        node {\n          id\n          projectId\n          name\n          workdir\n        }\n      }\n    }\n  }\n": types.JoinableProjectsDocument,
     "\n  mutation JoinProject($input: AddSessionToProjectInput!) {\n    addSessionToProject(input: $input) {\n      id\n      project {\n        id\n        projectId\n        name\n      }\n    }\n  }\n": types.JoinProjectDocument,
-    "\n  mutation RewindFromUi($input: RewindInput!) {\n    rewind(input: $input) {\n      turn\n      dryRun\n      undoTurn\n      message\n      code {\n        changes {\n          path\n          action\n          conflict\n        }\n        conflicts\n      }\n      conversation {\n        fromTurn {\n          number\n        }\n        branch\n        laterTurns\n      }\n    }\n  }\n": types.RewindFromUiDocument,
     "\n  fragment SessionViewFields on Session {\n    id\n    sessionId\n    title\n    currentBranch\n    detached\n    project {\n      id\n      projectId\n      name\n    }\n    head {\n      sha\n      parentShas\n      headline\n      turn {\n        number\n        branch\n      }\n    }\n    turns(first: 0) {\n      totalCount\n    }\n    agentId\n    source\n    recording\n    openTurn {\n      number\n    }\n  }\n": types.SessionViewFieldsFragmentDoc,
     "\n  query SessionPage($sessionId: String!) {\n    session(sessionId: $sessionId) {\n      ...SessionViewFields\n    }\n  }\n": types.SessionPageDocument,
     "\n  fragment ViewedCommitFields on Commit {\n    sha\n    parentShas\n    headline\n    turn {\n      number\n      branch\n    }\n  }\n": types.ViewedCommitFieldsFragmentDoc,
@@ -100,6 +99,7 @@ const documents: Documents = {
     "\n  subscription SessionTurnUpdates($sessionId: String!) {\n    turnUpdated(sessionId: $sessionId) {\n      turn {\n        number\n        open\n      }\n      messages {\n        ...ReplayMessageFields\n      }\n      closed\n    }\n  }\n": types.SessionTurnUpdatesDocument,
     "\n  query SessionsNav($first: Int!) {\n    sessions(first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          sessionId\n          title\n          createdAt\n          agentId\n          source\n          parentSession {\n            sessionId\n          }\n        }\n      }\n    }\n  }\n": types.SessionsNavDocument,
     "\n  subscription AnyTurnCommitted {\n    turnCommitted {\n      session {\n        sessionId\n      }\n    }\n  }\n": types.AnyTurnCommittedDocument,
+    "\n  mutation RewindFromUi($input: RewindInput!) {\n    rewind(input: $input) {\n      turn\n      dryRun\n      undoTurn\n      message\n      code {\n        changes {\n          path\n          action\n          conflict\n        }\n        conflicts\n      }\n      conversation {\n        fromTurn {\n          number\n        }\n        branch\n        laterTurns\n      }\n    }\n  }\n": types.RewindFromUiDocument,
 };
 
 /**
@@ -188,10 +188,6 @@ export function graphql(source: "\n  query JoinableProjects {\n    projects(firs
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation JoinProject($input: AddSessionToProjectInput!) {\n    addSessionToProject(input: $input) {\n      id\n      project {\n        id\n        projectId\n        name\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation JoinProject($input: AddSessionToProjectInput!) {\n    addSessionToProject(input: $input) {\n      id\n      project {\n        id\n        projectId\n        name\n      }\n    }\n  }\n"];
-/**
- * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
- */
-export function graphql(source: "\n  mutation RewindFromUi($input: RewindInput!) {\n    rewind(input: $input) {\n      turn\n      dryRun\n      undoTurn\n      message\n      code {\n        changes {\n          path\n          action\n          conflict\n        }\n        conflicts\n      }\n      conversation {\n        fromTurn {\n          number\n        }\n        branch\n        laterTurns\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RewindFromUi($input: RewindInput!) {\n    rewind(input: $input) {\n      turn\n      dryRun\n      undoTurn\n      message\n      code {\n        changes {\n          path\n          action\n          conflict\n        }\n        conflicts\n      }\n      conversation {\n        fromTurn {\n          number\n        }\n        branch\n        laterTurns\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -284,6 +280,10 @@ export function graphql(source: "\n  query SessionsNav($first: Int!) {\n    sess
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription AnyTurnCommitted {\n    turnCommitted {\n      session {\n        sessionId\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription AnyTurnCommitted {\n    turnCommitted {\n      session {\n        sessionId\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RewindFromUi($input: RewindInput!) {\n    rewind(input: $input) {\n      turn\n      dryRun\n      undoTurn\n      message\n      code {\n        changes {\n          path\n          action\n          conflict\n        }\n        conflicts\n      }\n      conversation {\n        fromTurn {\n          number\n        }\n        branch\n        laterTurns\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation RewindFromUi($input: RewindInput!) {\n    rewind(input: $input) {\n      turn\n      dryRun\n      undoTurn\n      message\n      code {\n        changes {\n          path\n          action\n          conflict\n        }\n        conflicts\n      }\n      conversation {\n        fromTurn {\n          number\n        }\n        branch\n        laterTurns\n      }\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

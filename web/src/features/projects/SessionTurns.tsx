@@ -12,7 +12,7 @@ import { graphql } from '../../gql';
 import { refusal } from '../../lib/errors';
 import { Link } from '../../lib/Link';
 import { sessionPath } from '../../lib/router';
-import { RewindPanel } from '../replay/Rewind';
+import { RewindPanel } from '../../lib/RewindPanel';
 import { useRefetchOn } from './useRefetchOn';
 
 const TURNS_PAGE = 50;

@@ -5,9 +5,7 @@
  * whole. Stepping back within the loaded window needs no request at all: the window is
  * cut at the viewed commit.
  */
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
-import Markdown from 'react-markdown';
-import remarkGfm from 'remark-gfm';
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useClient } from 'urql';
 import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
 import { ConversationQuery } from './operations';
@@ -16,6 +14,9 @@ import { redactionSummary, type RedactedMessage } from './redactions';
 import { turnCursor } from './steps';
 import { ToolCallView } from './ToolCallView';
 import { callSummary, leadingTag, plainText, thinkingOf, toolCallsOf, type ToolCall } from './tools';
+
+// The markdown parser, loaded after the page (the plain text shows meanwhile).
+const MarkdownText = lazy(() => import('./MarkdownText'));
 
 
 export interface ViewedHead {
@@ -255,9 +256,9 @@ export function MessageView({ message, callOf }: { message: ReplayMessageFieldsF
       )}
       {message.content.trim() !== '' && (
         <div className="markdown">
-          <Markdown skipHtml remarkPlugins={[remarkGfm]}>
-            {message.content}
-          </Markdown>
+          <Suspense fallback={<p className="plain-text">{message.content}</p>}>
+            <MarkdownText text={message.content} />
+          </Suspense>
         </div>
       )}
       {calls.map((call, i) => (

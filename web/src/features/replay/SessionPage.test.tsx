@@ -199,10 +199,10 @@ describe('SessionPage', () => {
 
   const message = { id: 'M', messageId: 'm1', seq: 1, createdAt: '2025-01-01T00:00:00Z', toolName: null, toolCallId: null, caller: null, metadata: null, redactions: [] };
 
-  it('renders markdown but never raw HTML', () => {
+  it('renders markdown but never raw HTML (the plain text until the markdown module is in)', async () => {
     render(<MessageView message={{ ...message, role: 'ASSISTANT', content: 'some **bold** <img src=x onerror=alert(1)>' }} />);
     const article = screen.getByRole('article', { name: 'Assistant' });
-    expect(article.querySelector('strong')?.textContent).toBe('bold');
+    await waitFor(() => expect(article.querySelector('strong')?.textContent).toBe('bold'));
     expect(article.querySelector('img')).toBeNull();
   });
 
@@ -242,9 +242,9 @@ describe('SessionPage', () => {
     expect(article.querySelector('details.thinking')?.textContent).toContain('The flag goes in parseArgs.');
   });
 
-  it('renders a markdown table as a table, and a message that starts with a tag as its text', () => {
+  it('renders a markdown table as a table, and a message that starts with a tag as its text', async () => {
     render(<MessageView message={{ ...message, role: 'ASSISTANT', content: '| file | lines |\n| --- | --- |\n| a.ts | 10 |' }} />);
-    expect(screen.getByRole('table').textContent).toContain('a.ts');
+    expect((await screen.findByRole('table')).textContent).toContain('a.ts');
     cleanup();
     render(<MessageView message={{ ...message, role: 'USER', content: '<task-notification>\n<status>completed</status>\n</task-notification>' }} />);
     const article = screen.getByRole('article');

@@ -31,7 +31,7 @@ import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvent
 import { applyTurnUpdate } from './live';
 import { agentName } from '../../lib/agents';
 import { JoinProject } from './JoinProject';
-import { RewindPanel } from './Rewind';
+import { RewindPanel } from '../../lib/RewindPanel';
 import { errorMessage } from '../../lib/errors';
 import { LiveTurn, type LiveTurnState } from './LiveTurn';
 import { arrowKeyStep, positionText, readOnlyText, replaySteps, turnCursor } from './steps';

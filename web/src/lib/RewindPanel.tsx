@@ -4,13 +4,13 @@
  * rewind is refused while there are any: nothing is written), and says where the conversation
  * forks; the run happens on confirm, and its answer offers the undo (a rewind to the turn the
  * server names). On the session page the user picks code, conversation or both; on the project
- * page it is the code alone ("Restore files").
+ * page it is the code alone ("Restore files"). In lib/: both features use it.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useClient } from 'urql';
-import { graphql } from '../../gql';
-import type { RewindFromUiMutation } from '../../gql/graphql';
-import { refusal } from '../../lib/errors';
+import { graphql } from '../gql';
+import type { RewindFromUiMutation } from '../gql/graphql';
+import { refusal } from './errors';
 
 const RewindMutation = graphql(`
   mutation RewindFromUi($input: RewindInput!) {
