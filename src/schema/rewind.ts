@@ -95,7 +95,7 @@ builder.mutationFields((t) => ({
     description:
       "Back to a turn: the agent's project files (as restoreProjectFiles: only the agent's paths, refused with CONFLICT and extensions.paths, writing nothing, where the user changed one), " +
       'the conversation (as checkout: the next user message forks from the turn), or both (the default). ' +
-      'dryRun: true answers the plan and writes nothing. Undo by rewinding to undoTurn.',
+      'Refused with CONFLICT while a turn is open (the agent is at work). dryRun: true answers the plan and writes nothing. Undo by rewinding to undoTurn.',
     // A restore's cost, the plan's read of the working tree, and a checkout.
     complexity: 6 * QUERY_COST + 26 * GIT_PROCESS_COST,
     args: { input: t.arg({ type: RewindInput, required: true }) },

@@ -7,7 +7,7 @@
 import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CreateSession } from '../api/operations.js';
+import { AppendMessage, CreateSession } from '../api/operations.js';
 import { eventually } from '../helpers/git.js';
 import { onlyError, type TestServer } from '../helpers/server.js';
 import { expectUntouched, outcome, picture, projectServer, projectSession, recordTurn, userRepo } from './project-turns.js';
@@ -142,6 +142,12 @@ describe('rewind', () => {
     const zero = await rewind(api, { turn: 0, code: true, dryRun: true });
     expect(zero.conversation).toBeNull();
     expect(zero.code!.changes.map((c) => [c.path, c.action])).toEqual([['a.txt', 'DELETE']]);
+    // While the agent is at work (a turn open): previewed, not run.
+    await api.ok(AppendMessage, { input: { sessionId: 's', role: 'USER', content: 'next task' } });
+    expect((await rewind(api, { turn: 0, code: true, dryRun: true })).message).toMatch(/A turn is open now: the rewind can run once it ends\./);
+    const open = onlyError(await api.raw(REWIND, { input: { sessionId: 's', turn: 0, code: true } }));
+    expect(open.extensions?.code).toBe('CONFLICT');
+    expect(open.message).toMatch(/A turn is open/);
     expectUntouched(dir, before);
   });
 });

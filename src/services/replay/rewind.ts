@@ -62,8 +62,8 @@ type RewindDeps = Deps;
 
 /**
  * @throws BadUserInputError for a bad input, or code asked of a session without a project; NotFoundError for
- * an unknown session or turn; ConflictError while a turn is open, for a turn not yet in the session repo, or
- * (not a dry run) where the user changed a path the restore would write (extensions.paths).
+ * an unknown session or turn; ConflictError for a turn not yet in the session repo, and (not a dry run)
+ * while a turn is open or where the user changed a path the restore would write (extensions.paths).
  */
 export async function rewind(input: RewindInput, deps: RewindDeps): Promise<RewindResult> {
   assertValidId(input.sessionId, 'sessionId');
@@ -89,9 +89,13 @@ export async function rewind(input: RewindInput, deps: RewindDeps): Promise<Rewi
     plan = { ...preview, done: null };
   }
 
+  // The agent is at work: its files and its conversation are moving under a rewind.
+  const busy = session.openTurnId !== null;
   if (dryRun) {
-    return { turn: input.turn, dryRun, code: plan, conversation: talk && { ...talk, moved: false }, undoTurn, message: describe(input.turn, plan, talk, true) };
+    const message = describe(input.turn, plan, talk, true) + (busy ? ' A turn is open now: the rewind can run once it ends.' : '');
+    return { turn: input.turn, dryRun, code: plan, conversation: talk && { ...talk, moved: false }, undoTurn, message };
   }
+  if (busy) throw new ConflictError('A turn is open (the agent is at work): rewind once it ends; nothing was written and the conversation did not move.');
   if (plan && plan.conflicts.length > 0) {
     throw new ConflictError(
       `Not rewound: ${listedPaths(plan.conflicts)} changed since the agent (or the last restore) left ${plan.conflicts.length === 1 ? 'it' : 'them'}; ` +
@@ -142,7 +146,6 @@ async function conversationPlan(deps: RewindDeps, session: Session, number: numb
       field: 'turn',
     });
   }
-  if (session.openTurnId) throw new ConflictError('A turn is open: end it (endTurn), or let the agent finish, before rewinding the conversation.');
   const turn = await turnOnPath(deps, session, number);
   if (!turn) throw new NotFoundError(`Session ${session.sessionId} has no turn ${number} on its branch ${session.currentBranch}.`, { field: 'turn' });
   if (!turn.commitSha) {
