@@ -61,12 +61,7 @@ export async function applySnapshotFiles(
   const { turn, files, snapshotSha } = snapshot;
   return underProjectLock(deps, project, async (place) => {
     const repo = place.repo;
-    const paths = files.map((f) => f.path);
-    const blocked = await blockedPaths(place.workdir, paths);
-    const now = await readStates(place, paths.filter((p) => !blocked.has(p)));
-    const conflicts = files
-      .filter((f) => blocked.has(f.path) || (changedPaths([baseOf(f)], now).length > 0 && changedPaths([f], now).length > 0))
-      .map((f) => f.path);
+    const { conflicts, now } = await snapshotStates(place, files);
     if (conflicts.length > 0) {
       throw new ConflictError(
         `Not applied: ${listedPaths(conflicts)} changed since turn ${turn}'s snapshot was taken (or became a folder); nothing was written. ` +
@@ -200,6 +195,37 @@ export async function restoreFiles(
         : `${written} and committed them; another git held the index, so git status may list them as staged: run git reset -q -- ${paths.join(' ')} to refresh it.`,
     };
   });
+}
+
+/**
+ * What the working tree holds at a snapshot's paths, and the paths that refuse applying it: each
+ * holds neither what HEAD held when the snapshot was taken nor the snapshot's content, or is a
+ * folder (or below a link) now.
+ */
+async function snapshotStates(place: RepoPlace, files: readonly RecordedState[]): Promise<{ conflicts: string[]; now: FileState[] }> {
+  const paths = files.map((f) => f.path);
+  const blocked = await blockedPaths(place.workdir, paths);
+  const now = await readStates(place, paths.filter((p) => !blocked.has(p)));
+  const conflicts = files
+    .filter((f) => blocked.has(f.path) || (changedPaths([baseOf(f)], now).length > 0 && changedPaths([f], now).length > 0))
+    .map((f) => f.path);
+  return { conflicts, now };
+}
+
+/**
+ * The paths that would refuse applying a skipped turn's snapshot now (applySnapshotFiles' CONFLICT),
+ * read without writing anything; every path when one went beyond a link while read.
+ * @throws what opening the project's folder throws (it cannot be used now).
+ */
+export async function snapshotConflicts(project: PlaceProject, config: Pick<Config, 'allowedRoots' | 'dataDir'>, files: readonly RecordedState[]): Promise<string[]> {
+  if (files.length === 0) return [];
+  const place = await openProjectRepo(project, config);
+  try {
+    return (await snapshotStates(place, files)).conflicts;
+  } catch (error) {
+    if (error instanceof ConflictError) return files.map((f) => f.path);
+    throw error;
+  }
 }
 
 /** One path of a restore plan: what the agent last left there, what it becomes, and whether the user changed it since. */

@@ -170,6 +170,14 @@ const ProjectCommitOutcomeRef = builder.objectRef<ProjectCommitOutcome>('Project
       complexity: 3 * GIT_PROCESS_COST,
       resolve: (o) => o.snapshotApplied(),
     }),
+    snapshotConflicts: t.stringList({
+      nullable: true,
+      description:
+        "The paths that would refuse applyTurnSnapshot now (CONFLICT): each holds neither what HEAD held when the snapshot was taken nor the snapshot's content, or is a folder now; [] when it would apply. " +
+        'Null without a snapshot or when the project\'s folder cannot be used. Git-backed, as snapshotApplied: a preview of the apply.',
+      complexity: 3 * GIT_PROCESS_COST,
+      resolve: (o) => o.snapshotConflicts(),
+    }),
   }),
 });
 

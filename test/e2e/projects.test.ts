@@ -228,10 +228,17 @@ describe('projects in the browser', () => {
     await alert.waitFor({ state: 'detached', ...WAIT });
     expect(await page.getByRole('alert').filter({ hasText: 'uncommitted changes' }).count()).toBe(0);
 
-    // Once the user removes the agent's file, the snapshot is offered again.
+    // The user rewrites the agent's file: the snapshot cannot be applied, and the page says why before any click.
+    writeFiles(workdir, { 'src/tax.js': '// the user\'s own tax module\n' });
+    await page.reload();
+    await skipped.getByRole('alert').filter({ hasText: 'Not possible now: you changed src/tax.js since the snapshot was taken.' }).waitFor(WAIT);
+    expect(await skipped.getByRole('button', { name: 'Apply snapshot', exact: true }).isDisabled()).toBe(true);
+
+    // Once the user removes it, the snapshot is offered again.
     rmSync(join(workdir, 'src', 'tax.js'));
     await page.reload();
     await skipped.getByRole('button', { name: 'Apply snapshot', exact: true }).waitFor(WAIT);
+    await expect.poll(() => skipped.getByRole('button', { name: 'Apply snapshot', exact: true }).isEnabled(), WAIT).toBe(true);
 
     // The project's status, changed on its page, shows in the sidebar beside its session count.
     const nav = page.getByRole('navigation', { name: 'Projects', exact: true });

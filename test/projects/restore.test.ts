@@ -93,6 +93,14 @@ async function snapshotApplied(api: TestServer): Promise<boolean | null> {
     .snapshotApplied;
 }
 
+/** Session s's first turn's Project commit outcome's snapshotConflicts: the paths that would refuse applyTurnSnapshot now. */
+async function snapshotConflicts(api: TestServer): Promise<string[] | null> {
+  const result = await api.raw('{ session(sessionId: "s") { turns(first: 1) { edges { node { projectCommit { snapshotConflicts } } } } } }');
+  if (result.errors?.length) throw new Error(JSON.stringify(result.errors));
+  return (result.data as { session: { turns: { edges: { node: { projectCommit: { snapshotConflicts: string[] | null } } }[] } } }).session.turns.edges[0]!.node.projectCommit
+    .snapshotConflicts;
+}
+
 describe('applyTurnSnapshot', () => {
   it("keeps a SKIPPED_DIRTY turn on its snapshot ref and writes it onto clean paths, leaving HEAD, the index and refs byte for byte", async () => {
     const { api, root } = await projectServer();
@@ -132,6 +140,7 @@ describe('applyTurnSnapshot', () => {
     unlinkSync(join(dir, 'logo.bin'));
     unlinkSync(join(dir, 'tool.sh'));
     expect(await snapshotApplied(api)).toBe(false);
+    expect(await snapshotConflicts(api)).toEqual([]);
     const clean = picture(dir);
     const applied = await apply(api, 's', turn);
     expect(await snapshotApplied(api)).toBe(true);
@@ -168,6 +177,9 @@ describe('applyTurnSnapshot', () => {
     mkdirSync(join(dir, 'new.txt'));
     writeFileSync(join(dir, 'new.txt', 'inside'), 'x\n');
     const before = picture(dir);
+    // The preview names the same paths, and reads without writing.
+    expect(await snapshotConflicts(api)).toEqual(['new.txt', 'notes.txt']);
+    expectUntouched(dir, before);
     const error = onlyError(await api.raw(APPLY, { input: { sessionId: 's', turn } }));
     expect(error.extensions).toMatchObject({ code: 'CONFLICT', paths: ['new.txt', 'notes.txt'] });
     expect(error.message).toMatch(/new\.txt, notes\.txt/);

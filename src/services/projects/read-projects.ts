@@ -5,7 +5,7 @@ import type { Project, ProjectCommitResult, Turn } from '../../generated/prisma/
 import { AppError } from '../../errors.js';
 import { GitRepo } from '../../git/index.js';
 import { locateProjectRepo, openProjectRepo } from '../../projects/project-place.js';
-import { holdsFiles } from '../../projects/restore.js';
+import { holdsFiles, snapshotConflicts } from '../../projects/restore.js';
 import type { RecordedState } from '../../projects/restore-plan.js';
 import type { AutoCommitState } from '../../projects/repo-config.js';
 import type { WorkingTreeState } from '../../projects/working-tree.js';
@@ -101,6 +101,8 @@ export interface ProjectCommitOutcome {
   snapshot: () => Promise<CommitRef | null>;
   /** Whether the working tree holds the snapshot's files now (null: no snapshot, or the folder cannot be used). */
   snapshotApplied: () => Promise<boolean | null>;
+  /** The paths that would refuse applying the snapshot now (null: no snapshot, or the folder cannot be used). */
+  snapshotConflicts: () => Promise<string[] | null>;
   /** The agent's commit's and the snapshot's shas as recorded (no git). */
   commitSha: string | null;
   snapshotSha: string | null;
@@ -125,21 +127,24 @@ export function turnProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, 
     return repo && info ? { repo, sessionId: null, info } : null;
   };
   const files = turn.projectFiles ? (JSON.parse(turn.projectFiles) as RecordedState[]) : [];
+  /** A read of the working tree at the snapshot's paths; null without a snapshot, or when the folder cannot be used now. */
+  const withSnapshot = async <T>(read: (project: Project) => Promise<T>): Promise<T | null> => {
+    if (!turn.projectSnapshotSha || files.length === 0) return null;
+    const project = await deps.db.project.findUnique({ where: { projectId } });
+    if (!project) return null;
+    try {
+      return await read(project);
+    } catch (error) {
+      if (error instanceof AppError) return null;
+      throw error;
+    }
+  };
   return {
     result: turn.projectResult ?? 'PENDING',
     commit: read(turn.projectCommitSha),
     snapshot: read(turn.projectSnapshotSha),
-    snapshotApplied: async () => {
-      if (!turn.projectSnapshotSha || files.length === 0) return null;
-      const project = await deps.db.project.findUnique({ where: { projectId } });
-      if (!project) return null;
-      try {
-        return await holdsFiles(project, deps.config, files);
-      } catch (error) {
-        if (error instanceof AppError) return null;
-        throw error;
-      }
-    },
+    snapshotApplied: () => withSnapshot((project) => holdsFiles(project, deps.config, files)),
+    snapshotConflicts: () => withSnapshot((project) => snapshotConflicts(project, deps.config, files)),
     commitSha: turn.projectCommitSha,
     snapshotSha: turn.projectSnapshotSha,
     dirtyPaths: turn.projectDirtyPaths ? (JSON.parse(turn.projectDirtyPaths) as string[]) : [],

@@ -61,6 +61,7 @@ const SnapshotAppliedQuery = graphql(`
             number
             projectCommit {
               snapshotApplied
+              snapshotConflicts
             }
           }
         }
@@ -71,21 +72,34 @@ const SnapshotAppliedQuery = graphql(`
 
 /**
  * "Apply snapshot", or, when the working tree already holds the snapshot's files (applied here or
- * by hand), a note saying so instead of the button.
+ * by hand), a note saying so instead of the button; the paths you changed since, which would
+ * refuse it (snapshotConflicts), are named first and the button waits for them.
  * @param after the cursor of the turn before it in the list (null for the first), as the server gave it.
  */
 function ApplySnapshot({ sessionId, after, version, busy, onApply }: { sessionId: string; after: string | null; version: number; busy: boolean; onApply: () => void }) {
   const [{ data }, refetch] = useQuery({ query: SnapshotAppliedQuery, variables: { sessionId, after } });
   useRefetchOn(version, refetch);
-  const applied = data?.session?.turns.edges[0]?.node.projectCommit?.snapshotApplied ?? false;
-  return applied ? (
-    <p role="status" className="snapshot-applied">
-      Applied: the working tree holds this snapshot.
-    </p>
-  ) : (
-    <button type="button" disabled={busy} onClick={onApply}>
-      Apply snapshot
-    </button>
+  const outcome = data?.session?.turns.edges[0]?.node.projectCommit;
+  const applied = outcome?.snapshotApplied ?? false;
+  const inTheWay = outcome?.snapshotConflicts ?? [];
+  if (applied) {
+    return (
+      <p role="status" className="snapshot-applied">
+        Applied: the working tree holds this snapshot.
+      </p>
+    );
+  }
+  return (
+    <>
+      {inTheWay.length > 0 && (
+        <p role="alert" className="snapshot-conflicts">
+          Not possible now: you changed {inTheWay.join(', ')} since the snapshot was taken. Commit or stash {inTheWay.length === 1 ? 'it' : 'them'} first.
+        </p>
+      )}
+      <button type="button" disabled={busy || inTheWay.length > 0} onClick={onApply}>
+        Apply snapshot
+      </button>
+    </>
   );
 }
 
