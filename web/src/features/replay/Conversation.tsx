@@ -206,15 +206,15 @@ export function MessageView({ message, callOf }: { message: ReplayMessageFieldsF
               {role}: {message.toolName ?? call?.name ?? 'tool'}
             </span>
             {what && <code className="muted call-summary"> {what}</code>}
-            {message.caller && (
-              <span className="muted caller">
-                {' '}
-                <a href={`#${messageAnchor(message.caller.messageId)}`}>the call</a>
-              </span>
-            )}
           </summary>
           <pre className="tool-output">{plainText(message.content)}</pre>
         </details>
+        {/* Beside the summary, not in it: a link inside a summary is a control inside a control. */}
+        {message.caller && (
+          <a className="muted caller" href={`#${messageAnchor(message.caller.messageId)}`}>
+            the call
+          </a>
+        )}
       </article>
     );
   }

@@ -1,0 +1,96 @@
+/**
+ * Issue 27: an axe-core scan (the maintained accessibility rules engine, run inside the page) of
+ * the pages people use most: a session in a project (conversation with tool calls, code changes,
+ * timeline, branches, the rewind preview open) and its project page (history, a skipped turn's
+ * snapshot, the restore preview open). No serious or critical violation.
+ */
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { CreateSession } from '../api/operations.js';
+import { startTestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
+import { CreateProject } from '../projects/operations.js';
+import { FAST_COMMITTER, outcome, recordTurn, userGit } from '../projects/project-turns.js';
+import { openPage } from './browser.js';
+
+const WAIT = { timeout: 15_000 };
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core's serious and critical violations on the page as it is now, one line each. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Violation[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+describe('accessibility', () => {
+  it('the session page and the project page have no serious or critical axe-core violation', async () => {
+    const root = tempDir('em-e2e-a11y-');
+    const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
+    const workdir = join(root, 'shop');
+    mkdirSync(join(workdir, 'src'), { recursive: true });
+    userGit(workdir, 'init', '-q', '-b', 'main');
+    writeFileSync(join(workdir, 'README.md'), '# Shop\n');
+    userGit(workdir, 'add', '-A');
+    userGit(workdir, 'commit', '-q', '-m', 'Start the shop');
+    const { createProject } = await api.ok(CreateProject, { input: { name: 'Shop', workdir } });
+    const sessionId = 'prices';
+    await api.ok(CreateSession, { input: { sessionId, title: 'Show prices in euros', projectId: createProject.projectId } });
+    writeFileSync(join(workdir, 'src', 'price.js'), 'export const price = (n) => `${n} EUR`;\n');
+    await api.raw(
+      `mutation ($input: RecordTurnInput!) { recordTurn(input: $input) { number } }`,
+      {
+        input: {
+          sessionId,
+          user: { content: 'Show prices in euros' },
+          assistant: {
+            content: 'Done:\n\n| file | change |\n| --- | --- |\n| src/price.js | new |',
+            metadata: { toolCalls: [{ id: 'toolu_1', name: 'Write', input: { file_path: 'src/price.js', content: 'export const price = (n) => `${n} EUR`;\n' } }] },
+          },
+          toolResults: [{ content: 'File written', toolName: 'Write', toolCallId: 'toolu_1' }],
+          touchedPaths: ['src/price.js'],
+        },
+      },
+    );
+    expect((await outcome(api, sessionId, 1)).result).toBe('COMMITTED');
+    // A second turn skipped: the user has an uncommitted README edit.
+    writeFileSync(join(workdir, 'README.md'), '# Shop, edited by you\n');
+    writeFileSync(join(workdir, 'src', 'price.js'), 'export const price = (n) => `€${n}`;\n');
+    await recordTurn(api, { sessionId, content: 'Use the euro sign', touchedPaths: ['src/price.js'] });
+    expect((await outcome(api, sessionId, 2)).result).toBe('SKIPPED_DIRTY');
+
+    const { page } = await openPage(api.url);
+    await page.goto(`${api.url}/sessions/${sessionId}`);
+    await page.getByText('Turn 2 / 2', { exact: true }).waitFor(WAIT);
+    await page.getByRole('region', { name: 'Code changes' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Previous turn', exact: true }).click();
+    await page.getByText('Turn 1 / 2', { exact: true }).waitFor(WAIT);
+    await page.getByRole('table').waitFor(WAIT);
+    await page.getByRole('button', { name: 'Rewind to here', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Rewind to turn 1' }).getByText(/back to its state after turn 1/).waitFor(WAIT);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.goto(`${api.url}/projects/${createProject.projectId}`);
+    const sessions = page.getByRole('region', { name: 'Sessions', exact: true });
+    await sessions.getByText('Turn 2').first().waitFor(WAIT);
+    await sessions.getByRole('button', { name: 'Restore files to turn 1', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Restore to turn 1' }).getByRole('button', { name: 'Cancel' }).waitFor(WAIT);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+});
