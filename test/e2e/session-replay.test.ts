@@ -290,6 +290,13 @@ describe('the session replay page', () => {
     expect(await code.innerText()).toContain('Kept on a private snapshot');
     expect(await code.locator('.change-list summary').allTextContents()).toEqual(['added src/cli.ts +1 −0']);
     expect(await code.locator('pre .diff-add').allInnerTexts()).toEqual(['+export const VERBOSE_FLAG = "--verbose";\n']);
+    // Side by side: the new file's line on the right, with its number, nothing facing it on the left.
+    await code.getByRole('radio', { name: 'Split', exact: true }).check();
+    const row = code.locator('table.split tr').filter({ hasText: 'VERBOSE_FLAG' });
+    await row.waitFor(WAIT);
+    expect(await row.locator('td').allTextContents()).toEqual(['', '', '1', 'export const VERBOSE_FLAG = "--verbose";']);
+    await code.getByRole('radio', { name: 'Unified', exact: true }).check();
+    await code.locator('pre .diff-add').waitFor(WAIT);
     const missing = await expectContractNames(page, { session: TITLE, project: PROJECT, dirtyTree: true, timeoutMs: 3000 });
     expect(missing, describeMissing(missing)).toEqual([]);
 

@@ -3,8 +3,8 @@
  * a session in a project (region "Code changes"): the turn's outcome in words, and the files of
  * the agent's commit, or of its private snapshot when the turn was skipped (with the reason and
  * the user's paths that were in the way), each with its +/- counts and its patch coloured line
- * by line; large patches start collapsed, binary files are named. The session repo's own files
- * stay in "Changes".
+ * by line, unified or side by side ("Diff view", kept in localStorage); large patches start
+ * collapsed, binary files are named. The session repo's own files stay in "Changes".
  */
 import type { CodeDiffFieldsFragment } from '../../gql/graphql';
 import { Link } from '../../lib/Link';
@@ -12,10 +12,22 @@ import { projectPath } from '../../lib/router';
 import { useEffect, useState } from 'react';
 import { useSubscription } from 'urql';
 import { CodeChangesQuery, CodeOutcomeCommitted, CodeOutcomeSkipped } from './operations';
+import { splitRows, type SplitCell } from './split-diff';
 import { useFetch } from './useFetch';
 
 /** Patch lines past which a file starts collapsed. */
 const LONG = 80;
+
+/** Where the unified / split choice is kept between pages. */
+const LAYOUT_KEY = 'entity-memory.diff-layout';
+
+function savedLayout(): DiffLayout {
+  try {
+    return localStorage.getItem(LAYOUT_KEY) === 'split' ? 'split' : 'unified';
+  } catch {
+    return 'unified';
+  }
+}
 
 const RESULT_TEXT: Record<string, string> = {
   COMMITTED: 'Committed',
@@ -40,7 +52,46 @@ function Patch({ text }: { text: string }) {
   );
 }
 
-function Files({ commit, label }: { commit: CodeDiffFieldsFragment; label: string }) {
+/** The patch side by side: the old file's lines left, the new file's right (splitRows). */
+function SplitPatch({ text }: { text: string }) {
+  const cellOf = (cell: SplitCell | null, side: string) =>
+    cell === null
+      ? [<td key={`${side}n`} className="diff-num" />, <td key={`${side}t`} className="diff-empty" />]
+      : [
+          <td key={`${side}n`} className="diff-num">
+            {cell.number}
+          </td>,
+          <td key={`${side}t`} className={`diff-${cell.kind}`}>
+            {cell.text}
+          </td>,
+        ];
+  return (
+    <div className="patch">
+      <table className="diff split">
+        <tbody>
+          {splitRows(text).map((row, i) =>
+            row.left?.kind === 'hunk' ? (
+              <tr key={i}>
+                <td colSpan={4} className="diff-hunk">
+                  {row.left.text}
+                </td>
+              </tr>
+            ) : (
+              <tr key={i}>
+                {cellOf(row.left, 'l')}
+                {cellOf(row.right, 'r')}
+              </tr>
+            ),
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export type DiffLayout = 'unified' | 'split';
+
+function Files({ commit, label, layout }: { commit: CodeDiffFieldsFragment; label: string; layout: DiffLayout }) {
   return (
     <>
       <p className="muted">
@@ -56,7 +107,13 @@ function Files({ commit, label }: { commit: CodeDiffFieldsFragment; label: strin
                 <code>{file.oldPath && file.oldPath !== file.path ? `${file.oldPath} → ${file.path}` : file.path}</code>{' '}
                 <span className="added">+{file.additions}</span> <span className="deleted">−{file.deletions}</span>
               </summary>
-              {file.patch != null ? <Patch text={file.patch} /> : <p className="muted">Binary file: no patch.</p>}
+              {file.patch == null ? (
+                <p className="muted">Binary file: no patch.</p>
+              ) : layout === 'split' ? (
+                <SplitPatch text={file.patch} />
+              ) : (
+                <Patch text={file.patch} />
+              )}
               {file.truncated && <p className="muted">The patch is cut at 256 KiB.</p>}
             </details>
           </li>
@@ -78,6 +135,15 @@ export function CodeChanges({ sessionId, sha, projectId, version }: { sessionId:
   const { data, error } = useFetch(CodeChangesQuery, { sessionId, sha: sha ?? '' }, { pause: !sha, version: version + heard });
   const turn = data?.session?.commit?.sha === sha ? data?.session?.commit?.turn : undefined;
   const outcome = turn?.projectCommit ?? null;
+  const [layout, setLayout] = useState<DiffLayout>(savedLayout);
+  const chooseLayout = (value: DiffLayout) => {
+    setLayout(value);
+    try {
+      localStorage.setItem(LAYOUT_KEY, value);
+    } catch {
+      // Storage refused (private mode): the choice holds for this page.
+    }
+  };
   return (
     <section aria-label="Code changes" className="changes code-changes panel">
       <h2>Code changes</h2>
@@ -96,8 +162,19 @@ export function CodeChanges({ sessionId, sha, projectId, version }: { sessionId:
               In the way: <code>{outcome.dirtyPaths.join(', ')}</code>
             </p>
           )}
-          {outcome.commit && <Files commit={outcome.commit} label="Commit" />}
-          {!outcome.commit && outcome.snapshot && <Files commit={outcome.snapshot} label="Kept on a private snapshot" />}
+          {(outcome.commit || outcome.snapshot) && (
+            <fieldset className="diff-layout">
+              <legend>Diff view</legend>
+              {(['unified', 'split'] as const).map((value) => (
+                <label key={value}>
+                  <input type="radio" name={`diff-layout-${sessionId}`} value={value} checked={layout === value} onChange={() => chooseLayout(value)} />{' '}
+                  {value === 'unified' ? 'Unified' : 'Split'}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          {outcome.commit && <Files commit={outcome.commit} label="Commit" layout={layout} />}
+          {!outcome.commit && outcome.snapshot && <Files commit={outcome.snapshot} label="Kept on a private snapshot" layout={layout} />}
           {!outcome.commit && !outcome.snapshot && outcome.paths.length > 0 && (
             <p className="muted">
               The agent's paths: <code>{outcome.paths.join(', ')}</code>
