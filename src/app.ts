@@ -19,7 +19,7 @@ import { createRedisPubSub, type RedisPubSub } from './redis-pubsub.js';
 import { sharedSecret } from './db/shared-secrets.js';
 import { FaultBoard } from './faults.js';
 import type { Deps } from './services/deps.js';
-import { HookIntake, type HookIntakeOptions } from './services/hooks/intake.js';
+import { HookIntake, hooksDir, type HookIntakeOptions } from './services/hooks/intake.js';
 import { createYogaHandler, type Yoga } from './yoga.js';
 
 export interface App {
@@ -102,6 +102,9 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   const yoga = createYogaHandler(deps);
   const hooks = new HookIntake(deps, options.hooks);
   mkdirSync(sessionsDir(config), { recursive: true, mode: 0o700 });
+  // Made here, before the server answers, not by the spool's first replay in the background: the
+  // data dir holds what it will hold from the first request on.
+  mkdirSync(hooksDir(config.dataDir), { recursive: true, mode: 0o700 });
   const probe = new HealthProbe({
     database: () => db.$queryRawUnsafe('SELECT 1'),
     sessionsFolder: sessionsDir(config),
