@@ -8,6 +8,7 @@
 import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useClient } from 'urql';
 import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
+import { loadedOr } from '../../lib/lazy';
 import { ConversationQuery } from './operations';
 import { WINDOW } from './window';
 import { redactionSummary, type RedactedMessage } from './redactions';
@@ -15,8 +16,15 @@ import { turnCursor } from './steps';
 import { ToolCallView } from './ToolCallView';
 import { callSummary, leadingTag, plainText, thinkingOf, toolCallsOf, type ToolCall } from './tools';
 
-// The markdown parser, loaded after the page (the plain text shows meanwhile).
-const MarkdownText = lazy(() => import('./MarkdownText'));
+/** A message's text as it was written, while the markdown parser loads, or for good if it cannot. */
+function PlainText({ text }: { text: string }) {
+  return <p className="plain-text">{text}</p>;
+}
+
+// The markdown parser, loaded after the page (the plain text shows meanwhile). A load that fails
+// (the server restarted or was updated while the page loaded it) leaves the plain text: a lazy
+// component that throws would take the whole page down with it.
+const MarkdownText = lazy(() => loadedOr(() => import('./MarkdownText'), PlainText));
 
 
 export interface ViewedHead {
@@ -256,7 +264,7 @@ export function MessageView({ message, callOf }: { message: ReplayMessageFieldsF
       )}
       {message.content.trim() !== '' && (
         <div className="markdown">
-          <Suspense fallback={<p className="plain-text">{message.content}</p>}>
+          <Suspense fallback={<PlainText text={message.content} />}>
             <MarkdownText text={message.content} />
           </Suspense>
         </div>
