@@ -55,7 +55,9 @@ async function turns(api: TestServer, sessionId: string, count: number, from = 1
 async function healed(api: TestServer, sessionId: string, dagTurns: number, ms = 45_000): Promise<ReadResult> {
   const found = await eventually(async () => {
     const view = await read(api, sessionId);
-    return view.mirror.inSync && view.mirror.dagTurns === dagTurns ? view : undefined;
+    // The database says in sync from before the rebuild (rebuilt commits are the same commits), and
+    // a read in the moment the rebuilt repo is renamed into place answers head empty: both must agree.
+    return view.mirror.inSync && view.mirror.dagTurns === dagTurns && (view.mirror.gitCommits === 0 || view.head) ? view : undefined;
   }, ms);
   // Its checkout follows a commit after the commit is recorded: wait for the pass to end.
   await api.repoSettled(sessionId);
