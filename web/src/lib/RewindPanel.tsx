@@ -11,6 +11,7 @@ import { useClient } from 'urql';
 import { graphql } from '../gql';
 import type { RewindFromUiMutation } from '../gql/graphql';
 import { refusal } from './errors';
+import { PathList } from './PathList';
 
 const RewindMutation = graphql(`
   mutation RewindFromUi($input: RewindInput!) {
@@ -167,15 +168,7 @@ export function RewindPanel({
       {problem && (
         <div role="alert">
           <p>{problem.message}</p>
-          {problem.paths.length > 0 && (
-            <ul className="paths">
-              {problem.paths.map((path) => (
-                <li key={path}>
-                  <code>{path}</code>
-                </li>
-              ))}
-            </ul>
-          )}
+          <PathList paths={problem.paths} />
         </div>
       )}
       {done ? (

@@ -8,6 +8,7 @@ import { useSubscription } from 'urql';
 import { graphql } from '../../gql';
 import { Link } from '../../lib/Link';
 import { projectPath, sessionPath } from '../../lib/router';
+import { PathList } from '../../lib/PathList';
 import { warningsReducer, type BannerWarning } from './warnings';
 import './projects.css';
 
@@ -73,15 +74,7 @@ export function WarningBanner({ warning, onDismiss }: { warning: BannerWarning; 
           <Link href={sessionPath(warning.sessionId)}>turn {warning.turnNumber}</Link>
           {warning.sessionTitle ? ` of ${warning.sessionTitle}` : ''}: {warning.message}
         </p>
-        {warning.dirtyPaths.length > 0 && (
-          <ul className="paths">
-            {warning.dirtyPaths.map((path) => (
-              <li key={path}>
-                <code>{path}</code>
-              </li>
-            ))}
-          </ul>
-        )}
+        <PathList paths={warning.dirtyPaths} />
       </div>
       <button type="button" onClick={onDismiss}>
         Dismiss

@@ -9,6 +9,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { useMutation, useQuery, useSubscription } from 'urql';
 import { graphql } from '../../gql';
 import { onReconnected } from '../../lib/client';
+import { PathList } from '../../lib/PathList';
 import { ProjectHistory } from './ProjectHistory';
 import { SessionTurns } from './SessionTurns';
 import './projects.css';
@@ -182,15 +183,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
               )}
               {', '}
               {tree.clean ? 'clean' : `${tree.dirtyPaths.length} uncommitted ${tree.dirtyPaths.length === 1 ? 'path' : 'paths'}`}
-              {!tree.clean && (
-                <ul className="paths">
-                  {tree.dirtyPaths.map((path) => (
-                    <li key={path}>
-                      <code>{path}</code>
-                    </li>
-                  ))}
-                </ul>
-              )}
+              <PathList paths={tree.dirtyPaths} />
             </>
           )}
         </dd>

@@ -14,6 +14,7 @@ import { Link } from '../../lib/Link';
 import { sessionPath } from '../../lib/router';
 import { RewindPanel } from '../../lib/RewindPanel';
 import { useRefetchOn } from './useRefetchOn';
+import { PathList } from '../../lib/PathList';
 
 const TURNS_PAGE = 50;
 // The largest page the server gives (first: at most 500).
@@ -199,15 +200,7 @@ export function SessionTurns({
             {outcome.what} (turn {outcome.turn}): {outcome.outcome.message}
           </p>
           {outcome.outcome.paths.length > 0 && <p className="muted">{outcome.outcome.kind === 'error' ? 'In the way:' : 'Written:'}</p>}
-          {outcome.outcome.paths.length > 0 && (
-            <ul className="paths">
-              {outcome.outcome.paths.map((path) => (
-                <li key={path}>
-                  <code>{path}</code>
-                </li>
-              ))}
-            </ul>
-          )}
+          <PathList paths={outcome.outcome.paths} />
           <button type="button" onClick={() => setOutcome(undefined)}>
             Close
           </button>
