@@ -1,4 +1,4 @@
-/** The command line (bin/entity-memory.js) as a process, run without blocking this one (a test server may be the one it talks to). */
+/** The command line (bin/entity-memory.js), or any program, as a process run without blocking this one (a test server may be the one it talks to). */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { onCleanup } from './leftovers.js';
@@ -11,9 +11,9 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `entity-memory ARGS…` with logs off and no token from the environment unless `env` sets one; killed at the test's end. */
-export function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ENTITY_MEMORY_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `file ARGS…` with exactly `env`, `stdin` written then closed; killed at the test's end if still running. */
+export function runProcess(file: string, args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<CliRun> {
+  const child = spawn(file, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
   onCleanup(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
@@ -21,5 +21,11 @@ export function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(stdin);
   return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
+}
+
+/** Runs `entity-memory ARGS…` with logs off and no token from the environment unless `env` sets one. */
+export function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  return runProcess(process.execPath, [BIN, ...args], { ...process.env, LOG_LEVEL: 'silent', ENTITY_MEMORY_TOKEN: '', ...env });
 }

@@ -6,37 +6,14 @@
  * a settings file run as an agent runs it (sh -c, an event on stdin, even with no environment at
  * all), its event recorded by a real server that status then reports.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/git.js';
-import { onCleanup } from '../helpers/leftovers.js';
+import { BIN as bin, runProcess as run } from '../helpers/cli.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 import { claudeEvents, HOOK_BIN } from './hook-events.js';
-
-const root = join(import.meta.dirname, '..', '..');
-const bin = join(root, 'bin', 'entity-memory.js');
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(file: string, args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<Run> {
-  const child = spawn(file, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  onCleanup(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(stdin);
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
-}
 
 /** A home folder and a CODEX_HOME of its own, and the command line run with them. */
 function machine() {
