@@ -104,9 +104,7 @@ export async function restoreFiles(
   return underProjectLock(deps, project, async (place) => {
     const repo = place.repo;
     const gitDir = place.location.gitDir;
-    const blocked = await blockedPaths(place.workdir, plan.paths);
-    const nowStates = await readStates(place, plan.paths.filter((p) => !blocked.has(p)));
-    const conflicts = [...new Set([...changedPaths(plan.lastLeft, nowStates), ...blocked])].sort();
+    const conflicts = await restoreConflicts(place, plan);
     if (conflicts.length > 0) {
       throw new ConflictError(
         `Not restored: ${listedPaths(conflicts)} changed since the agent (or the last restore) left ${conflicts.length === 1 ? 'it' : 'them'}; ` +
@@ -253,15 +251,26 @@ export async function previewRestore(
   plan: RestorePlan,
 ): Promise<{ changes: PlannedPath[]; conflicts: string[] }> {
   const place = await openProjectRepo(project, config);
-  const blocked = await blockedPaths(place.workdir, plan.paths);
-  const nowStates = await readStates(place, plan.paths.filter((p) => !blocked.has(p))).catch((error: unknown) => {
-    if (error instanceof ConflictError) return null;
+  const conflicts = await restoreConflicts(place, plan).catch((error: unknown) => {
+    // A path went beyond a link while it was read: none can be trusted.
+    if (error instanceof ConflictError) return [...plan.paths];
     throw error;
   });
-  const conflicts = new Set(nowStates ? [...changedPaths(plan.lastLeft, nowStates), ...blocked] : plan.paths);
+  const inTheWay = new Set(conflicts);
   const left = new Map(plan.lastLeft.map((s) => [s.path, s]));
-  const changes = plan.writes.map((to) => ({ path: to.path, from: left.get(to.path)!, to, conflict: conflicts.has(to.path) }));
-  return { changes, conflicts: [...conflicts].sort() };
+  const changes = plan.writes.map((to) => ({ path: to.path, from: left.get(to.path)!, to, conflict: inTheWay.has(to.path) }));
+  return { changes, conflicts };
+}
+
+/**
+ * The paths that refuse `plan`, sorted: each holds something else than what the agent (or the last
+ * restore) left there, or is a folder (or below a link) now.
+ * @throws ConflictError when one went beyond a symlink while it was read.
+ */
+async function restoreConflicts(place: RepoPlace, plan: RestorePlan): Promise<string[]> {
+  const blocked = await blockedPaths(place.workdir, plan.paths);
+  const nowStates = await readStates(place, plan.paths.filter((p) => !blocked.has(p)));
+  return [...new Set([...changedPaths(plan.lastLeft, nowStates), ...blocked])].sort();
 }
 
 /** Opens the project's repo, then runs `work` under its lock with the place checked again. */
