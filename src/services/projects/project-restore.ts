@@ -156,7 +156,8 @@ async function recordRestore(
   });
 }
 
-function checkInput(input: ProjectFilesInput): void {
+/** @throws BadUserInputError for a malformed session id, or a turn that is not 0 or more. */
+export function checkInput(input: ProjectFilesInput): void {
   assertValidId(input.sessionId, 'sessionId');
   if (!Number.isInteger(input.turn) || input.turn < 0) {
     throw new BadUserInputError(`turn must be a turn number (1 or more), or 0 for before the first turn; got ${input.turn}.`, { field: 'turn' });

@@ -8,11 +8,10 @@
  */
 import type { Session, Turn } from '../../generated/prisma/client.js';
 import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
-import { assertValidId } from '../../ids.js';
 import { listedPaths } from '../../projects/agent-commits.js';
 import { previewRestore, type PlannedPath } from '../../projects/restore.js';
 import type { FileState } from '../../projects/restore-plan.js';
-import { restorePlan, restoreProjectFiles, sessionProject, turnOnPath, type ProjectFilesResult } from '../projects/project-restore.js';
+import { checkInput, restorePlan, restoreProjectFiles, sessionProject, turnOnPath, type ProjectFilesResult } from '../projects/project-restore.js';
 import { branchSegments, turnFilter } from '../sessions/branch-path.js';
 import { requireSession } from '../sessions/read-session.js';
 import type { Deps } from '../deps.js';
@@ -58,18 +57,13 @@ export interface RewindResult {
   message: string;
 }
 
-type RewindDeps = Deps;
-
 /**
  * @throws BadUserInputError for a bad input, or code asked of a session without a project; NotFoundError for
  * an unknown session or turn; ConflictError for a turn not yet in the session repo, and (not a dry run)
  * while a turn is open or where the user changed a path the restore would write (extensions.paths).
  */
-export async function rewind(input: RewindInput, deps: RewindDeps): Promise<RewindResult> {
-  assertValidId(input.sessionId, 'sessionId');
-  if (!Number.isInteger(input.turn) || input.turn < 0) {
-    throw new BadUserInputError(`turn must be a turn number (1 or more), or 0 for before the first turn; got ${input.turn}.`, { field: 'turn' });
-  }
+export async function rewind(input: RewindInput, deps: Deps): Promise<RewindResult> {
+  checkInput(input);
   const { code, conversation } = choices(input);
   const dryRun = input.dryRun === true;
   const session = await requireSession(deps.db, input.sessionId);
@@ -140,7 +134,7 @@ function choices(input: RewindInput): { code: boolean; conversation: boolean } {
   return { code, conversation };
 }
 
-async function conversationPlan(deps: RewindDeps, session: Session, number: number, newest: Turn | null): Promise<Omit<RewindConversation, 'moved'>> {
+async function conversationPlan(deps: Deps, session: Session, number: number, newest: Turn | null): Promise<Omit<RewindConversation, 'moved'>> {
   if (number < 1) {
     throw new BadUserInputError('The conversation rewinds to a turn (1 or more): turn 0 has no messages to continue from. Rewind the code alone to 0.', {
       field: 'turn',
