@@ -72,15 +72,11 @@ export async function openImportSink(config: Config): Promise<ImportSink> {
 }
 
 async function serverSink(config: Config, pid: number): Promise<ImportSink> {
-  const [{ url, token, tokenHint }, { checkHttpTarget, httpImportTarget }] = await Promise.all([
-    runningServer(config, pid),
-    import('../importers/http-target.js'),
-  ]);
-  const options = { url, token, ...(tokenHint !== undefined ? { tokenHint } : {}) };
-  await checkHttpTarget(options);
+  const [server, { checkHttpTarget, httpImportTarget }] = await Promise.all([runningServer(config, pid), import('../importers/http-target.js')]);
+  await checkHttpTarget(server);
   return {
-    target: httpImportTarget(options),
-    via: `server at ${url}`,
+    target: httpImportTarget(server),
+    via: `server at ${server.url}`,
     // The server mirrors as it always does.
     settle: async () => {},
     close: async () => {},

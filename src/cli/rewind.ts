@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { DataDirBusyError, lockDataDir } from '../data-dir-lock.js';
 import type { EntityMemoryClient, RewindInput, RewindOutcome } from '../client/index.js';
-import { CannotRun } from './errors.js';
 import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
 import { runningServer } from './running-server.js';
 
@@ -124,16 +123,12 @@ async function withClient<T>(config: Config, work: (client: EntityMemoryClient) 
     lock = await lockDataDir(config.dataDir, { command: 'rewind' });
   } catch (error) {
     if (!(error instanceof DataDirBusyError) || error.holder?.command !== 'serve') throw error;
-    const server = await runningServer(config, error.holder.pid);
+    const [server, { checkHttpTarget }] = await Promise.all([runningServer(config, error.holder.pid), import('../importers/http-target.js')]);
+    // A server out of reach, or one that wants another token, is said in one line as for `import`.
+    await checkHttpTarget(server);
     const client = createClient({ url: server.url, token: server.token, retries: 0 });
     try {
       return await work(client);
-    } catch (error) {
-      const { EntityMemoryError } = await import('../client/index.js');
-      if (error instanceof EntityMemoryError && error.code === 'UNAUTHENTICATED') {
-        throw new CannotRun(`the server at ${server.url} refused the token${server.tokenHint ? ` from ${server.tokenHint}` : ''}: ${error.message}`);
-      }
-      throw error;
     } finally {
       await client.close();
     }

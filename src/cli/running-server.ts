@@ -14,7 +14,7 @@ export interface RunningServer {
   url: string;
   token: string | undefined;
   /** Where the token came from, named when the server refuses it. */
-  tokenHint: string | undefined;
+  tokenHint?: string;
 }
 
 /**
@@ -44,5 +44,5 @@ export async function runningServer(config: Config, pid: number): Promise<Runnin
     token = readFileSync(tokenFile(config), 'utf8').trim() || undefined;
     tokenHint = tokenFile(config);
   }
-  return { url: info.url, token, tokenHint };
+  return { url: info.url, token, ...(tokenHint !== undefined ? { tokenHint } : {}) };
 }

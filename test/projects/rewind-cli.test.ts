@@ -80,6 +80,25 @@ describe('entity-memory rewind', () => {
     expect(unknown.stderr).toMatch(/^entity-memory: .*nobody/);
   });
 
+  it('with a server that wants a token: exits 2 in one line without it, as import does, and rewinds with it', async () => {
+    const dataDir = tempDir();
+    const token = 'rewind-test-token-0123456789';
+    const api = await startTestServer({ dataDir, token, ...EMBEDDED });
+    await api.raw('mutation { createSession(input: { sessionId: "s" }) { sessionId } }');
+    for (let i = 0; i < 2; i++) await recordTurn(api, { sessionId: 's' });
+    await eventually(async () => {
+      const result = await api.raw('{ session(sessionId: "s") { mirror { inSync } } }');
+      return (result.data as { session: { mirror: { inSync: boolean } } }).session.mirror.inSync || undefined;
+    });
+    const refused = await cli(['rewind', 's', '1', '--conversation', '--dry-run', '--data-dir', dataDir]);
+    expect(refused.status).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/wants its token \(none was sent\); set ENTITY_MEMORY_TOKEN/);
+    const accepted = await cli(['rewind', 's', '1', '--conversation', '--dry-run', '--data-dir', dataDir], { ENTITY_MEMORY_TOKEN: token });
+    expect(accepted.status, accepted.stderr).toBe(0);
+    expect(accepted.stdout).toContain('fork from turn 1; turn 2 stays on main');
+  });
+
   it('without a server: opens the data dir itself and moves the conversation', async () => {
     const dataDir = tempDir();
     const api = await startTestServer({ dataDir, ...EMBEDDED });
