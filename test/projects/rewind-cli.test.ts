@@ -22,6 +22,14 @@ async function agentTurn(api: TestServer, dir: string, files: Record<string, str
 
 const read = (dir: string, path: string) => (existsSync(join(dir, path)) ? readFileSync(join(dir, path), 'utf8') : null);
 
+/** Resolves once session s's repo holds every turn. */
+function inSync(api: TestServer): Promise<true> {
+  return eventually(async () => {
+    const result = await api.raw('{ session(sessionId: "s") { mirror { inSync } } }');
+    return (result.data as { session: { mirror: { inSync: boolean } } }).session.mirror.inSync || undefined;
+  });
+}
+
 async function detached(api: TestServer): Promise<boolean> {
   const result = await api.raw('{ session(sessionId: "s") { detached mirror { inSync } } }');
   return (result.data as { session: { detached: boolean } }).session.detached;
@@ -37,10 +45,7 @@ describe('entity-memory rewind', () => {
     await agentTurn(api, dir, { 'a.txt': 'a1\n' });
     await agentTurn(api, dir, { 'a.txt': 'a2\n', 'b.txt': 'b2\n' });
     await agentTurn(api, dir, { 'c.txt': 'c3\n' });
-    await eventually(async () => {
-      const result = await api.raw('{ session(sessionId: "s") { mirror { inSync } } }');
-      return (result.data as { session: { mirror: { inSync: boolean } } }).session.mirror.inSync || undefined;
-    });
+    await inSync(api);
 
     const before = picture(dir);
     const dry = await cli(['rewind', 's', '1', '--dry-run', '--data-dir', dataDir]);
@@ -86,10 +91,7 @@ describe('entity-memory rewind', () => {
     const api = await startTestServer({ dataDir, token, ...EMBEDDED });
     await api.raw('mutation { createSession(input: { sessionId: "s" }) { sessionId } }');
     for (let i = 0; i < 2; i++) await recordTurn(api, { sessionId: 's' });
-    await eventually(async () => {
-      const result = await api.raw('{ session(sessionId: "s") { mirror { inSync } } }');
-      return (result.data as { session: { mirror: { inSync: boolean } } }).session.mirror.inSync || undefined;
-    });
+    await inSync(api);
     const refused = await cli(['rewind', 's', '1', '--conversation', '--dry-run', '--data-dir', dataDir]);
     expect(refused.status).toBe(2);
     expect(refused.stdout).toBe('');
@@ -104,10 +106,7 @@ describe('entity-memory rewind', () => {
     const api = await startTestServer({ dataDir, ...EMBEDDED });
     await api.raw('mutation { createSession(input: { sessionId: "s" }) { sessionId } }');
     for (let i = 0; i < 2; i++) await recordTurn(api, { sessionId: 's' });
-    await eventually(async () => {
-      const result = await api.raw('{ session(sessionId: "s") { mirror { inSync } } }');
-      return (result.data as { session: { mirror: { inSync: boolean } } }).session.mirror.inSync || undefined;
-    });
+    await inSync(api);
     await api.server.stop();
 
     const done = await cli(['rewind', 's', '1', '--conversation', '--data-dir', dataDir]);
