@@ -5,7 +5,7 @@
  *      of Edit (the file edited before each), then Stop, which closes the turn (the project capture
  *      included; the commit itself is made in the background). Baseline: a `{ __typename }`
  *      GraphQL POST to the same server, interleaved with them.
- *  (2) the hook command (bin/entity-memory-hook.js, one process per event, sending a PreToolUse of
+ *  (2) the hook command (bin/entity-memory-hook.cjs, one process per event, sending a PreToolUse of
  *      Read, which the server answers without writing) against `node -e 0`, alternated.
  * Targets (issue 25): PostToolUse p50 ≤ 10 ms and p99 ≤ 50 ms; Stop p99 ≤ 150 ms; the command ≤ 1.5×
  * `node -e 0`.
@@ -24,7 +24,7 @@ const quick = process.argv.includes('--quick');
 const TURNS = quick ? 10 : 40;
 const FILES = quick ? 2_000 : 10_000;
 const PROCESSES = quick ? 10 : 30;
-const HOOK = join(import.meta.dirname, '..', 'bin', 'entity-memory-hook.js');
+const HOOK = join(import.meta.dirname, '..', 'bin', 'entity-memory-hook.cjs');
 const run = promisify(execFile);
 
 const dataDir = await realpath(await mkdtemp(join(tmpdir(), 'em-bench-hooks-')));
@@ -99,7 +99,7 @@ const node = percentile(processes.node, 50);
 const hook = percentile(processes.hook, 50);
 console.log('\nprocesses, alternated');
 console.log(row('node -e 0 (baseline)', node, percentile(processes.node, 99)));
-console.log(row('entity-memory-hook.js (PreToolUse sent)', hook, percentile(processes.hook, 99), `${(hook / node).toFixed(2)}× node -e 0`));
+console.log(row('entity-memory-hook.cjs (PreToolUse sent)', hook, percentile(processes.hook, 99), `${(hook / node).toFixed(2)}× node -e 0`));
 const tool = summary('', samples.tool);
 const stop = summary('', samples.stop);
 console.log(

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HOOK_AGENTS } from '../hooks/agent.js';
-import { parseHookCommandLine } from '../hooks/install/command.js';
+import { OLDER_HOOK_SCRIPT_NAME, parseHookCommandLine } from '../hooks/install/command.js';
 import { installedCommands } from '../hooks/install/hook-groups.js';
 import { agentHomes, type AgentHomes, type AgentInstaller, type Scope } from '../hooks/install/installer.js';
 import { INSTALLERS } from '../hooks/install/installers.js';
@@ -45,6 +45,7 @@ function installedLine(installer: AgentInstaller, scope: Scope, homes: AgentHome
   ];
   for (const file of [...nodes, ...scripts]) if (!existsSync(file)) parts.push(`MISSING ${file} (install again)`);
   if (parsed.includes(undefined)) parts.push('a command not in the form install writes (install again)');
+  if (scripts.some((script) => script.endsWith(OLDER_HOOK_SCRIPT_NAME))) parts.push(`an older command, ${OLDER_HOOK_SCRIPT_NAME} (install again: it starts faster)`);
   const others = [...byEvent.keys()].filter((event) => !installer.events.includes(event));
   if (others.length > 0) parts.push(`also in ${others.join(', ')} (install again to tidy)`);
   if (commands.length > byEvent.size) parts.push('more than one entity-memory hook in an event (install again to tidy)');

@@ -1,6 +1,6 @@
 /**
  * `entity-memory hooks install|uninstall|status` (the agents' settings files) and `entity-memory
- * hook <agent>` (what an installed hook runs, the same as bin/entity-memory-hook.js).
+ * hook <agent>` (what an installed hook runs, the same as bin/entity-memory-hook.cjs).
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -22,7 +22,7 @@ export const HOOKS_HELP = `usage: entity-memory hooks install <${AGENT_NAMES}> [
 
 install adds entity-memory's hook to the agent's settings, so the agent sends each event of every
 session (prompt, tool calls, reply) to the server of the data dir as it happens. The hook runs
-  <node> <this package>/bin/entity-memory-hook.js <agent> --data-dir <DIR>
+  <node> <this package>/bin/entity-memory-hook.cjs <agent> --data-dir <DIR>
 by absolute paths, so it does not depend on the agent's PATH or HOME. With no server running the
 events wait in <DIR>/hooks/spool.jsonl until one starts. Installing again replaces our hook (for
 another data dir, say) and leaves every other hook and setting as it was, byte for byte; when
@@ -110,7 +110,7 @@ export async function hooksCommand(argv: string[]): Promise<number> {
 }
 
 /**
- * `hook <agent>`: runs bin/entity-memory-hook.js in this process (a second node would double the
+ * `hook <agent>`: runs bin/entity-memory-hook.cjs in this process (a second node would double the
  * start-up the agent waits for). The script reads process.argv and exits 0 when it is done.
  */
 export async function hookCommand(argv: string[]): Promise<number | undefined> {

@@ -1,6 +1,6 @@
 /**
  * `POST /hooks/<agent>`: an agent's hook event (the JSON its hook received), from the hook
- * command (bin/entity-memory-hook.js) or a Claude Code `"type": "http"` hook. Behind the same
+ * command (bin/entity-memory-hook.cjs) or a Claude Code `"type": "http"` hook. Behind the same
  * gate as /graphql (Host, Origin, token, JSON body). Answers once the event is recorded
  * (durable): 200 `{"outcome"}` (recorded, duplicate, or skipped with why), 200 `{"ignored"}` for
  * an event entity-memory does not record; 400 for a body that is not an event, 404 for an

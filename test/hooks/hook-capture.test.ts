@@ -1,6 +1,6 @@
 /**
  * Live capture through the agents' hooks, end to end short of the agent itself: the hook command
- * (bin/entity-memory-hook.js) run once per event as the agent runs it, a real server, a real
+ * (bin/entity-memory-hook.cjs) run once per event as the agent runs it, a real server, a real
  * user's repo bound as a project. A turn's events become the session's turn and messages, and
  * the files the agent's tools edited (named by Write/Edit, or changed while its shell command
  * ran) become the agent's project commit; the user's own work is never taken. The real Claude
@@ -16,7 +16,7 @@ import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 import { CreateProject } from '../projects/operations.js';
 import { agentCommits, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
-import { claudeEvents, runHook } from './hook-events.js';
+import { claudeEvents, OLDER_HOOK_BIN, runHook } from './hook-events.js';
 
 const SESSION = `
   query Hooked($sessionId: String!) {
@@ -236,6 +236,37 @@ describe('a transcript of a session made another way', () => {
 });
 
 describe('the hook command on its own', () => {
+  it('records an event sent by the command hooks installed before it became .cjs name (bin/entity-memory-hook.js)', async () => {
+    const { api, dir, read } = await setUp();
+    const c = claudeEvents('cc-older', dir);
+    expect(await runHook('claude-code', api.dataDir, c.sessionStart(), OLDER_HOOK_BIN)).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await runHook('claude-code', api.dataDir, c.prompt('p1', 'hello'), OLDER_HOOK_BIN)).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect((await read('cc-older')).messages.edges.map((e) => e.node.content)).toEqual(['hello']);
+    expect(existsSync(join(api.dataDir, 'hooks', 'spool.jsonl'))).toBe(false);
+  }, 60_000);
+
+  it("sends the token of the data dir to a server that wants one; with a wrong one the event is spooled, said in its log, and still recorded", async () => {
+    const root = tempDir('em-hooks-token-');
+    const token = 'hook-test-token-0123456789abcdef';
+    const api = await startTestServer({ allowedRoots: [root], token });
+    const dir = userRepo(root);
+    const c = claudeEvents('cc-token', dir);
+    writeFileSync(join(api.dataDir, 'token'), `${token}\n`, { mode: 0o600 });
+    expect(await runHook('claude-code', api.dataDir, c.sessionStart())).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await runHook('claude-code', api.dataDir, c.prompt('p1', 'with the token'))).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(existsSync(join(api.dataDir, 'hooks', 'hook.log'))).toBe(false);
+
+    writeFileSync(join(api.dataDir, 'token'), 'not-the-token-0123456789abcdef\n');
+    expect(await runHook('claude-code', api.dataDir, c.postTool('p1', 'toolu_t', 'Read', { file_path: join(dir, 'a.txt') }, 'a'))).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(join(api.dataDir, 'hooks', 'hook.log'), 'utf8')).toMatch(/claude-code: HTTP 401 from http:\/\/.*; spooled/);
+    const messages = await eventually(async () => {
+      const result = await api.raw(SESSION, { sessionId: 'cc-token' });
+      const edges = (result.data as { session: HookedSession } | null)?.session.messages.edges ?? [];
+      return edges.length > 1 && edges;
+    });
+    expect(messages.map((e) => [e.node.role, e.node.toolName])).toEqual([['USER', null], ['ASSISTANT', 'Read'], ['TOOL', 'Read']]);
+  }, 60_000);
+
   it('exits 0 and prints nothing for malformed input, an unknown agent or no data dir, and says why in its log', async () => {
     const dataDir = tempDir('em-hook-alone-');
     expect(await runHook('claude-code', dataDir, '{not json')).toEqual({ code: 0, stdout: '', stderr: '' });

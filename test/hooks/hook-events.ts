@@ -1,5 +1,5 @@
 /**
- * What the hook tests share: the hook command (bin/entity-memory-hook.js) run as an agent runs
+ * What the hook tests share: the hook command (bin/entity-memory-hook.cjs) run as an agent runs
  * it, one process per event with the event on stdin, and Claude Code–shaped events (the fields
  * Claude Code 2.1 sends; see test/agents for the real CLI).
  */
@@ -7,7 +7,9 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const HOOK_BIN = fileURLToPath(new URL('../../bin/entity-memory-hook.js', import.meta.url));
+export const HOOK_BIN = fileURLToPath(new URL('../../bin/entity-memory-hook.cjs', import.meta.url));
+/** What hooks installed before the .cjs name: it runs HOOK_BIN. */
+export const OLDER_HOOK_BIN = fileURLToPath(new URL('../../bin/entity-memory-hook.js', import.meta.url));
 
 export interface HookRun {
   code: number | null;
@@ -16,9 +18,9 @@ export interface HookRun {
 }
 
 /** Runs the hook command for `agent` with `stdin`, in an environment of its own (as agents run hooks). */
-export function runHook(agent: string, dataDir: string, stdin: string | object): Promise<HookRun> {
+export function runHook(agent: string, dataDir: string, stdin: string | object, script = HOOK_BIN): Promise<HookRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HOOK_BIN, agent, '--data-dir', dataDir], {
+    const child = spawn(process.execPath, [script, agent, '--data-dir', dataDir], {
       env: { PATH: process.env.PATH ?? '' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -12,7 +12,7 @@ const FORMAT: HookGroupsFormat = {
   events: [{ name: 'Stop' }, { name: 'PreToolUse', matcher: '*' }],
   handler: (command) => ({ type: 'command', command, timeout: 10 }),
 };
-const OURS = "/usr/bin/node /opt/em/bin/entity-memory-hook.js claude-code --data-dir '/home/dev/my data'";
+const OURS = "/usr/bin/node /opt/em/bin/entity-memory-hook.cjs claude-code --data-dir '/home/dev/my data'";
 
 /** A file, and what uninstall makes of it once installed: the same, but for an event (or `hooks`) left empty, which goes. */
 const FILES: [string, string, string][] = [
@@ -34,7 +34,7 @@ describe('install then uninstall', () => {
     expect(uninstallHookGroups('settings.json', installed)).toBe(uninstalled === 'same' ? text : uninstalled);
   });
 
-  it("removes our handler from a group the user shares with theirs, and theirs stays; a fresh group of ours is added", () => {
+  it("removes our handler (here one installed before the hook became .cjs) from a group the user shares with theirs, and theirs stays; a fresh group of ours is added", () => {
     const shared = '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"},{"type":"command","command":"node /x/entity-memory-hook.js claude-code --data-dir /old"}]}]}}';
     const installed = installHookGroups('s.json', shared, FORMAT, OURS);
     const stop = JSON.parse(installed).hooks.Stop;
@@ -53,8 +53,13 @@ describe('install then uninstall', () => {
 
 describe('the command line', () => {
   it.each([['/usr/bin/node'], ['/home/dev/my node/bin/node'], ["/tmp/it's \"here\""], ['/a/$HOME/`x`']])('quotes %s for sh and reads it back', (path) => {
-    const line = hookCommandLine({ node: path, script: `${path}/entity-memory-hook.js`, agent: 'codex', dataDir: path });
-    expect(parseHookCommandLine(line)).toEqual({ node: path, script: `${path}/entity-memory-hook.js`, agent: 'codex', dataDir: path });
+    const line = hookCommandLine({ node: path, script: `${path}/entity-memory-hook.cjs`, agent: 'codex', dataDir: path });
+    expect(parseHookCommandLine(line)).toEqual({ node: path, script: `${path}/entity-memory-hook.cjs`, agent: 'codex', dataDir: path });
+  });
+
+  it('reads back a command installed before the hook became .cjs, and no other script', () => {
+    expect(parseHookCommandLine('/usr/bin/node /opt/em/bin/entity-memory-hook.js gemini --data-dir /d')).toEqual({ node: '/usr/bin/node', script: '/opt/em/bin/entity-memory-hook.js', agent: 'gemini', dataDir: '/d' });
+    expect(parseHookCommandLine('/usr/bin/node /opt/em/bin/other-hook.cjs gemini --data-dir /d')).toBeUndefined();
   });
 });
 

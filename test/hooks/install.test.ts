@@ -290,6 +290,20 @@ describe('the installed command', () => {
     expect(status.stdout).toContain(`data dir ${dataDir}: 1 event waiting in hooks/spool.jsonl`);
   });
 
+  it('says which installed hooks name the older hook script, and installing again moves them to the new one', async () => {
+    const { home, dataDir, cli } = machine();
+    expect((await cli('hooks', 'install', 'codex', '--data-dir', dataDir)).status).toBe(0);
+    const file = join(home, 'codex-home', 'hooks.json');
+    const installed = readFileSync(file, 'utf8');
+    expect(installed).toContain('entity-memory-hook.cjs');
+    writeFileSync(file, installed.replaceAll('entity-memory-hook.cjs', 'entity-memory-hook.js'));
+    const older = await cli('hooks', 'status', '--data-dir', dataDir);
+    expect(older.stdout).toMatch(/codex user .*: installed \(7 events\), .*an older command, entity-memory-hook\.js \(install again: it starts faster\)/);
+    expect((await cli('hooks', 'install', 'codex', '--data-dir', dataDir)).status).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(installed);
+    expect((await cli('hooks', 'status', '--data-dir', dataDir)).stdout).not.toContain('an older command');
+  });
+
   it('entity-memory hook <agent> does what the hook script does', async () => {
     const { dataDir } = machine();
     const env = { PATH: process.env.PATH ?? '', HOME: tempDir('em-home-') };

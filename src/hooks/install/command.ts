@@ -9,14 +9,17 @@ import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../../package-root.js';
 
-/** What marks a hook command as ours: install replaces it, uninstall removes it. */
-export const HOOK_SCRIPT_NAME = 'entity-memory-hook.js';
+/** The script an installed hook runs (bin/). */
+export const HOOK_SCRIPT_NAME = 'entity-memory-hook.cjs';
+/** The script hooks installed before it named (it still runs the new one). */
+export const OLDER_HOOK_SCRIPT_NAME = 'entity-memory-hook.js';
+const SCRIPT_NAMES = [HOOK_SCRIPT_NAME, OLDER_HOOK_SCRIPT_NAME];
 
 /** What an installed hook command runs. */
 export interface HookCommand {
   /** Absolute path of node. */
   node: string;
-  /** Absolute path of bin/entity-memory-hook.js. */
+  /** Absolute path of bin/entity-memory-hook.cjs (or, installed earlier, .js). */
   script: string;
   agent: string;
   /** Absolute path of the data dir whose server records the events. */
@@ -33,8 +36,9 @@ export function hookCommandLine(command: HookCommand): string {
   return [command.node, command.script, command.agent, '--data-dir', command.dataDir].map(shellQuote).join(' ');
 }
 
+/** What marks a hook command as ours: install replaces it, uninstall removes it. */
 export function isOurCommand(command: unknown): command is string {
-  return typeof command === 'string' && command.includes(HOOK_SCRIPT_NAME);
+  return typeof command === 'string' && SCRIPT_NAMES.some((name) => command.includes(name));
 }
 
 /** The words of a POSIX shell command line (quotes and backslashes; no expansions), or undefined when it is not that simple. */
@@ -75,7 +79,7 @@ export function shellWords(line: string): string[] | undefined {
 /** An installed command read back, or undefined when it is ours but not in the form install writes. */
 export function parseHookCommandLine(line: string): HookCommand | undefined {
   const words = shellWords(line);
-  if (!words || words.length !== 5 || words[3] !== '--data-dir' || !words[1]!.endsWith(HOOK_SCRIPT_NAME)) return undefined;
+  if (!words || words.length !== 5 || words[3] !== '--data-dir' || !SCRIPT_NAMES.some((name) => words[1]!.endsWith(name))) return undefined;
   return { node: words[0]!, script: words[1]!, agent: words[2]!, dataDir: words[4]! };
 }
 

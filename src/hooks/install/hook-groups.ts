@@ -4,7 +4,7 @@
  *   { "hooks": { "<Event>": [ { "matcher"?: "…", "hooks": [ { "type": "command", "command": "…", … } ] } ] } }
  *
  * Our entry for an event is a group of its own holding our one handler; a handler is ours when
- * its command names entity-memory-hook.js. Installing leaves exactly our group in each event we
+ * its command names entity-memory-hook.cjs. Installing leaves exactly our group in each event we
  * hook (replacing one installed before, for another data dir, in place) and none anywhere else;
  * uninstalling removes our handlers and nothing else. Each change is one text edit of the file,
  * made and parsed again until none is left, so the rest of the file stays byte for byte.

@@ -1,6 +1,6 @@
 /**
  * Where hook events come in: from `POST /hooks/<agent>` (src/http/hooks-route.ts) and from the
- * spool the hook command writes when no server answers (bin/entity-memory-hook.js):
+ * spool the hook command writes when no server answers (bin/entity-memory-hook.cjs):
  * `<data-dir>/hooks/spool.jsonl`, one `{"v":1,"agent","receivedAt","payload"}` per line, appended
  * with O_APPEND. The spool is replayed at start, before any event from a request is recorded (so
  * events keep their order), and again whenever it reappears (a hook that timed out against a busy
