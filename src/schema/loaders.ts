@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { CommitTurnLoader, MirrorStatusLoader } from '../services/replay/read-commits.js';
-import { MessageContentLoader } from '../services/sessions/read-session.js';
+import { LastActivityLoader, MessageContentLoader } from '../services/sessions/read-session.js';
 import { SessionReads } from '../services/sessions/session-reads.js';
 
 /**
@@ -14,6 +14,7 @@ export interface RequestLoaders {
   content: MessageContentLoader;
   commitTurns: CommitTurnLoader;
   mirror: MirrorStatusLoader;
+  lastActivity: LastActivityLoader;
 }
 
 const byContext = new WeakMap<Context, RequestLoaders>();
@@ -23,7 +24,7 @@ export function loaders(ctx: Context): RequestLoaders {
   if (!found) {
     const { db } = ctx.deps;
     const reads = new SessionReads(db);
-    found = { reads, content: new MessageContentLoader(db), commitTurns: new CommitTurnLoader(db), mirror: new MirrorStatusLoader(ctx.deps, reads) };
+    found = { reads, content: new MessageContentLoader(db), commitTurns: new CommitTurnLoader(db), mirror: new MirrorStatusLoader(ctx.deps, reads), lastActivity: new LastActivityLoader(db) };
     byContext.set(ctx, found);
   }
   return found;

@@ -54,6 +54,13 @@ export const Session = builder.prismaNode('Session', {
     agentId: t.exposeString('agentId', { nullable: true }),
     model: t.exposeString('model', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    lastActivityAt: t.field({
+      type: 'DateTime',
+      description:
+        "When the session last had something written: its newest message's time (for an import or a hook event, the agent's own time), or createdAt when it has none. The sessions of a page are read together.",
+      complexity: 1,
+      resolve: (session, _args, ctx) => loaders(ctx).lastActivity.load(session),
+    }),
     project: t.relation('project', { nullable: true }),
     currentBranch: t.exposeString('currentBranch', {
       description: 'The branch new messages go to (main, retry-<assistant_id>, fork-<message_id>).',
@@ -187,7 +194,15 @@ builder.queryFields((t) => ({
   sessions: t.connection(
     {
       type: Session,
-      args: { projectId: t.arg.string() },
+      description: 'Sessions newest first (by when they started); each filter given narrows the list.',
+      args: {
+        projectId: t.arg.string({ description: 'Only the sessions of this project.' }),
+        agent: t.arg.string({
+          description: "Only the sessions of this agent: its agentId, or for an import without one its source (claude-code, codex, gemini, chat).",
+        }),
+        startedAfter: t.arg({ type: 'DateTime', description: 'Only the sessions started at or after this time.' }),
+        startedBefore: t.arg({ type: 'DateTime', description: 'Only the sessions started before this time.' }),
+      },
       resolve: (_root, args, ctx) => listSessions(ctx.deps.db, args),
     },
     SessionConnection,

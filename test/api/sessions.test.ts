@@ -69,6 +69,45 @@ describe('sessions', () => {
     expect((await api.ok(Sessions, { projectId: 'nobody' })).sessions.totalCount).toBe(0);
   });
 
+  it('narrows the list by agent (an import by its source) and start time, and says when each session was last active', async () => {
+    const api = await startTestServer();
+    const LIST = `query($agent: String, $after: DateTime, $before: DateTime) {
+      sessions(first: 10, agent: $agent, startedAfter: $after, startedBefore: $before) { totalCount edges { node { sessionId createdAt lastActivityAt } } }
+    }`;
+    type Listed = { sessions: { totalCount: number; edges: { node: { sessionId: string; createdAt: string; lastActivityAt: string } }[] } };
+    const list = async (variables: Record<string, unknown>) => {
+      const result = await api.raw(LIST, variables);
+      expect(result.errors).toBeUndefined();
+      return (result.data as Listed).sessions;
+    };
+    const ids = (page: Listed['sessions']) => page.edges.map((e) => e.node.sessionId);
+    for (const [sessionId, agentId] of [['c1', 'claude-code'], ['g1', 'gemini'], ['c2', 'claude-code'], ['x1', null]] as const) {
+      await api.ok(CreateSession, { input: { sessionId, ...(agentId && { agentId }) } });
+      // Each starts in a millisecond of its own, so the time filters have a boundary between them.
+      const created = Date.now();
+      while (Date.now() <= created) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const appended = await api.ok(AppendMessage, { input: { sessionId: 'c1', role: 'USER', content: 'later' } });
+
+    const all = await list({});
+    expect(ids(all)).toEqual(['x1', 'c2', 'g1', 'c1']);
+    const byId = new Map(all.edges.map((e) => [e.node.sessionId, e.node]));
+    expect(byId.get('c1')!.lastActivityAt).toBe(appended.appendMessage.createdAt);
+    expect(byId.get('g1')!.lastActivityAt).toBe(byId.get('g1')!.createdAt);
+
+    expect(ids(await list({ agent: 'claude-code' }))).toEqual(['c2', 'c1']);
+    expect(await list({ agent: 'codex' })).toEqual({ totalCount: 0, edges: [] });
+    const g1 = byId.get('g1')!.createdAt;
+    expect(ids(await list({ after: g1 }))).toEqual(['x1', 'c2', 'g1']);
+    expect(ids(await list({ before: g1 }))).toEqual(['c1']);
+    expect(ids(await list({ agent: 'claude-code', after: g1 }))).toEqual(['c2']);
+
+    const bad = onlyError(await api.raw(LIST, { agent: '../x' }));
+    expect(bad.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(bad.message).toContain('agent');
+    expect(onlyError(await api.raw(LIST, { after: 'yesterday' })).extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
   it('resolves Relay global ids of sessions and messages with node(id:)', async () => {
     const api = await startTestServer();
     const { createSession } = await api.ok(CreateSession, { input: { sessionId: 's1' } });

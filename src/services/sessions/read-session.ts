@@ -41,20 +41,72 @@ export async function requireSession(db: Db, sessionId: string): Promise<Session
   return session;
 }
 
-/** Sessions newest first, optionally of one project. */
+/** What a list of sessions can be narrowed to; each one given must hold. */
+export interface SessionFilter {
+  projectId?: string | null;
+  /** The agent a session came from: its agentId, or its source when it has no agentId (an import). */
+  agent?: string | null;
+  /** Started at or after this time. */
+  startedAfter?: Date | null;
+  /** Started before this time. */
+  startedBefore?: Date | null;
+}
+
+function sessionWhere(filter: SessionFilter): Prisma.SessionWhereInput {
+  if (filter.projectId != null) assertValidId(filter.projectId, 'projectId');
+  if (filter.agent != null) assertValidId(filter.agent, 'agent');
+  const where: Prisma.SessionWhereInput[] = [];
+  if (filter.projectId != null) where.push({ projectId: filter.projectId });
+  if (filter.agent != null) where.push({ OR: [{ agentId: filter.agent }, { agentId: null, source: filter.agent }] });
+  if (filter.startedAfter != null || filter.startedBefore != null) {
+    where.push({ createdAt: { ...(filter.startedAfter != null && { gte: filter.startedAfter }), ...(filter.startedBefore != null && { lt: filter.startedBefore }) } });
+  }
+  return where.length === 1 ? where[0]! : { AND: where };
+}
+
+/** Sessions newest first, narrowed by `args`' filter. */
 export async function listSessions(
   db: Db,
-  args: PageArgs & { projectId?: string | null },
+  args: PageArgs & SessionFilter,
   query: Omit<Prisma.SessionFindManyArgs, 'where' | 'orderBy' | 'take'> = {},
 ): Promise<Page<Session>> {
   const size = pageSize(args);
-  if (args.projectId != null) assertValidId(args.projectId, 'projectId');
-  const base: Prisma.SessionWhereInput = args.projectId != null ? { projectId: args.projectId } : {};
+  const base = sessionWhere(args);
   return newestFirstPage(
     { size, after: args.after, before: args.before, backward: isBackward(args), kind: 'session', key: 'sessionId' },
     ({ after, orderBy, take }) => db.session.findMany({ ...query, where: after ? { AND: [base, after] } : base, orderBy, take }),
     () => db.session.count({ where: base }),
   );
+}
+
+/**
+ * When each session last had something written: its newest message's time (the source's time
+ * for an import or a hook event), or its start when it has none. One statement for a page of
+ * sessions: the newest message is the one with the last seq handed out.
+ */
+/** Sessions per statement: each is one (sessionId, seq) pair of an OR, which SQLite nests one level deeper each. */
+const ACTIVITY_BATCH = 100;
+
+export class LastActivityLoader {
+  private readonly batcher: Batcher<Pick<Session, 'sessionId' | 'nextSeq' | 'createdAt'>, Date>;
+
+  constructor(db: Db) {
+    this.batcher = new Batcher(async (sessions) => {
+      const newest = new Map<string, Date>();
+      for (const chunk of chunks(sessions.filter((s) => s.nextSeq > 1), ACTIVITY_BATCH)) {
+        const rows = await db.message.findMany({
+          where: { OR: chunk.map((s) => ({ sessionId: s.sessionId, seq: s.nextSeq - 1 })) },
+          select: { sessionId: true, createdAt: true },
+        });
+        for (const row of rows) newest.set(row.sessionId, row.createdAt);
+      }
+      return sessions.map((s) => newest.get(s.sessionId) ?? s.createdAt);
+    }, (s) => s.sessionId);
+  }
+
+  load(session: Pick<Session, 'sessionId' | 'nextSeq' | 'createdAt'>): Promise<Date> {
+    return this.batcher.load(session);
+  }
 }
 
 /**
