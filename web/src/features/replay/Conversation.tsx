@@ -5,7 +5,7 @@
  * whole. Stepping back within the loaded window needs no request at all: the window is
  * cut at the viewed commit.
  */
-import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import { useClient } from 'urql';
 import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
 import { loadedOr } from '../../lib/lazy';
@@ -24,7 +24,7 @@ function PlainText({ text }: { text: string }) {
 // The markdown parser, loaded after the page (the plain text shows meanwhile). A load that fails
 // (the server restarted or was updated while the page loaded it) leaves the plain text: a lazy
 // component that throws would take the whole page down with it.
-const MarkdownText = lazy(() => loadedOr(() => import('./MarkdownText'), PlainText));
+const MarkdownText = lazy(() => loadedOr<ComponentType<{ text: string }>>(() => import('./MarkdownText'), PlainText));
 
 
 export interface ViewedHead {
