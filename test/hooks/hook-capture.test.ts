@@ -6,7 +6,7 @@
  * ran) become the agent's project commit; the user's own work is never taken. The real Claude
  * Code CLI drives the same path in test/agents.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/logger.js';
@@ -245,13 +245,14 @@ describe('the hook command on its own', () => {
     expect(existsSync(join(api.dataDir, 'hooks', 'spool.jsonl'))).toBe(false);
   }, 60_000);
 
-  it("sends the token of the data dir to a server that wants one; with a wrong one the event is spooled, said in its log, and still recorded", async () => {
+  it("sends the token of a server started with one (which keeps it in the data dir: hooks run without ENTITY_MEMORY_TOKEN); with a wrong one the event is spooled, said in its log, and still recorded", async () => {
     const root = tempDir('em-hooks-token-');
     const token = 'hook-test-token-0123456789abcdef';
     const api = await startTestServer({ allowedRoots: [root], token });
     const dir = userRepo(root);
     const c = claudeEvents('cc-token', dir);
-    writeFileSync(join(api.dataDir, 'token'), `${token}\n`, { mode: 0o600 });
+    expect(readFileSync(join(api.dataDir, 'token'), 'utf8')).toBe(`${token}\n`);
+    expect(statSync(join(api.dataDir, 'token')).mode & 0o777).toBe(0o600);
     expect(await runHook('claude-code', api.dataDir, c.sessionStart())).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(await runHook('claude-code', api.dataDir, c.prompt('p1', 'with the token'))).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(existsSync(join(api.dataDir, 'hooks', 'hook.log'))).toBe(false);

@@ -149,9 +149,13 @@ describe('binding beyond loopback', () => {
     expect((await writtenState(api)).sessions).toBe(0);
   });
 
-  it('uses a configured token instead of generating one, and replaces a token file holding junk', async () => {
-    const withToken = await startTestServer(testConfig({ host: '0.0.0.0', token: TOKEN }), {}, { token: null });
-    expect(withToken.server.auth).toEqual({ token: TOKEN, source: 'config', file: undefined });
+  it('uses a configured token instead of generating one (kept in the token file, 0600, for the hooks and the CLI), and replaces a token file holding junk', async () => {
+    const configured = testConfig({ host: '0.0.0.0', token: TOKEN });
+    writeFileSync(join(configured.dataDir, 'token'), 'an-older-token-0123456789\n', { mode: 0o644 });
+    const withToken = await startTestServer(configured, {}, { token: null });
+    expect(withToken.server.auth).toEqual({ token: TOKEN, source: 'config', file: join(configured.dataDir, 'token') });
+    expect(readFileSync(join(configured.dataDir, 'token'), 'utf8')).toBe(`${TOKEN}\n`);
+    expect(statSync(join(configured.dataDir, 'token')).mode & 0o777).toBe(0o600);
 
     const config = testConfig({ host: '0.0.0.0' });
     writeFileSync(join(config.dataDir, 'token'), 'x\n', { mode: 0o644 });
