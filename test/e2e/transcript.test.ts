@@ -37,6 +37,9 @@ describe('an imported Claude Code session in the browser', () => {
     expect(await edit.locator('summary').innerText()).toBe('/home/dev/shop/src/price.ts +1 −1');
     expect((await edit.locator('pre .diff-del').allInnerTexts()).join('')).toContain('String(cents)');
     expect((await edit.locator('pre .diff-add').allInnerTexts()).join('')).toContain('(cents / 100).toFixed(2)');
+    // In TypeScript's colours once the highlighter is in (a chunk loaded after the page), the text unchanged.
+    await expect.poll(() => edit.locator('pre .diff-add .hljs-number').allInnerTexts(), { timeout: 15_000 }).toEqual(['100', '2']);
+    expect((await edit.locator('pre .diff-add').allInnerTexts()).join('')).toContain('(cents / 100).toFixed(2)');
 
     const bash = main.getByRole('group', { name: 'Tool call: Bash' }).first();
     expect(await bash.locator('.shell-command').innerText()).toBe('$ npm test');

@@ -9,7 +9,8 @@
 import type { CodeDiffFieldsFragment } from '../../gql/graphql';
 import { Link } from '../../lib/Link';
 import { projectPath } from '../../lib/router';
-import { useEffect, useState } from 'react';
+import { MAX_HIGHLIGHTED_LINES, useHighlight } from '../../lib/highlight';
+import { useEffect, useState, type ReactNode } from 'react';
 import { useSubscription } from 'urql';
 import { CodeChangesQuery, CodeOutcomeCommitted, CodeOutcomeSkipped } from './operations';
 import { splitRows, type SplitCell } from './split-diff';
@@ -39,12 +40,25 @@ const RESULT_TEXT: Record<string, string> = {
   FAILED: 'Failed',
 };
 
-function Patch({ text }: { text: string }) {
+/** A line of a patch: its sign as it is, the code after it in colour when there is a highlighter. */
+function patchLine(line: string, highlight: ((text: string) => ReactNode) | null): ReactNode {
+  if (!highlight || line.startsWith('@@') || line.startsWith('+++') || line.startsWith('---') || line.startsWith('\\')) return line;
+  return (
+    <>
+      {line.slice(0, 1)}
+      {highlight(line.slice(1))}
+    </>
+  );
+}
+
+function Patch({ text, path }: { text: string; path: string | null }) {
+  const lines = text.split('\n');
+  const highlight = useHighlight(path, lines.length);
   return (
     <pre className="diff patch">
-      {text.split('\n').map((line, i) => (
+      {lines.map((line, i) => (
         <span key={i} className={line.startsWith('+') && !line.startsWith('+++') ? 'diff-add' : line.startsWith('-') && !line.startsWith('---') ? 'diff-del' : line.startsWith('@@') ? 'diff-hunk' : 'diff-ctx'}>
-          {line}
+          {patchLine(line, highlight)}
           {'\n'}
         </span>
       ))}
@@ -53,7 +67,9 @@ function Patch({ text }: { text: string }) {
 }
 
 /** The patch side by side: the old file's lines left, the new file's right (splitRows). */
-function SplitPatch({ text }: { text: string }) {
+function SplitPatch({ text, path }: { text: string; path: string | null }) {
+  const rows = splitRows(text);
+  const highlight = useHighlight(path, rows.length);
   const cellOf = (cell: SplitCell | null, side: string) =>
     cell === null
       ? [<td key={`${side}n`} className="diff-num" />, <td key={`${side}t`} className="diff-empty" />]
@@ -62,14 +78,14 @@ function SplitPatch({ text }: { text: string }) {
             {cell.number}
           </td>,
           <td key={`${side}t`} className={`diff-${cell.kind}`}>
-            {cell.text}
+            {highlight ? highlight(cell.text) : cell.text}
           </td>,
         ];
   return (
     <div className="patch">
       <table className="diff split">
         <tbody>
-          {splitRows(text).map((row, i) =>
+          {rows.map((row, i) =>
             row.left?.kind === 'hunk' ? (
               <tr key={i}>
                 <td colSpan={4} className="diff-hunk">
@@ -92,6 +108,9 @@ function SplitPatch({ text }: { text: string }) {
 export type DiffLayout = 'unified' | 'split';
 
 function Files({ commit, label, layout }: { commit: CodeDiffFieldsFragment; label: string; layout: DiffLayout }) {
+  // The files are coloured together, in one task: only when all of them are short enough.
+  const lines = commit.diff.files.reduce((sum, file) => sum + (file.patch?.split('\n').length ?? 0), 0);
+  const colour = lines <= MAX_HIGHLIGHTED_LINES;
   return (
     <>
       <p className="muted">
@@ -110,9 +129,9 @@ function Files({ commit, label, layout }: { commit: CodeDiffFieldsFragment; labe
               {file.patch == null ? (
                 <p className="muted">Binary file: no patch.</p>
               ) : layout === 'split' ? (
-                <SplitPatch text={file.patch} />
+                <SplitPatch text={file.patch} path={colour ? file.path : null} />
               ) : (
-                <Patch text={file.patch} />
+                <Patch text={file.patch} path={colour ? file.path : null} />
               )}
               {file.truncated && <p className="muted">The patch is cut at 256 KiB.</p>}
             </details>

@@ -4,18 +4,20 @@
  * path and line range, a search as its pattern; anything else as pretty JSON. Long bodies start
  * collapsed.
  */
+import { useHighlight } from '../../lib/highlight';
 import { describeCall, type CallView, type DiffLine, type ToolCall } from './tools';
 
 /** Lines past which a body starts collapsed. */
 const LONG = 40;
 
-function Diff({ lines }: { lines: readonly DiffLine[] }) {
+function Diff({ lines, path }: { lines: readonly DiffLine[]; path?: string }) {
+  const highlight = useHighlight(path, lines.length);
   return (
     <pre className="diff">
       {lines.map((line, i) => (
         <span key={i} className={line.sign === '+' ? 'diff-add' : line.sign === '-' ? 'diff-del' : 'diff-ctx'}>
           {line.sign}
-          {line.text}
+          {highlight ? highlight(line.text) : line.text}
           {'\n'}
         </span>
       ))}
@@ -45,7 +47,7 @@ function Body({ view }: { view: CallView }) {
             </>
           }
         >
-          <Diff lines={view.lines} />
+          <Diff lines={view.lines} path={view.path} />
         </Collapsible>
       );
     case 'patch': {
