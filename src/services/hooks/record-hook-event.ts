@@ -340,14 +340,13 @@ async function editedByCall(deps: Deps, session: SessionRow, event: HookEvent & 
 }
 
 async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'tool-end' }, replayedFrom: Date | undefined): Promise<HookOutcome> {
-  const open = await openTurn(deps, session);
-  if (!open) return { skipped: `${event.tool.name} ran outside a turn (its prompt was not recorded)` };
+  // The session row names its open turn; no more is needed here. The agent waits on this event,
+  // so it reads as little as it can: a call sent twice is found by the write (its id is taken).
+  const openTurnId = session.openTurnId;
+  if (!openTurnId) return { skipped: `${event.tool.name} ran outside a turn (its prompt was not recorded)` };
   const { tool } = event;
-  const key = tool.id ?? hashId('g', open.id, tool.name, JSON.stringify(tool.input), JSON.stringify(event.response));
+  const key = tool.id ?? hashId('g', openTurnId, tool.name, JSON.stringify(tool.input), JSON.stringify(event.response));
   const callId = idFrom('call', key);
-  if (await deps.db.message.findUnique({ where: { sessionId_messageId: { sessionId: session.sessionId, messageId: callId } }, select: { id: true } })) {
-    return 'duplicate';
-  }
   const touchedPaths = await editedByCall(deps, session, event, replayedFrom);
   // The response that made the call: its text and thinking go with its first call.
   const response = tool.id === undefined ? undefined : (await turnResponses(deps, event)).find((r) => r.toolUseIds.includes(tool.id!));
