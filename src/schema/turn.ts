@@ -1,3 +1,4 @@
+import { encodeCursor } from '../services/page.js';
 import { endTurn } from '../services/sessions/end-turn.js';
 import { recordTurn } from '../services/sessions/record-turn.js';
 import { retryTurn } from '../services/sessions/retry-turn.js';
@@ -15,6 +16,11 @@ export const Turn = builder.prismaObject('Turn', {
   description: "A turn: one user message, the assistant's reply, and the tool results in between.",
   fields: (t) => ({
     number: t.exposeInt('number', { description: '1-based position along its branch.' }),
+    cursor: t.string({
+      description:
+        "This turn's cursor in Session.turns along any branch that holds it (the cursor its edge there has): `after:` it lists the turns after it, `before:` those before it.",
+      resolve: (turn) => encodeCursor('turn', turn.number),
+    }),
     session: t.relation('session'),
     branch: t.exposeString('branch'),
     userMessage: t.relation('userMessage'),

@@ -66,6 +66,23 @@ describe('turn rules', () => {
     expect(next.appendMessage).toMatchObject({ seq: 4, predecessor: { messageId: 'fc_1' }, turn: { number: 2 } });
   });
 
+  it("gives each turn the cursor its edge has, which pages after and before it", async () => {
+    const api = await startTestServer();
+    const sessionId = await sessionWith(api);
+    for (let i = 1; i <= 4; i++) await api.ok(RecordTurn, { input: { sessionId, user: { content: `u${i}` }, assistant: { content: `a${i}` } } });
+    type Edges = { edges: { cursor: string; node: { number: number; cursor: string } }[] };
+    const turns = async (args: string) => {
+      const result = await api.raw(`query($id: String!) { session(sessionId: $id) { turns(${args}) { edges { cursor node { number cursor } } } } }`, { id: sessionId });
+      expect(result.errors).toBeUndefined();
+      return (result.data as { session: { turns: Edges } }).session.turns.edges;
+    };
+    const all = await turns('first: 10');
+    expect(all.map((e) => e.node.cursor)).toEqual(all.map((e) => e.cursor));
+    const second = all[1]!.node.cursor;
+    expect((await turns(`first: 10, after: "${second}"`)).map((e) => e.node.number)).toEqual([3, 4]);
+    expect((await turns(`last: 10, before: "${second}"`)).map((e) => e.node.number)).toEqual([1]);
+  });
+
   it('refuses a second USER message while a turn is open (CONFLICT)', async () => {
     const api = await startTestServer();
     const sessionId = await sessionWith(api);

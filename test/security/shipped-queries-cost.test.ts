@@ -72,7 +72,7 @@ function variablesOf(document: DocumentNode): Record<string, unknown> {
   return Object.fromEntries(
     (operation.variableDefinitions ?? [])
       .filter((v) => v.type.kind === Kind.NON_NULL_TYPE)
-      .map((v) => [v.variable.name.value, page !== undefined && v.variable.name.value === 'first' ? page : placeholder(typeFromAST(schema, v.type) as GraphQLInputType)]),
+      .map((v) => [v.variable.name.value, page !== undefined && ['first', 'last'].includes(v.variable.name.value) ? page : placeholder(typeFromAST(schema, v.type) as GraphQLInputType)]),
   );
 }
 

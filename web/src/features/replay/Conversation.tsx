@@ -12,7 +12,6 @@ import { loadedOr } from '../../lib/lazy';
 import { ConversationQuery } from './operations';
 import { WINDOW } from './window';
 import { redactionSummary, type RedactedMessage } from './redactions';
-import { turnCursor } from './steps';
 import { ToolCallView } from './ToolCallView';
 import { callSummary, leadingTag, plainText, thinkingOf, toolCallsOf, type ToolCall } from './tools';
 
@@ -29,11 +28,13 @@ const MarkdownText = lazy(() => loadedOr<ComponentType<{ text: string }>>(() => 
 
 export interface ViewedHead {
   sha: string;
-  turn: { number: number; branch: string } | null;
+  turn: { number: number; branch: string; cursor: string } | null;
 }
 
 interface LoadedTurn {
   number: number;
+  /** Its cursor in the turns of its branch, as the server gave it. */
+  cursor: string;
   sha: string | null;
   messages: ReplayMessageFieldsFragment[];
 }
@@ -56,12 +57,18 @@ export const messageAnchor = (messageId: string) => `message-${messageId}`;
 export function Conversation({
   sessionId,
   head,
+  endBefore,
   live,
   hasLive = false,
   onShownTurn,
 }: {
   sessionId: string;
   head: ViewedHead | null;
+  /**
+   * The server's cursor of the turn after the viewed one, where the window of turns read ends:
+   * null when the viewed turn is its branch's latest, undefined while it is not known yet.
+   */
+  endBefore: string | null | undefined;
   live?: ReactNode;
   hasLive?: boolean;
   /** Told the number of the last committed turn on the page (0 for none) whenever it changes, before paint. */
@@ -75,28 +82,25 @@ export function Conversation({
   const mainRef = useRef<HTMLElement>(null);
   const stickToEnd = useRef(true);
 
-  /** Reads turns (after turn `from`, `count` of them) along `branch`. */
+  /** Reads the `count` turns along `branch` before the server's cursor `before` (the last ones when null). */
   const fetchTurns = useCallback(
-    async (branch: string, from: number, count: number): Promise<LoadedTurn[]> => {
-      const result = await client
-        .query(ConversationQuery, { sessionId, branch, after: from > 0 ? turnCursor(from) : null, first: count }, { requestPolicy: 'network-only' })
-        .toPromise();
+    async (branch: string, before: string | null, count: number): Promise<LoadedTurn[]> => {
+      const result = await client.query(ConversationQuery, { sessionId, branch, before, last: count }, { requestPolicy: 'network-only' }).toPromise();
       if (result.error) throw result.error;
-      return (result.data?.session?.turns.edges ?? []).map(({ node }) => ({ number: node.number, sha: node.commit?.sha ?? null, messages: node.messages }));
+      return (result.data?.session?.turns.edges ?? []).map(({ cursor, node }) => ({ number: node.number, cursor, sha: node.commit?.sha ?? null, messages: node.messages }));
     },
     [client, sessionId],
   );
 
   const sha = head?.sha ?? null;
-  const number = head?.turn?.number ?? 0;
   const branch = head?.turn?.branch ?? null;
   const inWindow = sha !== null && loaded?.turns.some((turn) => turn.sha === sha);
 
   useEffect(() => {
-    if (!sha || !branch || inWindow) return;
+    if (!sha || !branch || inWindow || endBefore === undefined) return;
     const ticket = ++request.current;
     setLoading(true);
-    fetchTurns(branch, Math.max(0, number - WINDOW), Math.min(WINDOW, number))
+    fetchTurns(branch, endBefore, WINDOW)
       .then((turns) => {
         if (ticket !== request.current) return;
         stickToEnd.current = true;
@@ -105,7 +109,7 @@ export function Conversation({
       })
       .catch((reason: unknown) => ticket === request.current && setError(reason instanceof Error ? reason.message : String(reason)))
       .finally(() => ticket === request.current && setLoading(false));
-  }, [sha, branch, number, inWindow, fetchTurns]);
+  }, [sha, branch, inWindow, endBefore, fetchTurns]);
 
   // The turns shown: the loaded ones up to the viewed commit. While a newly viewed commit's turns
   // are read (a live turn just committed, a branch switched), the page keeps what it showed rather
@@ -121,9 +125,8 @@ export function Conversation({
   const loadEarlier = () => {
     if (!loaded || first <= 1) return;
     const ticket = ++request.current;
-    const count = Math.min(WINDOW, first - 1);
     setLoading(true);
-    fetchTurns(loaded.branch, first - 1 - count, count)
+    fetchTurns(loaded.branch, loaded.turns[0]!.cursor, WINDOW)
       .then((turns) => {
         if (ticket !== request.current) return;
         stickToEnd.current = false;

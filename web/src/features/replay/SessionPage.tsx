@@ -34,7 +34,7 @@ import { JoinProject } from './JoinProject';
 import { RewindPanel } from '../../lib/RewindPanel';
 import { errorMessage } from '../../lib/errors';
 import { LiveTurn, type LiveTurnState } from './LiveTurn';
-import { arrowKeyStep, positionText, readOnlyText, replaySteps, turnCursor } from './steps';
+import { arrowKeyStep, positionText, readOnlyText, replaySteps } from './steps';
 import { Timeline } from './Timeline';
 import { useFetch } from './useFetch';
 import './replay.css';
@@ -140,11 +140,13 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   }, [recording, refetchPage]);
 
   const number = viewed?.turn?.number ?? 0;
-  const { data: nextData } = useFetch(
-    NextTurnQuery,
-    { sessionId, branch: shownBranch, after: turnCursor(number) },
-    { pause: !older || number === 0, requestPolicy: 'cache-first' },
-  );
+  const viewedCursor = viewed?.turn?.cursor ?? null;
+  const nextVariables = { sessionId, branch: shownBranch, after: viewedCursor ?? '' };
+  const { data: nextData, key: nextKey } = useFetch(NextTurnQuery, nextVariables, { pause: !older || viewedCursor === null, requestPolicy: 'cache-first' });
+  const nextAnswered = nextData !== null && nextKey === JSON.stringify(nextVariables);
+  // Where the conversation's window of turns ends (the server's cursor of the turn after the
+  // viewed one): nothing at the latest; at an older turn, known once "Next turn" is.
+  const endBefore = !older ? null : nextAnswered ? (nextData.session?.turns.edges[0]?.cursor ?? null) : undefined;
   // The turn after the viewed one: from the query, or, until it answers, from the commits already seen
   // (a turn of the shown branch is its parent's next turn there), so Right right after Left works at once.
   const children = useRef(new Map<string, string>());
@@ -322,6 +324,7 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
         <Conversation
           sessionId={sessionId}
           head={viewed}
+          endBefore={endBefore}
           hasLive={atWritePoint && openNumber !== null}
           onShownTurn={setShownTurn}
           live={

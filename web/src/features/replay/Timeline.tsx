@@ -9,7 +9,6 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useClient } from 'urql';
 import { TimelinePageQuery } from './operations';
-import { listCursor } from './steps';
 
 export const PAGE_SIZE = 50;
 /** Commits read to see what is new on top. */
@@ -26,6 +25,8 @@ interface State {
   /** The newest commits of the branch, without a gap. */
   items: TimelineItem[];
   hasMore: boolean;
+  /** The server's cursor after the last page read: where the next one starts. */
+  endCursor: string | null;
 }
 
 /** The commits of `top` not yet in `items`, put before them; null when `top` does not reach them (a reset is needed). */
@@ -63,7 +64,7 @@ export function Timeline({
   onLoaded?: () => void;
 }) {
   const client = useClient();
-  const [state, setState] = useState<State>({ items: [], hasMore: true });
+  const [state, setState] = useState<State>({ items: [], hasMore: true, endCursor: null });
   const [error, setError] = useState<string | null>(null);
   const loading = useRef(false);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -77,6 +78,7 @@ export function Timeline({
       return {
         items: page.edges.map(({ node }) => ({ sha: node.sha, headline: node.headline, number: node.turn?.number ?? null })),
         hasMore: page.pageInfo.hasNextPage,
+        endCursor: page.pageInfo.endCursor ?? null,
       };
     },
     [client, sessionId, branch],
@@ -85,14 +87,14 @@ export function Timeline({
   const loadMore = useCallback(() => {
     if (loading.current || !state.hasMore) return;
     loading.current = true;
-    // The list's cursor is a position from the top: after the items listed, even if some were added on top since.
-    fetchPage(state.items.length > 0 ? listCursor('commit', state.items.length) : null, PAGE_SIZE)
+    fetchPage(state.items.length > 0 ? state.endCursor : null, PAGE_SIZE)
       .then((page) => {
         setError(null);
         setState((current) => {
-          // Commits added on top while this page was read shift it down: skip the overlap.
+          // The cursor is a position from the top: commits added on top since the last page was
+          // read shift the list down, so this page starts with some already listed. Skip those.
           const seen = new Set(current.items.map((item) => item.sha));
-          return { items: [...current.items, ...page.items.filter((item) => !seen.has(item.sha))], hasMore: page.hasMore };
+          return { items: [...current.items, ...page.items.filter((item) => !seen.has(item.sha))], hasMore: page.hasMore, endCursor: page.endCursor };
         });
       })
       .catch((reason: unknown) => setError(reason instanceof Error ? reason.message : String(reason)))
@@ -100,7 +102,7 @@ export function Timeline({
         loading.current = false;
         onLoaded?.();
       });
-  }, [fetchPage, state.items.length, state.hasMore, onLoaded]);
+  }, [fetchPage, state.items.length, state.hasMore, state.endCursor, onLoaded]);
 
   // New commits on top: read the newest few and put those not yet listed before the rest.
   useEffect(() => {
@@ -111,7 +113,7 @@ export function Timeline({
         if (cancelled) return;
         setState((current) => {
           const merged = mergeTop(current.items, top.items);
-          if (merged === null) return { items: top.items, hasMore: top.hasMore };
+          if (merged === null) return { items: top.items, hasMore: top.hasMore, endCursor: top.endCursor };
           return { ...current, items: merged };
         });
       })

@@ -24,6 +24,7 @@ export const SessionViewFields = graphql(`
       turn {
         number
         branch
+        cursor
       }
     }
     turns(first: 0) {
@@ -54,6 +55,7 @@ export const ViewedCommitFields = graphql(`
     turn {
       number
       branch
+      cursor
     }
   }
 `);
@@ -90,6 +92,7 @@ export const NextTurnQuery = graphql(`
       id
       turns(branch: $branch, after: $after, first: 1) {
         edges {
+          cursor
           node {
             number
             commit {
@@ -176,11 +179,12 @@ export const MessageFields = graphql(`
 
 /** A window of turns along a branch with their messages (the conversation up to the viewed turn). */
 export const ConversationQuery = graphql(`
-  query ReplayConversation($sessionId: String!, $branch: String!, $after: String, $first: Int!) {
+  query ReplayConversation($sessionId: String!, $branch: String!, $before: String, $last: Int!) {
     session(sessionId: $sessionId) {
       id
-      turns(branch: $branch, after: $after, first: $first) {
+      turns(branch: $branch, before: $before, last: $last) {
         edges {
+          cursor
           node {
             number
             commit {

@@ -2,7 +2,7 @@
 /** The replay's pure logic: step targets and states, texts, cursors, the arrow keys. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { mergeTop, rowText } from './Timeline';
-import { arrowKeyStep, listCursor, mirrorStatusText, positionText, readOnlyText, replaySteps, turnCursor, type ViewState } from './steps';
+import { arrowKeyStep, mirrorStatusText, positionText, readOnlyText, replaySteps, type ViewState } from './steps';
 
 const head = (sha: string, number: number, parent?: string) => ({ sha, parentShas: parent ? [parent] : [], turn: { number } });
 
@@ -67,12 +67,6 @@ describe('texts', () => {
   });
 });
 
-describe('cursors', () => {
-  it('are the server\'s: base64url of "<kind>:<key>"', () => {
-    expect(turnCursor(7)).toBe(Buffer.from('turn:7', 'utf8').toString('base64url'));
-    for (const n of [1, 12, 123, 9999, 10000]) expect(listCursor('commit', n)).toBe(Buffer.from(`commit:${n}`, 'utf8').toString('base64url'));
-  });
-});
 
 describe('mergeTop', () => {
   const item = (sha: string) => ({ sha, headline: sha, number: null });

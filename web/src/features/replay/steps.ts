@@ -61,18 +61,6 @@ export function readOnlyText(view: Pick<ViewState, 'head' | 'turnCount' | 'detac
   return `Viewing turn ${number} of ${view.turnCount}, read-only: the next message still goes to ${view.writesTo} ("Continue from here" forks from this one)`;
 }
 
-function base64url(text: string): string {
-  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** A list cursor as the server makes them: the item's key (a turn number, a position from the top) with the list's kind. */
-export function listCursor(kind: 'turn' | 'commit' | 'seq', key: number): string {
-  return base64url(`${kind}:${key}`);
-}
-
-/** The cursor after which Session.turns lists the turns numbered above `number`. */
-export const turnCursor = (number: number) => listCursor('turn', number);
-
 export type StepKey = 'previous' | 'next';
 
 /** Whether an element takes typed text (so arrow keys belong to it, not to the replay). */
