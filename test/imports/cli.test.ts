@@ -5,7 +5,7 @@
  * import adding nothing.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serverFilePath } from '../../src/http/server-file.js';
@@ -110,6 +110,8 @@ describe('entity-memory import claude-code', () => {
     const configured = tempDir();
     const token = 'import-test-token-0123456789';
     const withConfig = await startTestServer({ dataDir: configured, token, ...EMBEDDED });
+    // The server keeps a configured token in <data-dir>/token too; without that file, none is sent.
+    rmSync(join(configured, 'token'));
     const refused = await cli(['import', 'claude-code', file, '--data-dir', configured]);
     expect(refused.status).toBe(2);
     expect(refused.stdout).toBe('');

@@ -3,7 +3,7 @@
  * server.json), and in-process when none does; the dry run's lines, the refusal over a path the
  * user changed (exit 1, the path on stderr, nothing written), the run and the undo it prints.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
@@ -92,6 +92,10 @@ describe('entity-memory rewind', () => {
     await api.raw('mutation { createSession(input: { sessionId: "s" }) { sessionId } }');
     for (let i = 0; i < 2; i++) await recordTurn(api, { sessionId: 's' });
     await inSync(api);
+    // The server keeps its configured token in <data-dir>/token, where the command finds it.
+    const fromFile = await cli(['rewind', 's', '1', '--conversation', '--dry-run', '--data-dir', dataDir]);
+    expect(fromFile.status, fromFile.stderr).toBe(0);
+    rmSync(join(dataDir, 'token'));
     const refused = await cli(['rewind', 's', '1', '--conversation', '--dry-run', '--data-dir', dataDir]);
     expect(refused.status).toBe(2);
     expect(refused.stdout).toBe('');
