@@ -17,12 +17,15 @@ export default defineConfig({
     // run in the PostgreSQL pass (npm run test:postgresql, test/helpers/database.ts), which needs
     // both services; SQLite is one server per data dir.
     exclude: [...configDefaults.exclude, ...(process.env.ENTITY_MEMORY_TEST_DATABASE === 'postgresql' ? [] : ['test/scale-out/**'])],
-    setupFiles: ['test/helpers/environment.ts', 'test/helpers/leftovers.ts'],
+    setupFiles: ['test/helpers/environment.ts', 'test/helpers/leftovers.ts', 'test/helpers/dom-waits.ts'],
     // Builds web/dist and dist/ first when their sources changed (scripts/build-web.mjs,
     // scripts/build-server.mjs): the tests that spawn the bin run the compiled server.
     globalSetup: ['test/helpers/web-build-setup.ts', 'test/helpers/server-build-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits until what it polls holds, for as long as a loaded machine may need (its
+    // default second is a guess of time); one that holds returns at once.
+    expect: { poll: { timeout: 30_000 } },
     // Each file starts real servers and git processes; two cores run two files at a time.
     pool: 'forks',
     maxWorkers: 2,

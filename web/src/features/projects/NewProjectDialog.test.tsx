@@ -65,7 +65,7 @@ describe('the New project dialog', () => {
     await user.type(screen.getByRole('textbox', { name: 'Folder' }), '/home/me/app');
     await user.click(screen.getByRole('checkbox', { name: 'Commit existing files' }));
     await user.click(screen.getByRole('button', { name: 'Create project' }));
-    await vi.waitFor(() => expect(mutations()).toHaveLength(1));
+    await vi.waitFor(() => expect(mutations()).toHaveLength(1), { timeout: 30_000 });
     expect(mutations()[0]!.variables).toEqual({ input: { workdir: '/home/me/app', name: 'app', initialCommit: true } });
   });
 
