@@ -36,9 +36,11 @@ describe('the conversation window', () => {
 
     await page.getByRole('button', { name: 'Back to latest' }).click();
     await expect.poll(turnsShown, { timeout: 20_000 }).toEqual(range(16, 25));
+    // One step back ends the conversation at turn 24 (from the window already read, or a new one
+    // ending there: either way the turns before it lead up to it).
     await page.getByRole('button', { name: 'Previous turn' }).click();
-    await expect.poll(turnsShown, { timeout: 20_000 }).toEqual(range(16, 24));
+    await expect.poll(async () => (await turnsShown()).slice(-9), { timeout: 20_000 }).toEqual(range(16, 24));
     expect(errors).toEqual([]);
     expect(blocked.urls).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });

@@ -67,5 +67,5 @@ describe('the sessions list', () => {
     expect(await count.textContent()).toBe(`101 of ${SESSIONS + 1} sessions`);
     expect(errors).toEqual([]);
     expect(blocked.urls).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });

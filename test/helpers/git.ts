@@ -9,7 +9,12 @@ export function git(cwd: string, ...args: string[]): string {
   });
 }
 
-export async function eventually<T>(probe: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
+/**
+ * What `probe` answers once it answers something (not undefined or false), polled every 50 ms for
+ * up to `ms`: long enough for a loaded machine (a wait that holds returns at once).
+ * @throws when it does not within `ms`.
+ */
+export async function eventually<T>(probe: () => Promise<T | undefined | false>, ms = 45_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();
