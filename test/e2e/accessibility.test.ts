@@ -16,7 +16,7 @@ import { CreateProject } from '../projects/operations.js';
 import { FAST_COMMITTER, outcome, recordTurn, userGit } from '../projects/project-turns.js';
 import { openPage } from './browser.js';
 
-const WAIT = { timeout: 15_000 };
+const WAIT = { timeout: 45_000 };
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface Violation {

@@ -5,12 +5,16 @@
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
+import { afterAll, vi } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { onCleanup } from '../helpers/leftovers.js';
 import { launchChromium, noNetwork, type BlockedRequests } from './chromium.js';
 
 export { noNetwork, type BlockedRequests } from './chromium.js';
+
+// A browser test walks a page through many waits (45 s each at most); on a loaded 2-core machine
+// the walk can take minutes where a quiet one takes seconds.
+vi.setConfig({ testTimeout: 180_000 });
 
 const SCREENSHOTS = fileURLToPath(new URL('../../.e2e-screenshots/', import.meta.url));
 

@@ -27,19 +27,19 @@ describe('the conversation window', () => {
     const main = page.getByRole('main');
     const turnsShown = () => main.locator('section.turn h2').allInnerTexts();
     const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `Turn ${from + i}`);
-    await expect.poll(turnsShown, { timeout: 20_000 }).toEqual(range(6, 15));
+    await expect.poll(turnsShown, { timeout: 45_000 }).toEqual(range(6, 15));
     expect(await page.getByText('Turn 15 / 25').count()).toBe(1);
 
     await main.getByRole('button', { name: 'Load earlier messages' }).click();
-    await expect.poll(turnsShown, { timeout: 20_000 }).toEqual(range(1, 15));
+    await expect.poll(turnsShown, { timeout: 45_000 }).toEqual(range(1, 15));
     expect(await main.getByRole('button', { name: 'Load earlier messages' }).count()).toBe(0);
 
     await page.getByRole('button', { name: 'Back to latest' }).click();
-    await expect.poll(turnsShown, { timeout: 20_000 }).toEqual(range(16, 25));
+    await expect.poll(turnsShown, { timeout: 45_000 }).toEqual(range(16, 25));
     // One step back ends the conversation at turn 24 (from the window already read, or a new one
     // ending there: either way the turns before it lead up to it).
     await page.getByRole('button', { name: 'Previous turn' }).click();
-    await expect.poll(async () => (await turnsShown()).slice(-9), { timeout: 20_000 }).toEqual(range(16, 24));
+    await expect.poll(async () => (await turnsShown()).slice(-9), { timeout: 45_000 }).toEqual(range(16, 24));
     expect(errors).toEqual([]);
     expect(blocked.urls).toEqual([]);
   }, 240_000);

@@ -33,14 +33,14 @@ describe('GraphiQL in a browser', () => {
     await page.goto(`${api.url}/graphql`);
 
     const editor = page.getByRole('region', { name: 'Operation Editor' });
-    await expect.poll(() => textOf(editor), { timeout: 20_000 }).toContain('subscription TurnCommitted {');
+    await expect.poll(() => textOf(editor), { timeout: 45_000 }).toContain('subscription TurnCommitted {');
     const sample = await textOf(editor);
     expect(sample).toContain('query Sessions {');
     expect(sample).toContain('timeline(first: 5) {');
 
     const result = page.getByRole('region', { name: 'Result Window' });
     await runOperationAt(page, 'query Sessions {');
-    await expect.poll(() => textOf(result), { timeout: 15_000 }).toContain('"headline": "turn 1: first question"');
+    await expect.poll(() => textOf(result), { timeout: 45_000 }).toContain('"headline": "turn 1: first question"');
     expect(await textOf(result)).toContain('"title": "Seen in GraphiQL"');
 
     // The subscription: wait until its `subscribe` message is on the socket, then commit a turn.
@@ -48,9 +48,9 @@ describe('GraphiQL in a browser', () => {
     await runOperationAt(page, 'subscription TurnCommitted {');
     const ws: WebSocket = await socket;
     expect(new URL(ws.url()).pathname).toBe('/graphql');
-    await ws.waitForEvent('framesent', { predicate: (frame) => String(frame.payload).includes('"type":"subscribe"'), timeout: 15_000 });
+    await ws.waitForEvent('framesent', { predicate: (frame) => String(frame.payload).includes('"type":"subscribe"'), timeout: 45_000 });
     await api.ok(RecordTurn, { input: { sessionId: 'graphiql-e2e', user: { content: 'second question' }, assistant: { content: 'second answer' } } });
-    await expect.poll(() => textOf(result), { timeout: 15_000 }).toContain('"headline": "turn 2: second question"');
+    await expect.poll(() => textOf(result), { timeout: 45_000 }).toContain('"headline": "turn 2: second question"');
     expect(await textOf(result)).toContain('"turnCommitted"');
 
     await screenshot(page, 'graphiql-subscription');

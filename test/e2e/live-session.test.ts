@@ -18,7 +18,7 @@ import { CreateProject } from '../projects/operations.js';
 import { FAST_COMMITTER, userRepo } from '../projects/project-turns.js';
 import { openPage, screenshot } from './browser.js';
 
-const WAIT = { timeout: 15_000 };
+const WAIT = { timeout: 45_000 };
 
 const OpenTurn = graphql(`
   query LiveE2eOpenTurn($sessionId: String!) {

@@ -18,7 +18,7 @@ import { CreateProject, Projects, ProjectView } from '../projects/operations.js'
 import { FAST_COMMITTER, outcome, recordTurn, userGit } from '../projects/project-turns.js';
 import { openPage, screenshot } from './browser.js';
 
-const WAIT = { timeout: 15_000 };
+const WAIT = { timeout: 45_000 };
 
 async function projectServer(): Promise<{ api: TestServer; root: string }> {
   const root = tempDir('em-e2e-projects-');

@@ -16,7 +16,7 @@ import { eventually } from '../helpers/git.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { openPage, screenshot } from './browser.js';
 
-const WAIT = { timeout: 15_000 };
+const WAIT = { timeout: 45_000 };
 const SESSION = 'reconnect';
 
 /** A port nothing listens on now (the OS's pick, released again). */

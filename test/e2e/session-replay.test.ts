@@ -22,7 +22,7 @@ import { projectServer, userRepo } from '../projects/project-turns.js';
 import { openPage, screenshot } from './browser.js';
 import { describeMissing, expectContractNames } from './ui-contract.js';
 
-const WAIT = { timeout: 15_000 };
+const WAIT = { timeout: 45_000 };
 const SESSION = 'cli-verbose';
 const TITLE = 'Add a --verbose flag to the CLI';
 const PROJECT = 'todo-cli';

@@ -31,39 +31,39 @@ describe('the sessions list', () => {
     const nav = page.getByRole('navigation', { name: 'Sessions' });
     const links = nav.getByRole('link');
     const count = nav.locator('.session-count');
-    await expect.poll(() => count.textContent(), { timeout: 20_000 }).toBe(`100 of ${SESSIONS} sessions`);
+    await expect.poll(() => count.textContent(), { timeout: 45_000 }).toBe(`100 of ${SESSIONS} sessions`);
     expect(await links.count()).toBe(100);
     expect(await links.first().textContent()).toBe(`Session ${SESSIONS - 1}`);
 
     const more = nav.getByRole('button', { name: 'More sessions' });
     await more.click();
-    await expect.poll(() => count.textContent(), { timeout: 20_000 }).toBe(`200 of ${SESSIONS} sessions`);
+    await expect.poll(() => count.textContent(), { timeout: 45_000 }).toBe(`200 of ${SESSIONS} sessions`);
     await more.click();
-    await expect.poll(() => count.textContent(), { timeout: 20_000 }).toBe(`${SESSIONS} of ${SESSIONS} sessions`);
+    await expect.poll(() => count.textContent(), { timeout: 45_000 }).toBe(`${SESSIONS} of ${SESSIONS} sessions`);
     expect(await more.count()).toBe(0);
     expect(await links.count()).toBe(SESSIONS);
     expect(new Set(await links.allTextContents()).size).toBe(SESSIONS);
 
     const filters = nav.getByRole('group', { name: 'Filter sessions' });
     await filters.getByRole('combobox', { name: 'Agent' }).selectOption({ label: 'Gemini CLI' });
-    await expect.poll(() => count.textContent(), { timeout: 20_000 }).toBe(`${geminis} of ${geminis} sessions`);
+    await expect.poll(() => count.textContent(), { timeout: 45_000 }).toBe(`${geminis} of ${geminis} sessions`);
     expect((await links.allTextContents()).every((title) => agentOf(Number(title.replace('Session ', ''))) === 'gemini')).toBe(true);
 
     await page.reload();
-    await expect.poll(() => count.textContent(), { timeout: 20_000 }).toBe(`${geminis} of ${geminis} sessions`);
+    await expect.poll(() => count.textContent(), { timeout: 45_000 }).toBe(`${geminis} of ${geminis} sessions`);
     expect(await filters.getByRole('combobox', { name: 'Agent' }).inputValue()).toBe('gemini');
 
     await filters.getByRole('combobox', { name: 'Agent' }).selectOption({ label: 'Any agent' });
     await filters.getByRole('combobox', { name: 'Project' }).selectOption({ label: 'Web' });
-    await expect.poll(() => count.textContent(), { timeout: 20_000 }).toBe('10 of 10 sessions');
+    await expect.poll(() => count.textContent(), { timeout: 45_000 }).toBe('10 of 10 sessions');
     expect(await nav.getByRole('heading', { name: 'Web', level: 4 }).count()).toBe(1);
     await screenshot(page, 'sessions-list-project');
 
     await filters.getByRole('combobox', { name: 'Project' }).selectOption({ label: 'Any project' });
-    await expect.poll(() => count.textContent(), { timeout: 20_000 }).toBe(`100 of ${SESSIONS} sessions`);
+    await expect.poll(() => count.textContent(), { timeout: 45_000 }).toBe(`100 of ${SESSIONS} sessions`);
     await api.ok(CreateSession, { input: { sessionId: 'fresh', title: 'A new one', agentId: 'codex' } });
     await recordTurn(api, { sessionId: 'fresh' });
-    await expect.poll(() => links.first().textContent(), { timeout: 20_000 }).toBe('A new one');
+    await expect.poll(() => links.first().textContent(), { timeout: 45_000 }).toBe('A new one');
     expect(await count.textContent()).toBe(`101 of ${SESSIONS + 1} sessions`);
     expect(errors).toEqual([]);
     expect(blocked.urls).toEqual([]);

@@ -33,7 +33,7 @@ describe('the token in the browser', () => {
     const statuses = graphqlStatuses(page);
     await page.goto(`${api.url}/#token=${TOKEN}`);
     const sessions = page.getByRole('navigation', { name: 'Sessions' });
-    await expect.poll(() => sessions.getByRole('link', { name: 'Made through the API' }).isVisible(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => sessions.getByRole('link', { name: 'Made through the API' }).isVisible(), { timeout: 45_000 }).toBe(true);
 
     expect(await page.evaluate(() => location.hash)).toBe('');
     expect(page.url()).not.toContain(TOKEN);
@@ -44,7 +44,7 @@ describe('the token in the browser', () => {
 
     // A reload has no fragment any more: the token comes from sessionStorage.
     await page.reload();
-    await expect.poll(() => sessions.getByRole('link', { name: 'Made through the API' }).isVisible(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => sessions.getByRole('link', { name: 'Made through the API' }).isVisible(), { timeout: 45_000 }).toBe(true);
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
     expect(blocked.urls).toEqual([]);
   });
@@ -58,7 +58,7 @@ describe('the token in the browser', () => {
     await page.goto(`${api.url}/`);
     const sessions = page.getByRole('navigation', { name: 'Sessions' });
     const error = sessions.getByRole('alert');
-    await expect.poll(() => error.isVisible(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => error.isVisible(), { timeout: 45_000 }).toBe(true);
     expect(await error.innerText()).toContain('Sessions could not be loaded');
     expect(await sessions.getByRole('link').count()).toBe(0);
     expect(statuses).toContain(401);
@@ -74,10 +74,10 @@ describe('the token in the browser', () => {
     await page.goto(`${api.url}/graphql#token=${TOKEN}`);
     expect(await page.evaluate(() => location.hash)).toBe('');
     const editor = page.getByRole('region', { name: 'Operation Editor' });
-    await editor.getByText('query Sessions {', { exact: true }).click({ timeout: 20_000 });
+    await editor.getByText('query Sessions {', { exact: true }).click({ timeout: 45_000 });
     await page.keyboard.press('Control+Enter');
     const result = page.getByRole('region', { name: 'Result Window' });
-    await expect.poll(async () => (await result.innerText()).replace(/\u00a0/g, ' '), { timeout: 15_000 }).toContain('"title": "Made through the API"');
+    await expect.poll(async () => (await result.innerText()).replace(/\u00a0/g, ' '), { timeout: 45_000 }).toContain('"title": "Made through the API"');
     expect(blocked.urls).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 import { openPage, screenshot } from './browser.js';
 
-const WAIT = { timeout: 15_000 };
+const WAIT = { timeout: 45_000 };
 const FIXTURE = join(import.meta.dirname, '..', 'importers', 'fixtures', 'claude-code', 'tools.jsonl');
 const SESSION = '7d1f0c52-3a4b-4c8d-9e0f-1a2b3c4d5e02';
 
@@ -38,7 +38,7 @@ describe('an imported Claude Code session in the browser', () => {
     expect((await edit.locator('pre .diff-del').allInnerTexts()).join('')).toContain('String(cents)');
     expect((await edit.locator('pre .diff-add').allInnerTexts()).join('')).toContain('(cents / 100).toFixed(2)');
     // In TypeScript's colours once the highlighter is in (a chunk loaded after the page), the text unchanged.
-    await expect.poll(() => edit.locator('pre .diff-add .hljs-number').allInnerTexts(), { timeout: 15_000 }).toEqual(['100', '2']);
+    await expect.poll(() => edit.locator('pre .diff-add .hljs-number').allInnerTexts(), { timeout: 45_000 }).toEqual(['100', '2']);
     expect((await edit.locator('pre .diff-add').allInnerTexts()).join('')).toContain('(cents / 100).toFixed(2)');
 
     const bash = main.getByRole('group', { name: 'Tool call: Bash' }).first();
