@@ -1,5 +1,5 @@
 /** The agents sessions come from, by the names people know them by (the sessions list and the session page). */
-const AGENT_NAMES: Record<string, string> = {
+export const AGENT_NAMES: Record<string, string> = {
   'claude-code': 'Claude Code',
   codex: 'Codex',
   gemini: 'Gemini CLI',

@@ -16,7 +16,7 @@ import { graphql } from '../../gql';
 import type { SessionsNavQuery as SessionsPage } from '../../gql/graphql';
 import { Link } from '../../lib/Link';
 import { onReconnected } from '../../lib/client';
-import { agentName } from '../../lib/agents';
+import { AGENT_NAMES, agentName } from '../../lib/agents';
 import { sessionPath } from '../../lib/router';
 import { activityLabel, filterVariables, groupSessions, NO_FILTER, parseFilter, type ListedSession, type SessionFilter } from './groups';
 
@@ -91,14 +91,6 @@ interface List {
   hasMore: boolean;
 }
 
-/** The agents the "Agent" filter offers, by the ids their sessions carry. */
-const AGENTS: [string, string][] = [
-  ['claude-code', 'Claude Code'],
-  ['codex', 'Codex'],
-  ['gemini', 'Gemini CLI'],
-  ['chat', 'Chat log'],
-];
-
 function keptFilter(): SessionFilter {
   try {
     return parseFilter(localStorage.getItem(FILTER_KEY));
@@ -151,6 +143,12 @@ export function SessionsNav({ currentSessionId }: { currentSessionId?: string })
   }, [reload]);
   useEffect(() => onReconnected(() => setReloads((n) => n + 1)), []);
 
+  /** The sessions of `page` not listed yet, by id (a page read while sessions were added overlaps the list). */
+  const unlisted = (shown: List, page: SessionsPage['sessions']) => {
+    const known = new Set(shown.sessions.map((s) => s.sessionId));
+    return page.edges.map((e) => e.node).filter((s) => !known.has(s.sessionId));
+  };
+
   const more = async () => {
     const list = shownList.current;
     if (!list?.endCursor) return;
@@ -161,10 +159,9 @@ export function SessionsNav({ currentSessionId }: { currentSessionId?: string })
       if (mine !== generation.current) return;
       setList((shown) => {
         if (!shown) return shown;
-        const known = new Set(shown.sessions.map((s) => s.sessionId));
         return {
           ...shown,
-          sessions: [...shown.sessions, ...page.edges.map((e) => e.node).filter((s) => !known.has(s.sessionId))],
+          sessions: [...shown.sessions, ...unlisted(shown, page)],
           totalCount: page.totalCount,
           endCursor: page.pageInfo.endCursor ?? shown.endCursor,
           hasMore: page.pageInfo.hasNextPage,
@@ -188,9 +185,7 @@ export function SessionsNav({ currentSessionId }: { currentSessionId?: string })
       if (page.pageInfo.hasPreviousPage) return reload();
       setList((shown) => {
         if (!shown) return shown;
-        const known = new Set(shown.sessions.map((s) => s.sessionId));
-        const added = page.edges.map((e) => e.node).filter((s) => !known.has(s.sessionId));
-        return { ...shown, sessions: [...added, ...shown.sessions], totalCount: page.totalCount, startCursor: page.pageInfo.startCursor ?? shown.startCursor };
+        return { ...shown, sessions: [...unlisted(shown, page), ...shown.sessions], totalCount: page.totalCount, startCursor: page.pageInfo.startCursor ?? shown.startCursor };
       });
     } catch (failed) {
       setError((failed as Error).message);
@@ -287,7 +282,7 @@ function SessionFilters({ filter, choose }: { filter: SessionFilter; choose: (ch
         Agent
         <select value={filter.agent} onChange={(e) => choose({ agent: e.target.value })}>
           <option value="">Any agent</option>
-          {AGENTS.map(([id, name]) => (
+          {Object.entries(AGENT_NAMES).map(([id, name]) => (
             <option key={id} value={id}>
               {name}
             </option>
