@@ -86,6 +86,64 @@ export async function applySnapshotFiles(
 }
 
 /**
+ * Takes an applied snapshot back out of the working tree (the undo of `applySnapshotFiles`): each
+ * path that holds the snapshot's content gets back what HEAD held when the snapshot was taken.
+ * HEAD, the index, branches and refs are not touched. Only where HEAD still holds that: a path
+ * committed since is the user's history now, and is not the apply's to undo.
+ * @throws ConflictError (extensions.paths) when a path holds something else than the snapshot's
+ * content or its base (changed since it was applied), was committed since, or is a folder now;
+ * NotFoundError for content no longer in the repo; the project's own refusal (openProjectRepo).
+ */
+export async function unapplySnapshotFiles(
+  project: PlaceProject,
+  deps: RestoreRepoDeps,
+  snapshot: { turn: number; files: RecordedState[] },
+): Promise<FilesWritten> {
+  const { turn, files } = snapshot;
+  return underProjectLock(deps, project, async (place) => {
+    const repo = place.repo;
+    const paths = files.map((f) => f.path);
+    const blocked = await blockedPaths(place.workdir, paths);
+    const now = await readStates(place, paths.filter((p) => !blocked.has(p)));
+    const head = await repo.readHead();
+    const inHead = await repo.entriesAt(head.sha, paths);
+    const headNow = (path: string): FileState => ({ path, mode: inHead.get(path)?.mode ?? null, oid: inHead.get(path)?.oid ?? null });
+    const changed: string[] = [];
+    const committed: string[] = [];
+    const writes: FileState[] = [];
+    for (const f of files) {
+      const base = baseOf(f);
+      if (blocked.has(f.path)) changed.push(f.path);
+      else if (changedPaths([base], now).length === 0) continue; // not applied there
+      else if (changedPaths([f], now).length > 0) changed.push(f.path);
+      else if (changedPaths([base], [headNow(f.path)]).length > 0) committed.push(f.path);
+      else writes.push(base);
+    }
+    if (changed.length > 0 || committed.length > 0) {
+      const why = [
+        changed.length > 0 ? `${listedPaths(changed)} changed since the snapshot was applied (or became a folder)` : null,
+        committed.length > 0 ? `${listedPaths(committed)} ${committed.length === 1 ? 'was' : 'were'} committed since` : null,
+      ].filter(Boolean);
+      throw new ConflictError(`Not undone: ${why.join(', and ')}; nothing was written. Those are yours now: change them with git.`, {
+        paths: [...changed, ...committed].sort(),
+      });
+    }
+    const done = { commitSha: null, snapshotSha: null, files: [] };
+    if (writes.length === 0) {
+      return { ...done, paths: [], result: 'NOTHING', message: `The working tree does not hold turn ${turn}'s snapshot; nothing was written.` };
+    }
+    await assertBlobs(repo, writes);
+    await writeFiles(place, writes);
+    return {
+      ...done,
+      paths: writes.map((w) => w.path),
+      result: 'APPLIED',
+      message: `Took turn ${turn}'s snapshot out of the working tree: ${count(writes.length)} back to what HEAD holds; nothing was committed or staged.`,
+    };
+  });
+}
+
+/**
  * Writes `plan` into the working tree as the agent's restore to `toTurn`
  * (0: before the first turn), and leaves it in the repo: a commit on the
  * user's branch by the agent when nothing else is uncommitted, no git
@@ -226,10 +284,48 @@ export async function snapshotConflicts(project: PlaceProject, config: Pick<Conf
   }
 }
 
-/** One path of a restore plan: what the agent last left there, what it becomes, and whether the user changed it since. */
+/**
+ * What `applySnapshotFiles` would write now, read without writing anything (no lock: a preview;
+ * the apply checks again under the lock): each path whose content it changes, from what the
+ * working tree holds to the snapshot's state, and the paths that would refuse it.
+ * @throws the project's own refusal (openProjectRepo).
+ */
+export async function previewSnapshot(
+  project: PlaceProject,
+  config: Pick<Config, 'allowedRoots' | 'dataDir'>,
+  files: readonly RecordedState[],
+): Promise<{ changes: PlannedPath[]; conflicts: string[] }> {
+  if (files.length === 0) return { changes: [], conflicts: [] };
+  const place = await openProjectRepo(project, config);
+  let seen: { conflicts: string[]; now: FileState[] };
+  try {
+    seen = await snapshotStates(place, files);
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    // A path went beyond a link while it was read: none can be trusted.
+    seen = { conflicts: files.map((f) => f.path), now: [] };
+  }
+  const inTheWay = new Set(seen.conflicts);
+  const current = new Map(seen.now.map((s) => [s.path, s]));
+  const changes = files
+    .filter((f) => inTheWay.has(f.path) || changedPaths([f], seen.now).length > 0)
+    .map((f) => ({
+      path: f.path,
+      from: current.get(f.path) ?? { path: f.path, mode: null, oid: null },
+      to: { path: f.path, mode: f.oid ? f.mode : null, oid: f.oid },
+      conflict: inTheWay.has(f.path),
+    }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { changes, conflicts: [...inTheWay].sort() };
+}
+
+/**
+ * One path of a restore plan (or of a snapshot's apply): what is there before, what it becomes,
+ * and whether the user changed it since.
+ */
 export interface PlannedPath {
   path: string;
-  /** What the agent (or the last restore) left at the path; oid null: no file. */
+  /** What the agent (or the last restore) left at the path, or for a snapshot's apply what the working tree holds; oid null: no file. */
   from: FileState;
   /** What the restore writes; oid null: the file is deleted. */
   to: FileState;

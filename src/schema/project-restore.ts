@@ -1,9 +1,11 @@
 /**
- * Taking a skipped turn's edits later (applyTurnSnapshot) and putting the
- * agent's files back to an earlier turn (restoreProjectFiles).
+ * Taking a skipped turn's edits later (applyTurnSnapshot, undone by
+ * unapplyTurnSnapshot) and putting the agent's files back to an earlier turn
+ * (restoreProjectFiles); RewindPath, one path of such a plan.
  */
 import { ProjectFilesResultKind } from '../generated/prisma/enums.js';
-import { applyTurnSnapshot, restoreProjectFiles, type ProjectFilesResult } from '../services/projects/project-restore.js';
+import type { PlannedPath } from '../projects/restore.js';
+import { applyTurnSnapshot, restoreProjectFiles, unapplyTurnSnapshot, type ProjectFilesResult } from '../services/projects/project-restore.js';
 import { builder } from './builder.js';
 import { Commit } from './commit.js';
 import { GIT_PROCESS_COST, QUERY_COST } from './cost.js';
@@ -13,7 +15,7 @@ const ProjectFilesResultKindEnum = builder.enumType(ProjectFilesResultKind, {
   values: {
     APPLIED: {
       description:
-        'The files were written into the working tree only, nothing staged or committed: applyTurnSnapshot always; restoreProjectFiles when what it wrote is what HEAD holds (it undid uncommitted agent edits).',
+        'The files were written into the working tree only, nothing staged or committed: applyTurnSnapshot and unapplyTurnSnapshot always; restoreProjectFiles when what it wrote is what HEAD holds (it undid uncommitted agent edits).',
     },
     COMMITTED: { description: 'restoreProjectFiles: the files were written and committed on the current branch by the agent.' },
     SNAPSHOT: {
@@ -22,6 +24,31 @@ const ProjectFilesResultKindEnum = builder.enumType(ProjectFilesResultKind, {
     },
     NOTHING: { description: 'The working tree already held those states: nothing was written.' },
   } satisfies Record<ProjectFilesResultKind, { description: string }>,
+});
+
+const RewindPathAction = builder.enumType('RewindPathAction', {
+  description: "What a rewind, a restore or a snapshot's apply does to a path of the agent.",
+  values: {
+    CREATE: { description: 'The file is written back: the agent had deleted it, or it was not there.' },
+    MODIFY: { description: 'The file gets its content (or mode) of that turn back.' },
+    DELETE: { description: 'The file is deleted: the agent made it after that turn.' },
+  } as const,
+});
+
+export const RewindPath = builder.objectRef<PlannedPath>('RewindPath').implement({
+  description: 'One path a rewind of the code, or a snapshot\'s apply (ProjectCommitOutcome.snapshotChanges), writes.',
+  fields: (t) => ({
+    path: t.exposeString('path'),
+    action: t.field({
+      type: RewindPathAction,
+      resolve: (p) => (p.to.oid === null ? 'DELETE' : p.from.oid === null ? 'CREATE' : 'MODIFY'),
+    }),
+    fromOid: t.string({ nullable: true, description: 'The blob there before: what the agent (or the last restore) left (a rewind), what the working tree holds (a snapshot\'s apply); null: no file.', resolve: (p) => p.from.oid }),
+    toOid: t.string({ nullable: true, description: 'The blob written; null for DELETE.', resolve: (p) => p.to.oid }),
+    conflict: t.exposeBoolean('conflict', {
+      description: 'The user changed the path since the agent left it (or since the snapshot was taken): the rewind, or the apply, is refused while any path says so.',
+    }),
+  }),
 });
 
 export const ProjectFilesResultRef = builder.objectRef<ProjectFilesResult>('ProjectFilesResult').implement({
@@ -77,6 +104,16 @@ builder.mutationFields((t) => ({
     complexity: APPLY_COST,
     args: { input: t.arg({ type: ApplyTurnSnapshotInput, required: true }) },
     resolve: (_root, { input }, ctx) => applyTurnSnapshot(input, ctx.deps),
+  }),
+  unapplyTurnSnapshot: t.field({
+    type: ProjectFilesResultRef,
+    description:
+      "Undoes applyTurnSnapshot: every path of the snapshot that holds its content gets back what HEAD held when the snapshot was taken; HEAD, the index, branches and refs are not touched, and nothing is committed. " +
+      'Refused with CONFLICT (extensions.paths), writing nothing, when a path holds something else (you changed it since) or was committed since (it is your history now). NOTHING when the working tree does not hold the snapshot.',
+    // As applying, plus HEAD and its entries (3).
+    complexity: APPLY_COST + 3 * GIT_PROCESS_COST,
+    args: { input: t.arg({ type: ApplyTurnSnapshotInput, required: true }) },
+    resolve: (_root, { input }, ctx) => unapplyTurnSnapshot(input, ctx.deps),
   }),
   restoreProjectFiles: t.field({
     type: ProjectFilesResultRef,

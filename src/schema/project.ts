@@ -18,6 +18,7 @@ import { pageTotalCount } from './connection.js';
 import { connectionCost, GIT_PROCESS_COST } from './cost.js';
 import { ProjectAutoCommitStateEnum, ProjectStatusEnum } from './enums.js';
 import { Session, SessionConnection } from './session.js';
+import { RewindPath } from './project-restore.js';
 import { Turn } from './turn.js';
 
 const WorkingTreeStatus = builder
@@ -177,6 +178,15 @@ const ProjectCommitOutcomeRef = builder.objectRef<ProjectCommitOutcome>('Project
         'Null without a snapshot or when the project\'s folder cannot be used. Git-backed, as snapshotApplied: a preview of the apply.',
       complexity: 3 * GIT_PROCESS_COST,
       resolve: (o) => o.snapshotConflicts(),
+    }),
+    snapshotChanges: t.field({
+      type: [RewindPath],
+      nullable: true,
+      description:
+        "What applyTurnSnapshot would write now, sorted: each path whose content it changes, from what the working tree holds to the snapshot's state, and whether it is in the way (snapshotConflicts). [] when the tree already holds the snapshot. " +
+        "Null without a snapshot or when the project's folder cannot be used. Git-backed, as snapshotApplied: a preview of the apply.",
+      complexity: 3 * GIT_PROCESS_COST,
+      resolve: (o) => o.snapshotChanges(),
     }),
   }),
 });

@@ -2,37 +2,11 @@
  * rewind: back to a turn for the code, the conversation or both, with a dry
  * run first (src/services/replay/rewind.ts).
  */
-import type { PlannedPath } from '../projects/restore.js';
 import { rewind, type RewindCode, type RewindConversation, type RewindResult } from '../services/replay/rewind.js';
 import { builder } from './builder.js';
 import { GIT_PROCESS_COST, QUERY_COST } from './cost.js';
-import { ProjectFilesResultRef } from './project-restore.js';
+import { ProjectFilesResultRef, RewindPath } from './project-restore.js';
 import { Turn } from './turn.js';
-
-const RewindPathAction = builder.enumType('RewindPathAction', {
-  description: 'What a rewind does to a path of the agent.',
-  values: {
-    CREATE: { description: 'The file is written back: the agent had deleted it, or it was not there.' },
-    MODIFY: { description: 'The file gets its content (or mode) of that turn back.' },
-    DELETE: { description: 'The file is deleted: the agent made it after that turn.' },
-  } as const,
-});
-
-const RewindPath = builder.objectRef<PlannedPath>('RewindPath').implement({
-  description: 'One path a rewind of the code writes.',
-  fields: (t) => ({
-    path: t.exposeString('path'),
-    action: t.field({
-      type: RewindPathAction,
-      resolve: (p) => (p.to.oid === null ? 'DELETE' : p.from.oid === null ? 'CREATE' : 'MODIFY'),
-    }),
-    fromOid: t.string({ nullable: true, description: 'The blob the agent (or the last restore) left there; null: no file.', resolve: (p) => p.from.oid }),
-    toOid: t.string({ nullable: true, description: 'The blob written; null for DELETE.', resolve: (p) => p.to.oid }),
-    conflict: t.exposeBoolean('conflict', {
-      description: 'The user changed the path since the agent left it: the rewind is refused while any path says so.',
-    }),
-  }),
-});
 
 const RewindCodeRef = builder.objectRef<RewindCode>('RewindCode').implement({
   fields: (t) => ({

@@ -240,6 +240,22 @@ describe('projects in the browser', () => {
     await skipped.getByRole('button', { name: 'Apply snapshot', exact: true }).waitFor(WAIT);
     await expect.poll(() => skipped.getByRole('button', { name: 'Apply snapshot', exact: true }).isEnabled(), WAIT).toBe(true);
 
+    // Apply shows what it writes first, writes on confirm, and can be undone.
+    await skipped.getByRole('button', { name: 'Apply snapshot', exact: true }).click();
+    const panel = page.getByRole('dialog', { name: "Apply turn 2's snapshot", exact: true });
+    await panel.getByText('1 path is written into the working tree; nothing is committed or staged.').waitFor(WAIT);
+    expect((await panel.getByRole('listitem').allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim())).toEqual(['src/tax.js created']);
+    expect(existsSync(join(workdir, 'src', 'tax.js'))).toBe(false);
+    await panel.getByRole('button', { name: 'Apply', exact: true }).click();
+    await panel.getByRole('status').filter({ hasText: "Wrote 1 path of turn 2's snapshot into the working tree" }).waitFor(WAIT);
+    expect(readFileSync(join(workdir, 'src', 'tax.js'), 'utf8')).toBe('export const VAT_RATE = 0.2;\nexport const withTax = (amount) => amount * (1 + VAT_RATE);\n');
+    await panel.getByRole('button', { name: 'Undo apply', exact: true }).click();
+    await panel.getByRole('status').filter({ hasText: "Took turn 2's snapshot out of the working tree" }).waitFor(WAIT);
+    expect(existsSync(join(workdir, 'src', 'tax.js'))).toBe(false);
+    expect(await panel.getByRole('button', { name: 'Undo apply' }).count()).toBe(0);
+    await panel.getByRole('button', { name: 'Close', exact: true }).click();
+    await skipped.getByRole('button', { name: 'Apply snapshot', exact: true }).waitFor(WAIT);
+
     // The project's status, changed on its page, shows in the sidebar beside its session count.
     const nav = page.getByRole('navigation', { name: 'Projects', exact: true });
     await expect.poll(() => nav.innerText(), WAIT).toMatch(/\b1 session\b/);

@@ -20,6 +20,11 @@ const APPLY = `
     applyTurnSnapshot(input: $input) { paths result message commit { sha headline } }
   }`;
 
+const UNAPPLY = `
+  mutation Unapply($input: ApplyTurnSnapshotInput!) {
+    unapplyTurnSnapshot(input: $input) { paths result message commit { sha } }
+  }`;
+
 const RESTORE = `
   mutation Restore($input: RestoreProjectFilesInput!) {
     restoreProjectFiles(input: $input) { paths result message commit { sha headline } }
@@ -36,6 +41,12 @@ async function apply(api: TestServer, sessionId: string, turn: number): Promise<
   const result = await api.raw(APPLY, { input: { sessionId, turn } });
   if (result.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(result.errors)}`);
   return (result.data as { applyTurnSnapshot: FilesResult }).applyTurnSnapshot;
+}
+
+async function unapply(api: TestServer, sessionId: string, turn: number): Promise<FilesResult> {
+  const result = await api.raw(UNAPPLY, { input: { sessionId, turn } });
+  if (result.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(result.errors)}`);
+  return (result.data as { unapplyTurnSnapshot: FilesResult }).unapplyTurnSnapshot;
 }
 
 async function restore(api: TestServer, sessionId: string, turn: number): Promise<FilesResult> {
@@ -100,6 +111,24 @@ async function snapshotConflicts(api: TestServer): Promise<string[] | null> {
   return (result.data as { session: { turns: { edges: { node: { projectCommit: { snapshotConflicts: string[] | null } } }[] } } }).session.turns.edges[0]!.node.projectCommit
     .snapshotConflicts;
 }
+
+interface SnapshotChange {
+  path: string;
+  action: string;
+  fromOid: string | null;
+  toOid: string | null;
+  conflict: boolean;
+}
+
+/** Session s's first turn's snapshotChanges: what applyTurnSnapshot would write now. */
+async function snapshotChanges(api: TestServer): Promise<SnapshotChange[] | null> {
+  const result = await api.raw('{ session(sessionId: "s") { turns(first: 1) { edges { node { projectCommit { snapshotChanges { path action fromOid toOid conflict } } } } } } }');
+  if (result.errors?.length) throw new Error(JSON.stringify(result.errors));
+  return (result.data as { session: { turns: { edges: { node: { projectCommit: { snapshotChanges: SnapshotChange[] | null } } }[] } } }).session.turns.edges[0]!.node
+    .projectCommit.snapshotChanges;
+}
+
+const blobOf = (dir: string, content: string) => execFileSync('git', ['hash-object', '--stdin'], { cwd: dir, input: content, encoding: 'utf8' }).trim();
 
 describe('applyTurnSnapshot', () => {
   it("keeps a SKIPPED_DIRTY turn on its snapshot ref and writes it onto clean paths, leaving HEAD, the index and refs byte for byte", async () => {
@@ -187,6 +216,51 @@ describe('applyTurnSnapshot', () => {
     expectNoScratch(dir);
   });
 
+  it('previews the apply path by path, and unapplyTurnSnapshot takes it back out: the tree as before the apply, byte for byte', async () => {
+    const { api, root } = await projectServer();
+    const dir = userRepo(root);
+    await projectSession(api, dir, 's');
+    writeFileSync(join(dir, 'scratch.txt'), 'mine\n');
+    const turn = await agentTurn(api, dir, 's', { 'notes.txt': 'agent v2\n', 'new.txt': 'agent new\n', 'README.md': null });
+    expect((await outcome(api, 's', turn)).result).toBe('SKIPPED_DIRTY');
+    // The tree holds the snapshot already: nothing to write.
+    expect(await snapshotChanges(api)).toEqual([]);
+    // Put the agent's paths back as HEAD has them: the preview says what the apply writes, from what to what.
+    userGit(dir, 'checkout', '--', 'notes.txt', 'README.md');
+    unlinkSync(join(dir, 'new.txt'));
+    const beforeApply = picture(dir);
+    expect(await snapshotChanges(api)).toEqual([
+      { path: 'README.md', action: 'DELETE', fromOid: blobOf(dir, '# app\n'), toOid: null, conflict: false },
+      { path: 'new.txt', action: 'CREATE', fromOid: null, toOid: blobOf(dir, 'agent new\n'), conflict: false },
+      { path: 'notes.txt', action: 'MODIFY', fromOid: blobOf(dir, 'v1\n'), toOid: blobOf(dir, 'agent v2\n'), conflict: false },
+    ]);
+    expectUntouched(dir, beforeApply);
+    // Nothing applied yet: nothing to undo.
+    expect(await unapply(api, 's', turn)).toMatchObject({ result: 'NOTHING', paths: [] });
+    expectUntouched(dir, beforeApply);
+
+    expect(await apply(api, 's', turn)).toMatchObject({ result: 'APPLIED', paths: ['README.md', 'new.txt', 'notes.txt'] });
+    const undone = await unapply(api, 's', turn);
+    expect(undone).toMatchObject({ result: 'APPLIED', paths: ['README.md', 'new.txt', 'notes.txt'] });
+    expect(undone.message).toMatch(/Took turn 1's snapshot out of the working tree: 3 paths back to what HEAD holds; nothing was committed/);
+    expectUntouched(dir, beforeApply);
+    expect(await snapshotApplied(api)).toBe(false);
+    expectNoScratch(dir);
+
+    // Applied again, then the user edits one path and commits another: both are theirs now, and the undo refuses, writing nothing.
+    await apply(api, 's', turn);
+    writeFileSync(join(dir, 'notes.txt'), 'the user went on\n');
+    userGit(dir, 'add', 'new.txt');
+    userGit(dir, 'commit', '-q', '-m', 'keep new.txt');
+    const before = picture(dir);
+    const error = onlyError(await api.raw(UNAPPLY, { input: { sessionId: 's', turn } }));
+    expect(error.extensions).toMatchObject({ code: 'CONFLICT', paths: ['new.txt', 'notes.txt'] });
+    expect(error.message).toMatch(/notes\.txt changed since the snapshot was applied .*new\.txt was committed since; nothing was written/);
+    expectUntouched(dir, before);
+    // The preview of the apply names the edited path as in the way.
+    expect((await snapshotChanges(api))?.find((c) => c.path === 'notes.txt')).toMatchObject({ action: 'MODIFY', conflict: true });
+  });
+
   it('answers every mistake with a code and changes nothing', async () => {
     const { api, root } = await projectServer();
     const dir = userRepo(root);
@@ -209,6 +283,10 @@ describe('applyTurnSnapshot', () => {
       [APPLY, { sessionId: 'loose', turn: 1 }, 'BAD_USER_INPUT', /has no project/],
       [APPLY, { sessionId: '../x', turn: 1 }, 'BAD_USER_INPUT', /not a valid id/],
       [APPLY, { sessionId: 's', turn: -1 }, 'BAD_USER_INPUT', /turn must be/],
+      [UNAPPLY, { sessionId: 's', turn }, 'BAD_USER_INPUT', /no snapshot .*COMMITTED/],
+      [UNAPPLY, { sessionId: 's', turn: 7 }, 'NOT_FOUND', /no turn 7/],
+      [UNAPPLY, { sessionId: 'loose', turn: 1 }, 'BAD_USER_INPUT', /has no project/],
+      [UNAPPLY, { sessionId: '../x', turn: 1 }, 'BAD_USER_INPUT', /not a valid id/],
       [RESTORE, { sessionId: 's', turn: 7 }, 'NOT_FOUND', /no turn 7/],
       [RESTORE, { sessionId: 'loose', turn: 0 }, 'BAD_USER_INPUT', /has no project/],
       [RESTORE, { sessionId: 's', turn: -2 }, 'BAD_USER_INPUT', /turn must be/],

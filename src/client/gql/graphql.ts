@@ -96,7 +96,7 @@ export type MirrorState =
   | 'PENDING';
 
 export type ProjectFilesResultKind =
-  /** The files were written into the working tree only, nothing staged or committed: applyTurnSnapshot always; restoreProjectFiles when what it wrote is what HEAD holds (it undid uncommitted agent edits). */
+  /** The files were written into the working tree only, nothing staged or committed: applyTurnSnapshot and unapplyTurnSnapshot always; restoreProjectFiles when what it wrote is what HEAD holds (it undid uncommitted agent edits). */
   | 'APPLIED'
   /** restoreProjectFiles: the files were written and committed on the current branch by the agent. */
   | 'COMMITTED'
@@ -143,7 +143,7 @@ export type RewindInput = {
   turn: number;
 };
 
-/** What a rewind does to a path of the agent. */
+/** What a rewind, a restore or a snapshot's apply does to a path of the agent. */
 export type RewindPathAction =
   /** The file is written back: the agent had deleted it, or it was not there. */
   | 'CREATE'

@@ -1,6 +1,6 @@
 /**
  * Taking the agent's project edits later, or going back: the requests
- * `applyTurnSnapshot` and `restoreProjectFiles`, checked, under the session's
+ * `applyTurnSnapshot` (undone by `unapplyTurnSnapshot`) and `restoreProjectFiles`, checked, under the session's
  * lock, with their rows. What they write into the user's repo, and the
  * refusals that guard it, are src/projects/restore.ts. A restore is recorded
  * (a ProjectRestore row, beside its commit or private snapshot commit), so
@@ -9,7 +9,7 @@
 import type { Project, ProjectFilesResultKind, Session, Turn } from '../../generated/prisma/client.js';
 import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
 import { assertValidId, newId } from '../../ids.js';
-import { applySnapshotFiles, restoreFiles, type FilesWritten } from '../../projects/restore.js';
+import { applySnapshotFiles, restoreFiles, unapplySnapshotFiles, type FilesWritten } from '../../projects/restore.js';
 import { planRestore, type AgentEvent, type FileState, type RecordedState, type RestorePlan } from '../../projects/restore-plan.js';
 import { branchSegments, turnFilter } from '../sessions/branch-path.js';
 import { now, type Deps } from '../deps.js';
@@ -51,22 +51,44 @@ type RestoreDeps = Pick<Deps, 'db' | 'config' | 'logger' | 'sessionLocks' | 'pro
 export async function applyTurnSnapshot(input: ProjectFilesInput, deps: RestoreDeps): Promise<ProjectFilesResult> {
   checkInput(input);
   return deps.sessionLocks.run(input.sessionId, async () => {
-    const { session, project } = await sessionProject(deps, input.sessionId);
-    const turn = await turnOnPath(deps, session, input.turn);
-    if (!turn) throw noSuchTurn(session, input.turn);
-    if (!turn.projectSnapshotSha || turn.projectFiles === null) {
-      const result = turn.open ? 'still open' : `${turn.projectResult ?? 'not committed yet'}`;
-      throw new BadUserInputError(
-        `Turn ${turn.number} of session ${session.sessionId} has no snapshot (its project commit is ${result}): ` +
-          'only a SKIPPED_DIRTY, SKIPPED_BUSY or SKIPPED_UNATTRIBUTED turn keeps one.',
-        { field: 'turn' },
-      );
-    }
-    const snapshotSha = turn.projectSnapshotSha;
-    const files = JSON.parse(turn.projectFiles) as RecordedState[];
+    const { project, turn, snapshotSha, files } = await turnSnapshot(deps, input);
     const done = await applySnapshotFiles(project, deps, { turn: turn.number, files, snapshotSha });
     return { paths: done.paths, result: done.result, commit: () => readProjectCommit(deps, project.projectId, snapshotSha), message: done.message };
   });
+}
+
+/**
+ * Undoes applyTurnSnapshot: every path of the snapshot that holds its content gets back what HEAD
+ * held when the snapshot was taken (HEAD, the index, branches and refs are not touched).
+ * @throws as `applyTurnSnapshot`; ConflictError (extensions.paths) when a path holds something
+ * else than the snapshot's content or what HEAD held (the user changed it), or was committed since.
+ */
+export async function unapplyTurnSnapshot(input: ProjectFilesInput, deps: RestoreDeps): Promise<ProjectFilesResult> {
+  checkInput(input);
+  return deps.sessionLocks.run(input.sessionId, async () => {
+    const { project, turn, snapshotSha, files } = await turnSnapshot(deps, input);
+    const done = await unapplySnapshotFiles(project, deps, { turn: turn.number, files });
+    return { paths: done.paths, result: done.result, commit: () => readProjectCommit(deps, project.projectId, snapshotSha), message: done.message };
+  });
+}
+
+/** A skipped turn's snapshot: its commit and recorded states. @throws as `applyTurnSnapshot`. */
+async function turnSnapshot(
+  deps: RestoreDeps,
+  input: ProjectFilesInput,
+): Promise<{ project: Project; turn: Turn; snapshotSha: string; files: RecordedState[] }> {
+  const { session, project } = await sessionProject(deps, input.sessionId);
+  const turn = await turnOnPath(deps, session, input.turn);
+  if (!turn) throw noSuchTurn(session, input.turn);
+  if (!turn.projectSnapshotSha || turn.projectFiles === null) {
+    const result = turn.open ? 'still open' : `${turn.projectResult ?? 'not committed yet'}`;
+    throw new BadUserInputError(
+      `Turn ${turn.number} of session ${session.sessionId} has no snapshot (its project commit is ${result}): ` +
+        'only a SKIPPED_DIRTY, SKIPPED_BUSY or SKIPPED_UNATTRIBUTED turn keeps one.',
+      { field: 'turn' },
+    );
+  }
+  return { project, turn, snapshotSha: turn.projectSnapshotSha, files: JSON.parse(turn.projectFiles) as RecordedState[] };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Project, ProjectCommitResult, Turn } from '../../generated/prisma/
 import { AppError } from '../../errors.js';
 import { GitRepo } from '../../git/index.js';
 import { locateProjectRepo, openProjectRepo } from '../../projects/project-place.js';
-import { holdsFiles, snapshotConflicts } from '../../projects/restore.js';
+import { holdsFiles, previewSnapshot, snapshotConflicts, type PlannedPath } from '../../projects/restore.js';
 import type { RecordedState } from '../../projects/restore-plan.js';
 import type { AutoCommitState } from '../../projects/repo-config.js';
 import type { WorkingTreeState } from '../../projects/working-tree.js';
@@ -103,6 +103,8 @@ export interface ProjectCommitOutcome {
   snapshotApplied: () => Promise<boolean | null>;
   /** The paths that would refuse applying the snapshot now (null: no snapshot, or the folder cannot be used). */
   snapshotConflicts: () => Promise<string[] | null>;
+  /** What applying the snapshot would write now, path by path (null: no snapshot, or the folder cannot be used). */
+  snapshotChanges: () => Promise<PlannedPath[] | null>;
   /** The agent's commit's and the snapshot's shas as recorded (no git). */
   commitSha: string | null;
   snapshotSha: string | null;
@@ -145,6 +147,7 @@ export function turnProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, 
     snapshot: read(turn.projectSnapshotSha),
     snapshotApplied: () => withSnapshot((project) => holdsFiles(project, deps.config, files)),
     snapshotConflicts: () => withSnapshot((project) => snapshotConflicts(project, deps.config, files)),
+    snapshotChanges: () => withSnapshot(async (project) => (await previewSnapshot(project, deps.config, files)).changes),
     commitSha: turn.projectCommitSha,
     snapshotSha: turn.projectSnapshotSha,
     dirtyPaths: turn.projectDirtyPaths ? (JSON.parse(turn.projectDirtyPaths) as string[]) : [],

@@ -1,7 +1,8 @@
 /**
  * One session of a project, on the project page: what each of its turns did in the
  * project's repo. A turn skipped because the tree was dirty or busy keeps a snapshot of
- * the agent's edits, offered with "Apply snapshot" (applyTurnSnapshot); any turn can be
+ * the agent's edits, offered with "Apply snapshot" (a preview, then applyTurnSnapshot, then
+ * "Undo apply": SnapshotPanel); any turn can be
  * the target of "Restore files to turn N": a preview first (each path and what it becomes, the
  * paths the user changed, which refuse it), then the restore on confirm, then its undo
  * (RewindPanel, the code alone). The server's answer, or its CONFLICT with the paths in the way, is shown.
@@ -15,6 +16,7 @@ import { sessionPath } from '../../lib/router';
 import { RewindPanel } from '../../lib/RewindPanel';
 import { useRefetchOn } from './useRefetchOn';
 import { PathList } from '../../lib/PathList';
+import { SnapshotPanel, UnapplyMutation } from './SnapshotPanel';
 
 const TURNS_PAGE = 50;
 // The largest page the server gives (first: at most 500).
@@ -72,12 +74,27 @@ const SnapshotAppliedQuery = graphql(`
 `);
 
 /**
- * "Apply snapshot", or, when the working tree already holds the snapshot's files (applied here or
- * by hand), a note saying so instead of the button; the paths you changed since, which would
- * refuse it (snapshotConflicts), are named first and the button waits for them.
+ * "Apply snapshot" (its preview and confirmation open in SnapshotPanel), or, when the working tree
+ * already holds the snapshot's files (applied here or by hand), a note saying so and "Undo apply";
+ * the paths you changed since, which would refuse it (snapshotConflicts), are named first and the
+ * button waits for them.
  * @param after the cursor of the turn before it in the list (null for the first), as the server gave it.
  */
-function ApplySnapshot({ sessionId, after, version, busy, onApply }: { sessionId: string; after: string | null; version: number; busy: boolean; onApply: () => void }) {
+function ApplySnapshot({
+  sessionId,
+  after,
+  version,
+  busy,
+  onPreview,
+  onUndo,
+}: {
+  sessionId: string;
+  after: string | null;
+  version: number;
+  busy: boolean;
+  onPreview: () => void;
+  onUndo: () => void;
+}) {
   const [{ data }, refetch] = useQuery({ query: SnapshotAppliedQuery, variables: { sessionId, after } });
   useRefetchOn(version, refetch);
   const outcome = data?.session?.turns.edges[0]?.node.projectCommit;
@@ -85,9 +102,14 @@ function ApplySnapshot({ sessionId, after, version, busy, onApply }: { sessionId
   const inTheWay = outcome?.snapshotConflicts ?? [];
   if (applied) {
     return (
-      <p role="status" className="snapshot-applied">
-        Applied: the working tree holds this snapshot.
-      </p>
+      <>
+        <p role="status" className="snapshot-applied">
+          Applied: the working tree holds this snapshot.
+        </p>
+        <button type="button" disabled={busy} onClick={onUndo}>
+          Undo apply
+        </button>
+      </>
     );
   }
   return (
@@ -97,22 +119,12 @@ function ApplySnapshot({ sessionId, after, version, busy, onApply }: { sessionId
           Not possible now: you changed {inTheWay.join(', ')} since the snapshot was taken. Commit or stash {inTheWay.length === 1 ? 'it' : 'them'} first.
         </p>
       )}
-      <button type="button" disabled={busy || inTheWay.length > 0} onClick={onApply}>
+      <button type="button" disabled={busy || inTheWay.length > 0} onClick={onPreview}>
         Apply snapshot
       </button>
     </>
   );
 }
-
-const ApplySnapshotMutation = graphql(`
-  mutation ApplyTurnSnapshotFromUi($input: ApplyTurnSnapshotInput!) {
-    applyTurnSnapshot(input: $input) {
-      result
-      message
-      paths
-    }
-  }
-`);
 
 type Outcome = { kind: 'done'; message: string; paths: string[] } | { kind: 'error'; message: string; paths: string[] };
 
@@ -137,8 +149,9 @@ export function SessionTurns({
   const [first, setFirst] = useState(TURNS_PAGE);
   const [{ data, error }, refetch] = useQuery({ query: SessionTurnsQuery, variables: { sessionId, first } });
   useRefetchOn(version, refetch);
-  const [, applySnapshot] = useMutation(ApplySnapshotMutation);
+  const [, unapplySnapshot] = useMutation(UnapplyMutation);
   const [confirming, setConfirming] = useState<number>();
+  const [previewing, setPreviewing] = useState<number>();
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ turn: number; what: string; outcome: Outcome }>();
 
@@ -154,10 +167,10 @@ export function SessionTurns({
     });
     if (!answer.error) onChanged();
   };
-  const apply = (turn: number) =>
-    run(turn, 'Apply snapshot', async () => {
-      const r = await applySnapshot({ input: { sessionId, turn } });
-      return { error: r.error, data: r.data?.applyTurnSnapshot };
+  const undoApply = (turn: number) =>
+    run(turn, 'Undo apply', async () => {
+      const r = await unapplySnapshot({ input: { sessionId, turn } });
+      return { error: r.error, data: r.data?.unapplyTurnSnapshot };
     });
 
   const name = title || sessionId;
@@ -239,7 +252,27 @@ export function SessionTurns({
                     ))}
                   </p>
                 )}
-                <ApplySnapshot sessionId={sessionId} after={cursorBefore(turn.number)} version={version} busy={busy} onApply={() => void apply(turn.number)} />
+                {previewing === turn.number ? (
+                  <SnapshotPanel
+                    sessionId={sessionId}
+                    turn={turn.number}
+                    after={cursorBefore(turn.number)}
+                    onClose={() => setPreviewing(undefined)}
+                    onDone={onChanged}
+                  />
+                ) : (
+                  <ApplySnapshot
+                    sessionId={sessionId}
+                    after={cursorBefore(turn.number)}
+                    version={version}
+                    busy={busy}
+                    onPreview={() => {
+                      setOutcome(undefined);
+                      setPreviewing(turn.number);
+                    }}
+                    onUndo={() => void undoApply(turn.number)}
+                  />
+                )}
               </li>
             ))}
           </ul>
