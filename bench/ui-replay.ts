@@ -291,6 +291,32 @@ async function checkShown(page: Page, x: number, withTimeline: boolean) {
   }
 }
 
+/**
+ * Where a cold open's time goes: each request the page makes (scripts, and /graphql by operation
+ * name) with its start and end in ms from the navigation's start, as Chromium times them.
+ */
+function traceRequests(page: Page): () => string {
+  const seen: { name: string; start: number; end: number }[] = [];
+  page.on('requestfinished', (request) => {
+    const timing = request.timing();
+    const path = new URL(request.url()).pathname.replace(/^\/assets\//, '');
+    let name = path;
+    if (path === '/graphql') {
+      try {
+        name = (JSON.parse(request.postData() ?? '{}') as { operationName?: string }).operationName ?? path;
+      } catch {
+        // not JSON: keep the path
+      }
+    }
+    seen.push({ name, start: timing.startTime, end: timing.startTime + timing.responseEnd });
+  });
+  // From the document's request (the first to start).
+  return () => {
+    const origin = Math.min(...seen.map((r) => r.start));
+    return seen.map((r) => `${r.name} ${Math.round(r.start - origin)}-${Math.round(r.end - origin)}`).join(', ');
+  };
+}
+
 async function clickButton(page: Page, name: string) {
   const button = page.getByRole('button', { name, exact: true });
   await orMissingNames(page, `button "${name}"`, button.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS }));
@@ -364,13 +390,16 @@ try {
 
   // (a) cold opens: a fresh context each time.
   const opens: { seen: number; frame: number }[] = [];
+  let openTrace = '';
   for (let i = 0; i < COLD_RUNS; i++) {
     const tab = await newTab();
     try {
+      const trace = traceRequests(tab.page);
       await tab.page.goto(`${server.url}/sessions/${SESSION_ID}`, { waitUntil: 'commit' });
       const times = await orMissingNames(tab.page, `"Turn ${TURNS} / ${TURNS}", its project diff and a Timeline item after opening the page`, waitInPage(tab.page, TURNS, TURNS, true));
       await checkShown(tab.page, TURNS, true);
       opens.push(times);
+      if (i === COLD_RUNS - 1) openTrace = trace();
       if (tab.blocked.urls.length > 0) throw new Error(`the page asked for other origins: ${tab.blocked.urls.join(', ')}`);
     } finally {
       await tab.context.close();
@@ -418,6 +447,7 @@ try {
   console.log(line('    "Back to latest" -> back at the tip', '', back, ''));
   console.log(line('(c) baseline: the page data, one POST from Node', '', pageData, ''));
   console.log(line('(d) baseline: the previous turn\'s data, one POST', '', previousData, ''));
+  console.log(`\nthe last cold open, ms from navigation: ${openTrace}`);
   console.log(`\nratio p50 (a) / (c): ${(p50(openFrames) / p50(pageData)).toFixed(2)}   ratio p50 (b) / (d): ${(p50(previousFrames) / p50(previousData)).toFixed(2)}`);
 } finally {
   await browser?.close();

@@ -71,10 +71,17 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   });
   const tips = viewedData?.session?.branches;
   const tip = tips?.find((b) => b.name === shownBranch)?.head ?? null;
-  const found: Viewed | null | undefined = viewedData?.session ? (at !== null ? viewedData.session.commit : tip) : undefined;
+  // At the session's own latest (no `at`, its current branch, no commit checked out by a client),
+  // the page query's head is the shown tip: the position and the conversation need not wait for
+  // the branches' tips (ViewedQuery), which only Previous / Next and the graph use.
+  const atLatest = view !== null && at === null && shownBranch === view.currentBranch && !view.detached;
+  const found: Viewed | null | undefined = atLatest ? view.head : viewedData?.session ? (at !== null ? viewedData.session.commit : tip) : undefined;
   // While a new position is read, the last one stays on the page (no blink to "Loading").
   const lastShown = useRef<{ viewed: Viewed | null; total: number; older: boolean } | null>(null);
-  if (found !== undefined) lastShown.current = { viewed: found, total: viewedData!.session!.turns.totalCount, older: at !== null && found?.sha !== tip?.sha };
+  if (found !== undefined) {
+    const count = atLatest ? view.turns.totalCount : viewedData!.session!.turns.totalCount;
+    lastShown.current = { viewed: found, total: count, older: at !== null && found?.sha !== tip?.sha };
+  }
   const shown = lastShown.current;
   const viewed = shown?.viewed ?? null;
   const older = shown?.older ?? false;
@@ -96,8 +103,9 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
     if (at !== null && tip?.sha === at) replaceSearch({ at: null });
   }, [at, tip?.sha]);
 
-  // The mirror state, the branch graph and the changes wait until the timeline's first page is
-  // in: on a long session they are the costlier reads, and the latest turn comes first.
+  // The mirror state, the branch graph and the session repo's changes wait until the timeline's
+  // first page is in: on a long session they are the costlier reads, and the latest turn comes
+  // first. The turn's code changes do not wait: they are what the user came to see.
   const [settled, setSettled] = useState(false);
   const onTimelineLoaded = useCallback(() => setSettled(true), []);
 
@@ -346,7 +354,7 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
             onLoaded={onTimelineLoaded}
           />
           {settled && <Branches sessionId={sessionId} viewedSha={viewed?.sha} shownBranch={shownBranch} onView={viewSha} onBranch={showBranch} />}
-          {settled && view.project && <CodeChanges sessionId={sessionId} sha={viewed?.sha ?? null} projectId={view.project.projectId} version={version} />}
+          {view.project && <CodeChanges sessionId={sessionId} sha={viewed?.sha ?? null} projectId={view.project.projectId} version={version} />}
           {settled && <Changes sessionId={sessionId} sha={viewed?.sha ?? null} />}
         </aside>
       </div>
