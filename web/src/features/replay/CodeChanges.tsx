@@ -10,10 +10,10 @@ import type { CodeDiffFieldsFragment } from '../../gql/graphql';
 import { Link } from '../../lib/Link';
 import { projectPath } from '../../lib/router';
 import { MAX_HIGHLIGHTED_LINES, useHighlight } from '../../lib/highlight';
-import { useEffect, useState, type ReactNode } from 'react';
+import { memo, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useSubscription } from 'urql';
 import { CodeChangesQuery, CodeOutcomeCommitted, CodeOutcomeSkipped } from './operations';
-import { splitRows, type SplitCell } from './split-diff';
+import { splitRows, type SplitCell, type SplitRow } from './split-diff';
 import { useFetch } from './useFetch';
 
 /** Patch lines past which a file starts collapsed. */
@@ -51,25 +51,73 @@ function patchLine(line: string, highlight: ((text: string) => ReactNode) | null
   );
 }
 
+/**
+ * Lines of a patch put on the page per task: a long patch is added in steps, each in a task of
+ * its own, so that no step holds input up for long (5,000 lines at once took 100-500 ms).
+ */
+const LINES_PER_STEP = 400;
+
+/**
+ * How many of `count` items to render now: one step at first, then one more step per task
+ * (setTimeout 0, so input is handled between steps) until all are; back to one step when `key`
+ * (the text) changes.
+ */
+function useStepped(count: number, key: unknown): number {
+  const first = Math.min(count, LINES_PER_STEP);
+  const [at, setAt] = useState({ key, shown: first });
+  const shown = at.key === key ? Math.min(at.shown, count) : first;
+  useEffect(() => {
+    if (at.key !== key) {
+      setAt({ key, shown: first });
+      return;
+    }
+    if (at.shown >= count) return;
+    const timer = setTimeout(() => setAt((now) => (now.key === key ? { key, shown: Math.min(count, now.shown + LINES_PER_STEP) } : now)), 0);
+    return () => clearTimeout(timer);
+  }, [at, key, count, first]);
+  return shown;
+}
+
+/** The starts of the steps that hold the first `shown` items. */
+function stepStarts(shown: number): number[] {
+  const starts: number[] = [];
+  for (let start = 0; start < shown; start += LINES_PER_STEP) starts.push(start);
+  return starts;
+}
+
+function lineClass(line: string): string {
+  return line.startsWith('+') && !line.startsWith('+++') ? 'diff-add' : line.startsWith('-') && !line.startsWith('---') ? 'diff-del' : line.startsWith('@@') ? 'diff-hunk' : 'diff-ctx';
+}
+
+/** lines[start, end) of a unified patch; memoised, so a step already on the page is not rendered again. */
+const PatchLines = memo(function PatchLines({ lines, start, end, highlight }: { lines: string[]; start: number; end: number; highlight: ((text: string) => ReactNode) | null }) {
+  const out: ReactNode[] = [];
+  for (let i = start; i < end; i++) {
+    out.push(
+      <span key={i} className={lineClass(lines[i]!)}>
+        {patchLine(lines[i]!, highlight)}
+        {'\n'}
+      </span>,
+    );
+  }
+  return <>{out}</>;
+});
+
 function Patch({ text, path }: { text: string; path: string | null }) {
-  const lines = text.split('\n');
+  const lines = useMemo(() => text.split('\n'), [text]);
   const highlight = useHighlight(path, lines.length);
+  const shown = useStepped(lines.length, text);
   return (
     <pre className="diff patch">
-      {lines.map((line, i) => (
-        <span key={i} className={line.startsWith('+') && !line.startsWith('+++') ? 'diff-add' : line.startsWith('-') && !line.startsWith('---') ? 'diff-del' : line.startsWith('@@') ? 'diff-hunk' : 'diff-ctx'}>
-          {patchLine(line, highlight)}
-          {'\n'}
-        </span>
+      {stepStarts(shown).map((start) => (
+        <PatchLines key={start} lines={lines} start={start} end={Math.min(shown, start + LINES_PER_STEP)} highlight={highlight} />
       ))}
     </pre>
   );
 }
 
-/** The patch side by side: the old file's lines left, the new file's right (splitRows). */
-function SplitPatch({ text, path }: { text: string; path: string | null }) {
-  const rows = splitRows(text);
-  const highlight = useHighlight(path, rows.length);
+/** rows[start, end) of a side-by-side patch, memoised as PatchLines. */
+const SplitRows = memo(function SplitRows({ rows, start, end, highlight }: { rows: SplitRow[]; start: number; end: number; highlight: ((text: string) => ReactNode) | null }) {
   const cellOf = (cell: SplitCell | null, side: string) =>
     cell === null
       ? [<td key={`${side}n`} className="diff-num" />, <td key={`${side}t`} className="diff-empty" />]
@@ -81,24 +129,39 @@ function SplitPatch({ text, path }: { text: string; path: string | null }) {
             {highlight ? highlight(cell.text) : cell.text}
           </td>,
         ];
+  const out: ReactNode[] = [];
+  for (let i = start; i < end; i++) {
+    const row = rows[i]!;
+    out.push(
+      row.left?.kind === 'hunk' ? (
+        <tr key={i}>
+          <td colSpan={4} className="diff-hunk">
+            {row.left.text}
+          </td>
+        </tr>
+      ) : (
+        <tr key={i}>
+          {cellOf(row.left, 'l')}
+          {cellOf(row.right, 'r')}
+        </tr>
+      ),
+    );
+  }
+  return <>{out}</>;
+});
+
+/** The patch side by side: the old file's lines left, the new file's right (splitRows). */
+function SplitPatch({ text, path }: { text: string; path: string | null }) {
+  const rows = useMemo(() => splitRows(text), [text]);
+  const highlight = useHighlight(path, rows.length);
+  const shown = useStepped(rows.length, text);
   return (
     <div className="patch">
       <table className="diff split">
         <tbody>
-          {rows.map((row, i) =>
-            row.left?.kind === 'hunk' ? (
-              <tr key={i}>
-                <td colSpan={4} className="diff-hunk">
-                  {row.left.text}
-                </td>
-              </tr>
-            ) : (
-              <tr key={i}>
-                {cellOf(row.left, 'l')}
-                {cellOf(row.right, 'r')}
-              </tr>
-            ),
-          )}
+          {stepStarts(shown).map((start) => (
+            <SplitRows key={start} rows={rows} start={start} end={Math.min(shown, start + LINES_PER_STEP)} highlight={highlight} />
+          ))}
         </tbody>
       </table>
     </div>
@@ -119,26 +182,36 @@ function Files({ commit, label, layout }: { commit: CodeDiffFieldsFragment; labe
       </p>
       <ul className="change-list">
         {commit.diff.files.map((file) => (
-          <li key={file.path}>
-            <details open={(file.patch?.split('\n').length ?? 0) <= LONG}>
-              <summary>
-                <span className={`change-status change-${file.status.toLowerCase()}`}>{file.status.toLowerCase()}</span>{' '}
-                <code>{file.oldPath && file.oldPath !== file.path ? `${file.oldPath} → ${file.path}` : file.path}</code>{' '}
-                <span className="added">+{file.additions}</span> <span className="deleted">−{file.deletions}</span>
-              </summary>
-              {file.patch == null ? (
-                <p className="muted">Binary file: no patch.</p>
-              ) : layout === 'split' ? (
-                <SplitPatch text={file.patch} path={colour ? file.path : null} />
-              ) : (
-                <Patch text={file.patch} path={colour ? file.path : null} />
-              )}
-              {file.truncated && <p className="muted">The patch is cut at 256 KiB.</p>}
-            </details>
-          </li>
+          <FileDiff key={`${commit.sha} ${file.path}`} file={file} colour={colour} layout={layout} />
         ))}
       </ul>
     </>
+  );
+}
+
+export type DiffFile = CodeDiffFieldsFragment['diff']['files'][number];
+
+/** One file of the diff; a long patch starts collapsed, and a collapsed patch is not rendered until opened. */
+export function FileDiff({ file, colour, layout }: { file: DiffFile; colour: boolean; layout: DiffLayout }) {
+  const [open, setOpen] = useState(() => (file.patch?.split('\n').length ?? 0) <= LONG);
+  return (
+    <li>
+      <details open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+        <summary>
+          <span className={`change-status change-${file.status.toLowerCase()}`}>{file.status.toLowerCase()}</span>{' '}
+          <code>{file.oldPath && file.oldPath !== file.path ? `${file.oldPath} → ${file.path}` : file.path}</code>{' '}
+          <span className="added">+{file.additions}</span> <span className="deleted">−{file.deletions}</span>
+        </summary>
+        {!open ? null : file.patch == null ? (
+          <p className="muted">Binary file: no patch.</p>
+        ) : layout === 'split' ? (
+          <SplitPatch text={file.patch} path={colour ? file.path : null} />
+        ) : (
+          <Patch text={file.patch} path={colour ? file.path : null} />
+        )}
+        {open && file.truncated && <p className="muted">The patch is cut at 256 KiB.</p>}
+      </details>
+    </li>
   );
 }
 
