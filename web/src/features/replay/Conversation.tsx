@@ -23,8 +23,16 @@ function PlainText({ text }: { text: string }) {
 // The markdown parser, loaded after the page (the plain text shows meanwhile). A load that fails
 // (the server restarted or was updated while the page loaded it) leaves the plain text: a lazy
 // component that throws would take the whole page down with it.
-const MarkdownText = lazy(() => loadedOr<ComponentType<{ text: string }>>(() => import('./MarkdownText'), PlainText));
+const loadMarkdown = () => import('./MarkdownText');
+const MarkdownText = lazy(() => loadedOr<ComponentType<{ text: string }>>(loadMarkdown, PlainText));
 
+/**
+ * Starts loading the markdown parser now (the session page calls it as it mounts), so that it is
+ * in by the time the conversation's messages are; a failure is left to MarkdownText's own load.
+ */
+export function preloadMarkdown(): void {
+  loadMarkdown().catch(() => {});
+}
 
 export interface ViewedHead {
   sha: string;

@@ -25,7 +25,7 @@ import { onReconnected } from '../../lib/client';
 import { projectPath, replaceSearch, useSearch } from '../../lib/router';
 import { Changes } from './Changes';
 import { CodeChanges } from './CodeChanges';
-import { Conversation } from './Conversation';
+import { Conversation, preloadMarkdown } from './Conversation';
 import { MirrorStatus } from './MirrorStatus';
 import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SessionTurnUpdates, SwitchBranchMutation, ViewedQuery } from './operations';
 import { applyTurnUpdate } from './live';
@@ -58,6 +58,8 @@ type Viewed = ViewedCommitFieldsFragment;
 export function SessionPage({ sessionId, Branches }: { sessionId: string; Branches: BranchesSlot }) {
   const client = useClient();
   const [{ data, error }, refetchPage] = useQuery({ query: SessionPageQuery, variables: { sessionId } });
+  // The markdown parser loads while the page's first query is answered, not after its messages are.
+  useEffect(preloadMarkdown, []);
   const view = data?.session ?? null;
 
   // Where this page is: the address bar's, else the session's latest.
