@@ -92,3 +92,18 @@ export function command(
 export function benchConfig(dataDir: string): Config {
   return { dataDir, port: 0, host: '127.0.0.1', allowedRoots: [dataDir], maxContentBytes: DEFAULT_MAX_CONTENT_BYTES, logLevel: 'silent' };
 }
+
+/**
+ * One GraphQL request to the server at `url`, over HTTP like any client: its data.
+ * @throws Error naming the operation when the answer has errors or no data.
+ */
+export async function postGraphQL<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const result = (await response.json()) as { data?: T; errors?: unknown };
+  if (result.errors || !result.data) throw new Error(`${query.slice(0, 60)}…: ${JSON.stringify(result.errors ?? result)}`);
+  return result.data;
+}

@@ -24,7 +24,7 @@ import { ensureWebBuild } from '../scripts/build-web.mjs';
 import { createLogger } from '../src/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { launchChromium, noNetwork } from '../test/e2e/chromium.js';
-import { benchConfig, fmt, percentile } from './stats.js';
+import { benchConfig, fmt, percentile, postGraphQL } from './stats.js';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -42,16 +42,7 @@ const config = { ...benchConfig(join(root, 'data')), allowedRoots: [root], ...(w
 let server: RunningServer | undefined;
 let browser: Browser | undefined;
 
-async function post<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const response = await fetch(`${server!.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ query, variables }),
-  });
-  const result = (await response.json()) as { data?: T; errors?: unknown };
-  if (result.errors || !result.data) throw new Error(`${query.slice(0, 60)}…: ${JSON.stringify(result.errors ?? result)}`);
-  return result.data;
-}
+const post = <T>(query: string, variables: Record<string, unknown> = {}) => postGraphQL<T>(server!.url, query, variables);
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=Bench User', '-c', 'user.email=user@example.invalid', ...args], { cwd, encoding: 'utf8' }).trim();

@@ -34,7 +34,7 @@ import { rebuildSession } from '../src/mirror/rebuild.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { launchChromium, noNetwork, type BlockedRequests } from '../test/e2e/chromium.js';
 import { fillClosedTurns } from './fill-session.js';
-import { benchConfig, fmt, percentile, timed } from './stats.js';
+import { benchConfig, fmt, percentile, postGraphQL, timed } from './stats.js';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -64,16 +64,7 @@ let browser: Browser | undefined;
 
 // --- the GraphQL side, over HTTP like any client ---
 
-async function post<T>(query: string, variables: Record<string, unknown>): Promise<T> {
-  const response = await fetch(`${server!.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ query, variables }),
-  });
-  const result = (await response.json()) as { data?: T; errors?: unknown };
-  if (result.errors || !result.data) throw new Error(`${query.slice(0, 60)}…: ${JSON.stringify(result.errors ?? result)}`);
-  return result.data;
-}
+const post = <T>(query: string, variables: Record<string, unknown> = {}) => postGraphQL<T>(server!.url, query, variables);
 
 const MIRROR = `query Mirror($sessionId: String!) { session(sessionId: $sessionId) { mirror { dagTurns gitCommits pending inSync lastError } head { sha parentShas } } }`;
 

@@ -11,7 +11,7 @@ import { useClient } from 'urql';
 import { graphql } from '../gql';
 import type { RewindFromUiMutation } from '../gql/graphql';
 import { refusal } from './errors';
-import { PathList } from './PathList';
+import { InTheWay, PathList, PlannedPaths } from './PathList';
 
 const RewindMutation = graphql(`
   mutation RewindFromUi($input: RewindInput!) {
@@ -147,22 +147,9 @@ export function RewindPanel({
       {!done && !plan && !problem && <p role="status">Preparing the preview…</p>}
       {!done && plan && (
         <div className="rewind-plan" aria-label="Preview">
-          {plan.code && plan.code.changes.length > 0 && (
-            <ul className="paths">
-              {plan.code.changes.map((change) => (
-                <li key={change.path} className={change.conflict ? 'conflict' : undefined}>
-                  <code>{change.path}</code> {ACTION_TEXT[change.action] ?? change.action.toLowerCase()}
-                  {change.conflict && <strong> — changed by you since the agent left it</strong>}
-                </li>
-              ))}
-            </ul>
-          )}
+          {plan.code && <PlannedPaths changes={plan.code.changes} actionText={ACTION_TEXT} conflictText="changed by you since the agent left it" />}
           <p>{plan.message}</p>
-          {conflicts.length > 0 && (
-            <p role="alert">
-              Not possible while you have changes in {conflicts.join(', ')}: commit, stash or undo them first. Nothing was written.
-            </p>
-          )}
+          <InTheWay paths={conflicts} />
         </div>
       )}
       {problem && (

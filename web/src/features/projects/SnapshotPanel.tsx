@@ -9,7 +9,7 @@ import { useState } from 'react';
 import { useMutation, useQuery, type CombinedError } from 'urql';
 import { graphql } from '../../gql';
 import { refusal } from '../../lib/errors';
-import { PathList } from '../../lib/PathList';
+import { InTheWay, PathList, PlannedPaths } from '../../lib/PathList';
 
 const SnapshotChangesQuery = graphql(`
   query ProjectSnapshotChanges($sessionId: String!, $after: String) {
@@ -122,14 +122,7 @@ export function SnapshotPanel({
         <div className="rewind-plan" aria-label="Preview">
           {changes.length > 0 ? (
             <>
-              <ul className="paths">
-                {changes.map((change) => (
-                  <li key={change.path} className={change.conflict ? 'conflict' : undefined}>
-                    <code>{change.path}</code> {ACTION_TEXT[change.action] ?? change.action.toLowerCase()}
-                    {change.conflict && <strong> — changed by you since the snapshot was taken</strong>}
-                  </li>
-                ))}
-              </ul>
+              <PlannedPaths changes={changes} actionText={ACTION_TEXT} conflictText="changed by you since the snapshot was taken" />
               <p>
                 {changes.length} {changes.length === 1 ? 'path is' : 'paths are'} written into the working tree; nothing is committed or staged.
               </p>
@@ -137,11 +130,7 @@ export function SnapshotPanel({
           ) : (
             <p>The working tree already holds this snapshot: nothing to write.</p>
           )}
-          {conflicts.length > 0 && (
-            <p role="alert">
-              Not possible while you have changes in {conflicts.join(', ')}: commit, stash or undo them first. Nothing was written.
-            </p>
-          )}
+          <InTheWay paths={conflicts} />
         </div>
       )}
       {shown && (
