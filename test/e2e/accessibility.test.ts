@@ -92,5 +92,14 @@ describe('accessibility', () => {
     await sessions.getByRole('button', { name: 'Restore files to turn 1', exact: true }).click();
     await page.getByRole('dialog', { name: 'Restore to turn 1' }).getByRole('button', { name: 'Cancel' }).waitFor(WAIT);
     expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('dialog', { name: 'Restore to turn 1' }).getByRole('button', { name: 'Cancel' }).click();
+
+    // The skipped turn's snapshot, in the tree since the turn: taken out ("Undo apply"), then the apply's preview open.
+    await sessions.getByRole('button', { name: 'Undo apply', exact: true }).click();
+    await sessions.getByRole('status').filter({ hasText: "Took turn 2's snapshot out of the working tree" }).waitFor(WAIT);
+    expect(readFileSync(join(workdir, 'src', 'price.js'), 'utf8')).toBe('export const price = (n) => `${n} EUR`;\n');
+    await sessions.getByRole('button', { name: 'Apply snapshot', exact: true }).click();
+    await page.getByRole('dialog', { name: "Apply turn 2's snapshot" }).getByText('1 path is written into the working tree').waitFor(WAIT);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 });
