@@ -47,7 +47,15 @@ async function loadEngineModule(): Promise<typeof EngineModule> {
   return glue;
 }
 
+/**
+ * Tables the schema does not describe, which diffs leave alone: SQLite's full-text index of
+ * messages (an FTS5 virtual table and the tables FTS5 keeps for it), made and kept by its
+ * migration's SQL (prisma/migrations/*_message_search), not by Prisma.
+ */
+export const SEARCH_INDEX_TABLES = ['MessageSearch', 'MessageSearch_config', 'MessageSearch_data', 'MessageSearch_docsize', 'MessageSearch_idx'];
+
 const noFilters = { externalTables: [], externalEnums: [] };
+const diffFilters = { externalTables: SEARCH_INDEX_TABLES, externalEnums: [] };
 
 export interface MigrationFolder {
   name: string;
@@ -164,7 +172,7 @@ export class SchemaEngineSession {
       to: { tag: 'schemaDatamodel', files: [schema] } as EngineModule.DiffTarget,
       script: true,
       exitCode: null,
-      filters: noFilters,
+      filters: diffFilters,
     });
     return result.stdout ?? '';
   }

@@ -14,5 +14,6 @@ import './rewind.js';
 import './commit.js';
 import './subscriptions.js';
 import './imports.js';
+import './search.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -113,11 +113,15 @@ describe('one data dir, one writer', () => {
     const { code, ms } = await verify.exit;
     expect(verify.stderr()).toBe('');
     expect(code).toBe(0);
+    const messages = (await api.raw('{ a: session(sessionId: "alpha") { messages(first: 0) { totalCount } } b: session(sessionId: "beta") { messages(first: 0) { totalCount } } }'))
+      .data as { a: { messages: { totalCount: number } }; b: { messages: { totalCount: number } } };
+    const all = messages.a.messages.totalCount + messages.b.messages.totalCount;
     expect(verify.stdout().trim().split('\n')).toEqual([
       'session\tdag_turns\tgit_commits\tstatus',
       'alpha\t2\t2\tok',
       'beta\t1\t1\tok',
       '2 sessions, 0 mismatched or failed',
+      `search index: ${all} of ${all} messages`,
     ]);
     // Nothing waited on: blocked by the server, it would fail after SQLite's 10 s busy timeout (and
     // exit 2). Its own work beyond starting the program, Prisma's client (0.4 s to load, 0.5 s to
@@ -140,8 +144,30 @@ describe('one data dir, one writer', () => {
     const lines = verify.stdout().trim().split('\n');
     expect(lines.slice(1, 4)).toEqual(['s1\t1\t0\tMISMATCH', 's2\t1\t0\tMISMATCH', 's3\t1\t1\tok']);
     expect(lines[4]).toMatch(/^s4\t1\t0\tFAILED\t\S/);
-    expect(lines.at(-1)).toBe('4 sessions, 3 mismatched or failed');
+    expect(lines.at(-2)).toBe('4 sessions, 3 mismatched or failed');
+    expect(lines.at(-1)).toMatch(/^search index: (\d+) of \1 messages$/);
     expect(code).toBe(3);
+  });
+
+  it('verify reports a search index that no longer holds every message, or is no longer kept', async () => {
+    const api = await startTestServer(EMBEDDED);
+    await record(api, 's1', 2);
+    await api.server.stop();
+    const file = join(api.dataDir, 'entity-memory.db');
+    const sqlite = new Database(file);
+    const messages = (sqlite.prepare('SELECT count(*) AS n FROM "Message"').get() as { n: number }).n;
+    sqlite.exec('DELETE FROM "MessageSearch" WHERE rowid = (SELECT max(rowid) FROM "Message")');
+    sqlite.close();
+    let verify = run(['verify', '--data-dir', api.dataDir]);
+    expect((await verify.exit).code).toBe(1);
+    expect(verify.stdout().trim().split('\n').at(-1)).toBe(`search index: FAILED\tit holds ${messages - 1} entries for ${messages} messages`);
+
+    const again = new Database(file);
+    again.exec('DROP TRIGGER "Message_search_update"');
+    again.close();
+    verify = run(['verify', '--data-dir', api.dataDir]);
+    expect((await verify.exit).code).toBe(1);
+    expect(verify.stdout().trim().split('\n').at(-1)).toBe('search index: FAILED\t1 of the 3 triggers that keep it are missing');
   });
 
   it('refuses backfill beside a running server in one line saying what to do instead', async () => {

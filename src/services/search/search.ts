@@ -1,0 +1,218 @@
+/**
+ * Full-text search over every session's messages: the query (query.ts) asked of the database's
+ * own index, kept by the database in the transaction of every write of a message (SQLite: the
+ * FTS5 table "MessageSearch" and its triggers; PostgreSQL: the generated column
+ * "Message"."searchVector" and its GIN index; both made by the *_message_search migrations), so a
+ * message is findable once its write is acknowledged. Ranked (bm25 on SQLite, ts_rank on
+ * PostgreSQL: the text weighs 1, the tools' names and inputs 0.4), newest first among equals.
+ */
+import type { Message, Session } from '../../generated/prisma/client.js';
+import type { Db } from '../../db/index.js';
+import { dialectOf, placeholders } from '../../db/dialect.js';
+import { BadUserInputError } from '../../errors.js';
+import { assertValidId } from '../../ids.js';
+import { decodeIntCursor, encodeCursor, type Page } from '../page.js';
+import { fts5Query, indexWords, parseQuery, tsQuery, type SearchRole, type SearchTerm } from './query.js';
+import { snippetOf, type TextRange } from './snippet.js';
+
+export const DEFAULT_SEARCH_PAGE = 20;
+export const MAX_SEARCH_PAGE = 100;
+/** How deep a search pages: a ranked list is read from its start each time. */
+export const MAX_SEARCH_OFFSET = 10_000;
+const CURSOR_KIND = 'search';
+
+export interface SearchFilter {
+  projectId?: string | null;
+  sessionId?: string | null;
+  /** A session's agentId, or for an import without one its source (as the sessions list filters). */
+  agent?: string | null;
+  role?: SearchRole | null;
+  /** As the query's tool:. */
+  toolName?: string | null;
+  since?: Date | null;
+  until?: Date | null;
+}
+
+export interface SearchArgs {
+  query: string;
+  filter?: SearchFilter | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+export interface SearchHit {
+  message: Message;
+  session: Session;
+  /** The number of the turn the message was recorded in; null outside a turn. */
+  turnNumber: number | null;
+  snippet: string;
+  highlights: TextRange[];
+  rank: number;
+}
+
+interface Plan {
+  terms: SearchTerm[];
+  role: SearchRole | null;
+  sessions: string[];
+  filter: SearchFilter;
+}
+
+/**
+ * A page of hits for `args.query`, ranked, with offset cursors (a page read again after new
+ * messages may shift by their number).
+ * @throws BadUserInputError for a malformed query (naming where), filter or page argument.
+ */
+export async function searchMessages(db: Db, args: SearchArgs): Promise<Page<SearchHit>> {
+  const parsed = parseQuery(args.query);
+  const filter = args.filter ?? {};
+  for (const field of ['projectId', 'sessionId', 'agent'] as const) {
+    const value = filter[field];
+    if (value != null) assertValidId(value, `filter.${field}`);
+  }
+  if (parsed.session !== null) assertValidId(parsed.session, 'query');
+  if (filter.role != null && parsed.role !== null && filter.role !== parsed.role) return emptyPage();
+  const terms = [...parsed.terms];
+  if (filter.toolName != null) {
+    const words = indexWords(filter.toolName);
+    if (words.length === 0) throw new BadUserInputError(`filter.toolName ${JSON.stringify(filter.toolName)} has no letter or digit.`, { field: 'filter.toolName' });
+    terms.push({ words, prefix: false, negated: false, inTools: true });
+  }
+  const first = args.first ?? DEFAULT_SEARCH_PAGE;
+  if (!Number.isInteger(first) || first < 0 || first > MAX_SEARCH_PAGE) {
+    throw new BadUserInputError(`first must be from 0 to ${MAX_SEARCH_PAGE}, got ${first}.`, { field: 'first' });
+  }
+  const offset = args.after != null ? decodeIntCursor(args.after, CURSOR_KIND) + 1 : 0;
+  if (offset > MAX_SEARCH_OFFSET) {
+    throw new BadUserInputError(`Search pages go ${MAX_SEARCH_OFFSET} hits deep: narrow the query or its filter instead.`, { field: 'after' });
+  }
+  const plan: Plan = {
+    terms,
+    role: filter.role ?? parsed.role,
+    sessions: [...new Set([filter.sessionId, parsed.session].filter((id): id is string => id != null))],
+    filter,
+  };
+  const rows = first === 0 ? [] : await rankedIds(db, plan, first + 1, offset);
+  const hasNextPage = rows.length > first;
+  const hits = await hydrate(db, rows.slice(0, first), terms);
+  const edges = hits.map((node, i) => ({ cursor: encodeCursor(CURSOR_KIND, offset + i), node }));
+  return {
+    edges,
+    pageInfo: { hasNextPage, hasPreviousPage: offset > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+    totalCount: () => countHits(db, plan),
+  };
+}
+
+function emptyPage(): Page<SearchHit> {
+  return { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null }, totalCount: async () => 0 };
+}
+
+/**
+ * The statement's FROM and WHERE for `plan`, with its parameters, its rank's expression, and the
+ * placeholders' counter to number more after them; null when the plan finds nothing (two sessions).
+ */
+function statement(
+  db: Db,
+  plan: Plan,
+): { from: string; where: string[]; params: unknown[]; rank: string; p: ReturnType<typeof placeholders> } | null {
+  const sqlite = dialectOf(db) === 'sqlite';
+  const p = placeholders(db);
+  const params: unknown[] = [];
+  const where: string[] = [];
+  let from: string;
+  let rank: string;
+  const compiled = sqlite ? fts5Query(plan.terms) : tsQuery(plan.terms);
+  if (compiled.match !== null) {
+    if (sqlite) {
+      from = `"MessageSearch" s JOIN "Message" m ON m.rowid = s.rowid`;
+      where.push(`"MessageSearch" MATCH ${p()}`);
+      rank = `-bm25("MessageSearch", 1.0, 0.4)`;
+    } else {
+      from = `"Message" m CROSS JOIN to_tsquery('simple', ${p('text')}) q`;
+      where.push(`m."searchVector" @@ q`);
+      rank = `ts_rank(m."searchVector", q)`;
+    }
+    params.push(compiled.match);
+  } else {
+    from = `"Message" m`;
+    rank = '0';
+    if (compiled.exclude !== null) {
+      where.push(
+        sqlite
+          ? `m.rowid NOT IN (SELECT rowid FROM "MessageSearch" WHERE "MessageSearch" MATCH ${p()})`
+          : `NOT (m."searchVector" @@ to_tsquery('simple', ${p('text')}))`,
+      );
+      params.push(compiled.exclude);
+    }
+  }
+  const { filter } = plan;
+  if (plan.sessions.length > 1) return null;
+  if (plan.sessions.length === 1) {
+    where.push(`m."sessionId" = ${p('text')}`);
+    params.push(plan.sessions[0]);
+  }
+  if (plan.role !== null) {
+    where.push(sqlite ? `m."role" = ${p()}` : `m."role" = ${p()}::"Role"`);
+    params.push(plan.role);
+  }
+  if (filter.since != null) {
+    where.push(`m."createdAt" >= ${p('timestamp')}`);
+    params.push(filter.since);
+  }
+  if (filter.until != null) {
+    where.push(`m."createdAt" < ${p('timestamp')}`);
+    params.push(filter.until);
+  }
+  if (filter.projectId != null || filter.agent != null) {
+    from += ` JOIN "Session" se ON se."sessionId" = m."sessionId"`;
+    if (filter.projectId != null) {
+      where.push(`se."projectId" = ${p('text')}`);
+      params.push(filter.projectId);
+    }
+    if (filter.agent != null) {
+      where.push(`(se."agentId" = ${p('text')} OR (se."agentId" IS NULL AND se."source" = ${p('text')}))`);
+      params.push(filter.agent, filter.agent);
+    }
+  }
+  return { from, where, params, rank, p };
+}
+
+async function rankedIds(db: Db, plan: Plan, take: number, offset: number): Promise<{ id: string; rank: number }[]> {
+  const built = statement(db, plan);
+  if (built === null) return [];
+  const { from, where, params, rank, p } = built;
+  const sql =
+    `SELECT m."id" AS id, ${rank} AS rank FROM ${from}` +
+    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+    ` ORDER BY rank DESC, m."createdAt" DESC, m."id" DESC LIMIT ${p('int')} OFFSET ${p('int')}`;
+  const rows = await db.$queryRawUnsafe<{ id: string; rank: number | string }[]>(sql, ...params, take, offset);
+  return rows.map((row) => ({ id: row.id, rank: Number(row.rank) }));
+}
+
+async function countHits(db: Db, plan: Plan): Promise<number> {
+  const built = statement(db, plan);
+  if (built === null) return 0;
+  const { from, where, params } = built;
+  const sql = `SELECT count(*) AS n FROM ${from}` + (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '');
+  const rows = await db.$queryRawUnsafe<{ n: number | bigint }[]>(sql, ...params);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** The hits' messages, sessions, turn numbers and snippets, in rank order. */
+async function hydrate(db: Db, rows: { id: string; rank: number }[], terms: readonly SearchTerm[]): Promise<SearchHit[]> {
+  if (rows.length === 0) return [];
+  const messages = new Map((await db.message.findMany({ where: { id: { in: rows.map((r) => r.id) } } })).map((m) => [m.id, m]));
+  const sessionIds = [...new Set([...messages.values()].map((m) => m.sessionId))];
+  const sessions = new Map((await db.session.findMany({ where: { sessionId: { in: sessionIds } } })).map((s) => [s.sessionId, s]));
+  const turnIds = [...new Set([...messages.values()].flatMap((m) => (m.turnId ? [m.turnId] : [])))];
+  const turns = new Map((await db.turn.findMany({ where: { id: { in: turnIds } }, select: { id: true, number: true } })).map((t) => [t.id, t.number]));
+  const hits: SearchHit[] = [];
+  for (const row of rows) {
+    const message = messages.get(row.id);
+    const session = message && sessions.get(message.sessionId);
+    // Deleted between the two reads: left out.
+    if (!message || !session) continue;
+    const tools = `${message.toolName ?? ''} ${message.metadata ?? ''}`.trim();
+    hits.push({ message, session, turnNumber: message.turnId ? (turns.get(message.turnId) ?? null) : null, rank: row.rank, ...snippetOf(message.content, tools, terms) });
+  }
+  return hits;
+}
