@@ -9,6 +9,7 @@ import { DEFAULT_MAX_CONTENT_BYTES } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { AppOptions } from '../../src/app.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { request } from 'node:http';
 import { onCleanup } from './leftovers.js';
 import { tempDir } from './temp.js';
 import { freshDatabase, onPostgres, testRedisUrl } from './database.js';
@@ -99,17 +100,13 @@ export async function startTestServer(
   const token = clientOptions.token === null ? undefined : (clientOptions.token ?? server.auth.token);
 
   async function post(query: string, variables: unknown): Promise<Result<never>> {
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...clientOptions.headers,
-      },
-      body: JSON.stringify({ query, variables }),
-    });
-    return (await response.json()) as Result<never>;
+    const text = await postOnItsOwnConnection(endpoint, {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...clientOptions.headers,
+    }, JSON.stringify({ query, variables }));
+    return JSON.parse(text) as Result<never>;
   }
 
   const client: TestServer = {
@@ -133,4 +130,24 @@ export async function startTestServer(
 export function onlyError(result: Result<unknown>): GraphQLErrorShape {
   if (result.errors?.length !== 1) throw new Error(`expected one error, got ${JSON.stringify(result.errors ?? result.data)}`);
   return result.errors[0]!;
+}
+
+/**
+ * One POST on a connection of its own, closed after the answer (no keep-alive). A connection
+ * kept idle between requests is closed by the server's keep-alive timer (5 s): when this process
+ * held its event loop past that (a spawnSync of the command line, a loaded machine), the next
+ * request went out on it just as the timer fired, and fetch failed with ECONNRESET.
+ * @returns the body, whatever the status (GraphQL errors come with one).
+ */
+export function postOnItsOwnConnection(url: string, headers: Record<string, string>, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
