@@ -1,11 +1,13 @@
 /**
- * The shell: the sidebar (Sessions, Projects) and the page the address bar names.
+ * The shell: the sidebar (the search field, Sessions, Projects) and the page the address bar names.
  */
 import { BranchesPanel } from '../features/branches/BranchesPanel';
 import { DirtyTreeBanner } from '../features/projects/DirtyTreeBanner';
 import { ProjectPage } from '../features/projects/ProjectPage';
 import { ProjectsNav } from '../features/projects/ProjectsNav';
 import { SessionPage } from '../features/replay/SessionPage';
+import { SearchBox } from '../features/search/SearchBox';
+import { SearchPage } from '../features/search/SearchPage';
 import { SessionsNav } from '../features/sessions/SessionsNav';
 import { Link } from '../lib/Link';
 import { parseRoute, usePathname } from '../lib/router';
@@ -18,6 +20,7 @@ export function App() {
         <Link href="/" className="brand">
           entity-memory
         </Link>
+        <SearchBox />
         <SessionsNav currentSessionId={route.name === 'session' ? route.sessionId : undefined} />
         <ProjectsNav currentProjectId={route.name === 'project' ? route.projectId : undefined} />
         <a className="muted" href="/graphql">
@@ -28,6 +31,7 @@ export function App() {
       <DirtyTreeBanner />
       {route.name === 'session' && <SessionPage key={route.sessionId} sessionId={route.sessionId} Branches={BranchesPanel} />}
       {route.name === 'project' && <ProjectPage key={route.projectId} projectId={route.projectId} />}
+      {route.name === 'search' && <SearchPage />}
       {route.name === 'home' && (
         <main className="empty">
           <h1>entity-memory</h1>

@@ -1,6 +1,6 @@
 /**
  * Paths the UI knows, and a hook that follows the address bar (History API; the server
- * answers every such path with index.html). No router library: three routes.
+ * answers every such path with index.html). No router library: four routes.
  */
 import { useSyncExternalStore } from 'react';
 
@@ -8,11 +8,13 @@ export type Route =
   | { name: 'home' }
   | { name: 'session'; sessionId: string }
   | { name: 'project'; projectId: string }
+  | { name: 'search' }
   | { name: 'notFound'; path: string };
 
 export function parseRoute(pathname: string): Route {
   const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts.length === 0) return { name: 'home' };
+  if (parts.length === 1 && parts[0] === 'search') return { name: 'search' };
   if (parts.length === 2 && parts[0] === 'sessions') return { name: 'session', sessionId: parts[1]! };
   if (parts.length === 2 && parts[0] === 'projects') return { name: 'project', projectId: parts[1]! };
   return { name: 'notFound', path: pathname };
@@ -20,6 +22,12 @@ export function parseRoute(pathname: string): Route {
 
 export const sessionPath = (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`;
 export const projectPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}`;
+/** The search page for `query`, with the filters given (empty ones left out). */
+export function searchPath(query: string, filters: Record<string, string> = {}): string {
+  const params = new URLSearchParams({ q: query });
+  for (const [name, value] of Object.entries(filters)) if (value !== '') params.set(name, value);
+  return `/search?${params.toString()}`;
+}
 
 const CHANGE = 'entity-memory:navigate';
 

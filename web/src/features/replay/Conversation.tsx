@@ -69,8 +69,11 @@ export function Conversation({
   live,
   hasLive = false,
   onShownTurn,
+  found = null,
 }: {
   sessionId: string;
+  /** A message to scroll into view and mark (a search hit opened: ?message=), when on the page. */
+  found?: string | null;
   head: ViewedHead | null;
   /**
    * The server's cursor of the turn after the viewed one, where the window of turns read ends:
@@ -152,6 +155,13 @@ export function Conversation({
   useEffect(() => {
     stickToEnd.current = true;
   }, [sha]);
+  // A message asked for is scrolled to instead, once it is on the page.
+  const foundShown = found !== null && shown.some((turn) => turn.messages.some((message) => message.messageId === found));
+  useLayoutEffect(() => {
+    if (!foundShown || found === null) return;
+    stickToEnd.current = false;
+    document.getElementById(messageAnchor(found))?.scrollIntoView({ block: 'center' });
+  }, [foundShown, found]);
 
   return (
     <main ref={mainRef} className="conversation" aria-busy={loading}>
@@ -169,7 +179,7 @@ export function Conversation({
             <h2 className="turn-marker">Turn {turn.number}</h2>
             <TurnRedactions messages={turn.messages} />
             {turn.messages.map((message) => (
-              <MessageView key={message.id} message={message} callOf={callOf} />
+              <MessageView key={message.id} message={message} callOf={callOf} found={message.messageId === found} />
             ))}
           </section>
         );
@@ -211,15 +221,25 @@ export function callFinder(messages: readonly ReplayMessageFieldsFragment[]): (r
  * terminal colour codes taken out.
  * @param callOf finds the call a tool result answers (callFinder over the turn's messages).
  */
-export function MessageView({ message, callOf }: { message: ReplayMessageFieldsFragment; callOf?: (result: ReplayMessageFieldsFragment) => ToolCall | null }) {
+export function MessageView({
+  message,
+  callOf,
+  found = false,
+}: {
+  message: ReplayMessageFieldsFragment;
+  callOf?: (result: ReplayMessageFieldsFragment) => ToolCall | null;
+  /** The message a search hit opened: marked, and a collapsed one opened. */
+  found?: boolean;
+}) {
+  const mark = found ? ' message-found' : '';
   const role = ROLE_LABELS[message.role] ?? message.role;
   const labelId = `${messageAnchor(message.messageId)}-role`;
   if (message.role === 'TOOL') {
     const call = callOf?.(message) ?? null;
     const what = call ? callSummary(call) : '';
     return (
-      <article id={messageAnchor(message.messageId)} className="message message-tool" aria-labelledby={labelId}>
-        <details>
+      <article id={messageAnchor(message.messageId)} className={`message message-tool${mark}`} aria-labelledby={labelId} aria-current={found || undefined}>
+        <details open={found || undefined}>
           <summary>
             <span id={labelId} className="role">
               {role}: {message.toolName ?? call?.name ?? 'tool'}
@@ -242,8 +262,13 @@ export function MessageView({ message, callOf }: { message: ReplayMessageFieldsF
     const text = plainText(message.content);
     const first = text.trim().split('\n')[0] ?? '';
     return (
-      <article id={messageAnchor(message.messageId)} className={`message message-${message.role.toLowerCase()} message-collapsed`} aria-labelledby={labelId}>
-        <details>
+      <article
+        id={messageAnchor(message.messageId)}
+        className={`message message-${message.role.toLowerCase()} message-collapsed${mark}`}
+        aria-labelledby={labelId}
+        aria-current={found || undefined}
+      >
+        <details open={found || undefined}>
           <summary>
             <span id={labelId} className="role">
               {role}
@@ -259,7 +284,7 @@ export function MessageView({ message, callOf }: { message: ReplayMessageFieldsF
   const thinking = thinkingOf(message.metadata);
   const calls = toolCallsOf(message.metadata);
   return (
-    <article id={messageAnchor(message.messageId)} className={`message message-${message.role.toLowerCase()}`} aria-labelledby={labelId}>
+    <article id={messageAnchor(message.messageId)} className={`message message-${message.role.toLowerCase()}${mark}`} aria-labelledby={labelId} aria-current={found || undefined}>
       <header id={labelId} className="role">
         {role}
       </header>

@@ -337,6 +337,7 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
           endBefore={endBefore}
           hasLive={atWritePoint && openNumber !== null}
           onShownTurn={setShownTurn}
+          found={search.get('message')}
           live={
             atWritePoint && (
               // The live turn stays until its committed form is on the page, so a closing turn never blinks out.

@@ -11,12 +11,13 @@
  * until asked, and a new session shows up without a reload.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { useClient, useQuery, useSubscription } from 'urql';
+import { useClient, useSubscription } from 'urql';
 import { graphql } from '../../gql';
+import { AgentSelect, ProjectSelect } from '../../lib/FilterSelects';
 import type { SessionsNavQuery as SessionsPage } from '../../gql/graphql';
 import { Link } from '../../lib/Link';
 import { onReconnected } from '../../lib/client';
-import { AGENT_NAMES, agentName } from '../../lib/agents';
+import { agentName } from '../../lib/agents';
 import { sessionPath } from '../../lib/router';
 import { activityLabel, filterVariables, groupSessions, NO_FILTER, parseFilter, type ListedSession, type SessionFilter } from './groups';
 
@@ -50,20 +51,6 @@ export const SessionsNavQuery = graphql(`
             projectId
             name
           }
-        }
-      }
-    }
-  }
-`);
-
-const SessionFilterProjects = graphql(`
-  query SessionFilterProjects {
-    projects(first: 100) {
-      edges {
-        node {
-          id
-          projectId
-          name
         }
       }
     }
@@ -262,33 +249,10 @@ export function SessionsNav({ currentSessionId }: { currentSessionId?: string })
 }
 
 function SessionFilters({ filter, choose }: { filter: SessionFilter; choose: (change: Partial<SessionFilter>) => void }) {
-  const [{ data }] = useQuery({ query: SessionFilterProjects });
-  const projects = data?.projects.edges.map((e) => e.node) ?? [];
   return (
     <div className="session-filters" role="group" aria-label="Filter sessions">
-      <label>
-        Project
-        <select value={filter.projectId} onChange={(e) => choose({ projectId: e.target.value })}>
-          <option value="">Any project</option>
-          {projects.map((p) => (
-            <option key={p.id} value={p.projectId}>
-              {p.name}
-            </option>
-          ))}
-          {filter.projectId !== '' && !projects.some((p) => p.projectId === filter.projectId) && <option value={filter.projectId}>{filter.projectId}</option>}
-        </select>
-      </label>
-      <label>
-        Agent
-        <select value={filter.agent} onChange={(e) => choose({ agent: e.target.value })}>
-          <option value="">Any agent</option>
-          {Object.entries(AGENT_NAMES).map(([id, name]) => (
-            <option key={id} value={id}>
-              {name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <ProjectSelect value={filter.projectId} onChange={(projectId) => choose({ projectId })} />
+      <AgentSelect value={filter.agent} onChange={(agent) => choose({ agent })} />
       <label>
         Started
         <select value={filter.started} onChange={(e) => choose({ started: e.target.value as SessionFilter['started'] })}>

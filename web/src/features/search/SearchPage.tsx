@@ -1,0 +1,190 @@
+/**
+ * The search page (/search?q=…&project=…&agent=…&role=…): the hits of `search`, best first,
+ * grouped by session in the order their best hit comes; each hit its role, its turn, its snippet
+ * with the matching words marked, and a link that opens the session at that turn with the
+ * message scrolled into view and marked (?at=<the turn's commit>&message=<id>). Filters and the
+ * query live in the address, so a search is a link.
+ */
+import { useEffect, useState, type ReactNode } from 'react';
+import { useClient, useQuery } from 'urql';
+import { graphql } from '../../gql';
+import type { SearchPageQuery as SearchPageData } from '../../gql/graphql';
+import { errorMessage } from '../../lib/errors';
+import { AgentSelect, ProjectSelect } from '../../lib/FilterSelects';
+import { Link } from '../../lib/Link';
+import { replaceSearch, sessionPath, useSearch } from '../../lib/router';
+import './search.css';
+
+const PAGE = 20;
+
+const SearchQuery = graphql(`
+  query SearchPage($query: String!, $filter: SearchFilter, $first: Int, $after: String) {
+    search(query: $query, filter: $filter, first: $first, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          rank
+          turnNumber
+          snippet
+          highlights {
+            start
+            end
+          }
+          session {
+            id
+            sessionId
+            title
+          }
+          message {
+            id
+            messageId
+            role
+            turn {
+              branch
+              commit {
+                sha
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+type Hit = SearchPageData['search']['edges'][number]['node'];
+
+const ROLES = ['USER', 'ASSISTANT', 'TOOL', 'SYSTEM'] as const;
+
+/** The snippet with its highlights as <mark>s. */
+function Snippet({ text, ranges }: { text: string; ranges: { start: number; end: number }[] }) {
+  const parts: ReactNode[] = [];
+  let at = 0;
+  ranges.forEach((range, i) => {
+    if (range.start > at) parts.push(text.slice(at, range.start));
+    parts.push(<mark key={i}>{text.slice(range.start, range.end)}</mark>);
+    at = range.end;
+  });
+  if (at < text.length) parts.push(text.slice(at));
+  return <p className="snippet">{parts}</p>;
+}
+
+/** Where a hit opens: its session at its turn, the message marked. */
+function hitPath(hit: Hit): string {
+  const params = new URLSearchParams();
+  const turn = hit.message.turn;
+  if (turn?.branch) params.set('branch', turn.branch);
+  if (turn?.commit?.sha) params.set('at', turn.commit.sha);
+  params.set('message', hit.message.messageId);
+  return `${sessionPath(hit.session.sessionId)}?${params.toString()}`;
+}
+
+/** The hits grouped by session, in the order each session's best hit comes. */
+function bySession(hits: Hit[]): { session: Hit['session']; hits: Hit[] }[] {
+  const groups = new Map<string, { session: Hit['session']; hits: Hit[] }>();
+  for (const hit of hits) {
+    const group = groups.get(hit.session.sessionId) ?? { session: hit.session, hits: [] };
+    group.hits.push(hit);
+    groups.set(hit.session.sessionId, group);
+  }
+  return [...groups.values()];
+}
+
+export function SearchPage() {
+  const client = useClient();
+  const params = useSearch();
+  const query = params.get('q') ?? '';
+  const project = params.get('project') ?? '';
+  const agent = params.get('agent') ?? '';
+  const role = params.get('role') ?? '';
+  const filter = {
+    ...(project ? { projectId: project } : {}),
+    ...(agent ? { agent } : {}),
+    ...(ROLES.includes(role as (typeof ROLES)[number]) ? { role: role as (typeof ROLES)[number] } : {}),
+  };
+  const [{ data, error, fetching }] = useQuery({ query: SearchQuery, variables: { query, filter, first: PAGE }, pause: query.trim() === '', requestPolicy: 'network-only' });
+
+  // Later pages, appended ("More results"); back to none when the search changes.
+  const [more, setMore] = useState<{ hits: Hit[]; endCursor: string | null; hasNextPage: boolean } | null>(null);
+  const [moreError, setMoreError] = useState<string | null>(null);
+  const key = JSON.stringify({ query, filter });
+  useEffect(() => {
+    setMore(null);
+    setMoreError(null);
+  }, [key]);
+  const first = data?.search;
+  const hits = [...(first?.edges.map((e) => e.node) ?? []), ...(more?.hits ?? [])];
+  const endCursor = more ? more.endCursor : (first?.pageInfo.endCursor ?? null);
+  const hasNextPage = more ? more.hasNextPage : (first?.pageInfo.hasNextPage ?? false);
+  const loadMore = async () => {
+    const result = await client.query(SearchQuery, { query, filter, first: PAGE, after: endCursor }, { requestPolicy: 'network-only' }).toPromise();
+    if (result.error) {
+      setMoreError(errorMessage(result.error));
+      return;
+    }
+    const page = result.data!.search;
+    setMore({ hits: [...(more?.hits ?? []), ...page.edges.map((e) => e.node)], endCursor: page.pageInfo.endCursor ?? null, hasNextPage: page.pageInfo.hasNextPage });
+  };
+
+  return (
+    <main className="search-page" aria-labelledby="search-heading">
+      <h1 id="search-heading">Search</h1>
+      <div className="search-filters" role="group" aria-label="Filter the search">
+        <ProjectSelect value={project} onChange={(projectId) => replaceSearch({ project: projectId || null })} />
+        <AgentSelect value={agent} onChange={(id) => replaceSearch({ agent: id || null })} />
+        <label>
+          Role
+          <select value={role} onChange={(e) => replaceSearch({ role: e.target.value || null })}>
+            <option value="">Any role</option>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r.toLowerCase()}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {query.trim() === '' && (
+        <p className="muted">
+          Type in the search field (<kbd>/</kbd> goes there): words, <code>"a phrase"</code>, <code>-word</code>, <code>prefix*</code>, <code>role:tool</code>,{' '}
+          <code>tool:Bash</code>, <code>path:src/app.ts</code>, <code>session:ID</code>.
+        </p>
+      )}
+      {error && <p role="alert">{errorMessage(error)}</p>}
+      {fetching && !first && <p role="status">Searching…</p>}
+      {first && (
+        <p role="status" className="search-count">
+          {first.totalCount === 0 ? `Nothing found for ${query}.` : `${first.totalCount} ${first.totalCount === 1 ? 'message' : 'messages'} found`}
+        </p>
+      )}
+      {bySession(hits).map(({ session, hits: sessionHits }) => (
+        <section key={session.sessionId} className="search-group" aria-label={session.title || session.sessionId}>
+          <h2>
+            <Link href={sessionPath(session.sessionId)}>{session.title || session.sessionId}</Link>
+          </h2>
+          <ol className="search-hits">
+            {sessionHits.map((hit) => (
+              <li key={hit.message.id}>
+                <Link href={hitPath(hit)} className="search-hit">
+                  <span className="badge">{hit.message.role.toLowerCase()}</span>
+                  {hit.turnNumber !== null && <span className="muted"> turn {hit.turnNumber}</span>}
+                  <Snippet text={hit.snippet} ranges={hit.highlights} />
+                </Link>
+              </li>
+            ))}
+          </ol>
+        </section>
+      ))}
+      {moreError && <p role="alert">{moreError}</p>}
+      {hasNextPage && (
+        <button type="button" onClick={() => void loadMore()}>
+          More results
+        </button>
+      )}
+    </main>
+  );
+}
