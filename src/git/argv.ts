@@ -64,18 +64,29 @@ export function verifyCommitArgv(rev: string): string[] {
   return ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`];
 }
 
-export function logArgv(opts: { rev?: string; all?: boolean; skip?: number; limit?: number; format?: string }): string[] {
+export function logArgv(opts: { rev?: string; all?: boolean; skip?: number; limit?: number; format?: string; path?: string }): string[] {
   const argv = ['log', '-z', `--format=${opts.format ?? LOG_FORMAT}`, '--no-color', '--no-decorate'];
   // Across branches, keep every child before its parent even when commit times tie.
   if (opts.all) argv.push('--date-order');
   if (opts.skip) argv.push(`--skip=${opts.skip}`);
   if (opts.limit !== undefined) argv.push(`--max-count=${opts.limit}`);
   argv.push(...(opts.all ? ['--all'] : ['--end-of-options', opts.rev ?? 'HEAD']), '--');
+  // Only the commits that changed this file (its history; a rename ends it).
+  if (opts.path !== undefined) argv.push(opts.path);
   return argv;
 }
 
-export function revListCountArgv(target: { rev: string } | { all: true }): string[] {
-  return 'all' in target ? ['rev-list', '--count', '--all'] : ['rev-list', '--count', '--end-of-options', target.rev, '--'];
+export function revListCountArgv(target: { rev: string; path?: string } | { all: true }): string[] {
+  if ('all' in target) return ['rev-list', '--count', '--all'];
+  return ['rev-list', '--count', '--end-of-options', target.rev, '--', ...(target.path !== undefined ? [target.path] : [])];
+}
+
+/**
+ * Which commit last changed each line of `path` at `sha` (a full sha: git blame takes no
+ * --end-of-options, so nothing but a sha goes before the `--`).
+ */
+export function blameArgv(sha: string, path: string): string[] {
+  return ['blame', '--porcelain', sha, '--', path];
 }
 
 export function lsTreeArgv(rev: string): string[] {

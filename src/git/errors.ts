@@ -74,6 +74,7 @@ const NOT_FOUND = new RegExp(
     'Not a valid commit name',
     'Invalid revision range',
     'does not have any commits yet',
+    'no such path',
   ].join('|'),
 );
 

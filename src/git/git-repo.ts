@@ -19,6 +19,7 @@
 import { readFile as readFileFs } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
+  blameArgv,
   catFileBlobArgv,
   diffPatchArgv,
   diffRawNumstatArgv,
@@ -32,11 +33,13 @@ import {
 import { assertRepoPath } from './commit-input.js';
 import { GitArgumentError, GitError, GitObjectNotFoundError, GitTimeoutError } from './errors.js';
 import {
+  parseBlamePorcelain,
   parseBranchTips,
   parseLog,
   parseLsTree,
   parseRawNumstat,
   parsePatches,
+  type BlameRange,
   type CommitInfo,
   type FileDiff,
   type TreeFile,
@@ -45,7 +48,7 @@ import { assertRev, EMPTY_TREE_SHA1, isFullSha, isShaPrefix } from './refs.js';
 import { DEFAULT_GIT_TIMEOUT_MS, gitEnv, runGit, runGitBuffer, type GitResult } from './run.js';
 import { paced } from './spawn-pace.js';
 
-export type { CommitInfo, FileDiff, TreeFile } from './parse.js';
+export type { BlameRange, CommitInfo, FileDiff, TreeFile } from './parse.js';
 
 /** SHA-256 repos' empty tree, for completeness; session repos are SHA-1. */
 const EMPTY_TREE_SHA256 = '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321';
@@ -84,6 +87,8 @@ export interface LogOptions {
   skip?: number;
   /** At most this many commits. */
   limit: number;
+  /** Only the commits that changed this file (a repo path, checked). */
+  path?: string;
 }
 
 /** Options of one run: stdin, extra environment, accepted exit codes, its own limit, extra settings. */
@@ -165,8 +170,9 @@ export class GitRepo {
     const limit = assertCount(opts.limit, 'limit');
     if (limit === 0) return [];
     const rev = opts.all ? undefined : assertRev(opts.ref ?? 'HEAD');
+    if (opts.path !== undefined) assertRepoPath(opts.path);
     try {
-      const { stdout } = await this.git(logArgv({ rev, all: opts.all, skip, limit }));
+      const { stdout } = await this.git(logArgv({ rev, all: opts.all, skip, limit, ...(opts.path !== undefined ? { path: opts.path } : {}) }));
       return parseLog(stdout);
     } catch (error) {
       if (error instanceof GitObjectNotFoundError && rev === 'HEAD' && (await this.readHead()).sha === null) return [];
@@ -202,9 +208,24 @@ export class GitRepo {
     });
   }
 
-  /** Number of commits reachable from `target` (a sha or branch, `HEAD`), or from every branch. Unborn HEAD: 0. */
-  async countCommits(target: string | { all: true }): Promise<number> {
-    const argv = typeof target === 'string' ? revListCountArgv({ rev: assertRev(target) }) : revListCountArgv({ all: true });
+  /**
+   * Which commit last changed each line of `path` at commit `sha` (a full sha), as ranges in
+   * line order. `GitObjectNotFoundError` when the commit has no such file.
+   */
+  async blame(sha: string, path: string): Promise<BlameRange[]> {
+    if (!isFullSha(sha)) throw new GitArgumentError(`blame needs a full commit sha, got ${JSON.stringify(sha)}`);
+    assertRepoPath(path);
+    return parseBlamePorcelain((await this.git(blameArgv(sha, path))).stdout);
+  }
+
+  /**
+   * Number of commits reachable from `target` (a sha or branch, `HEAD`), or from every branch;
+   * with `path`, only those that changed it. Unborn HEAD: 0.
+   */
+  async countCommits(target: string | { all: true }, path?: string): Promise<number> {
+    if (path !== undefined) assertRepoPath(path);
+    const argv =
+      typeof target === 'string' ? revListCountArgv({ rev: assertRev(target), ...(path !== undefined ? { path } : {}) }) : revListCountArgv({ all: true });
     try {
       return Number((await this.git(argv)).stdout.trim());
     } catch (error) {

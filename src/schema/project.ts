@@ -15,7 +15,8 @@ import { builder } from './builder.js';
 import { serviceThenRow } from './refetch.js';
 import { Commit, CommitConnection } from './commit.js';
 import { pageTotalCount } from './connection.js';
-import { connectionCost, GIT_PROCESS_COST } from './cost.js';
+import { connectionCost, FIRST_ARG_DESCRIPTION, GIT_PROCESS_COST, listCost } from './cost.js';
+import { projectBlame, projectFileHistory, type BlameLines, type FileCommit } from '../services/projects/attribution.js';
 import { ProjectAutoCommitStateEnum, ProjectStatusEnum } from './enums.js';
 import { Session, SessionConnection } from './session.js';
 import { RewindPath } from './project-restore.js';
@@ -73,6 +74,22 @@ export const Project = builder.prismaNode('Project', {
       },
       CommitConnection,
     ),
+    blame: t.field({
+      type: [BlameRangeRef],
+      description:
+        "Which commit last changed each line of a file, as ranges in line order, and who made it: AGENT for a commit a turn (or a restore) of a session recorded as its project commit, with the session and turn; USER for any other. " +
+        'path: relative to the repo root; rev: HEAD (default) or a commit sha. Git-backed: the folder checked, git blame, the commits read (one process).',
+      args: { path: t.arg.string({ required: true }), rev: t.arg.string() },
+      complexity: listCost(6 * GIT_PROCESS_COST),
+      resolve: (project, args, ctx) => projectBlame(project, args, ctx.deps),
+    }),
+    fileHistory: t.field({
+      type: FileCommitConnection,
+      description: "The commits of the current branch that changed a file, newest first, each with who made it (as blame). Git-backed: the folder checked, the page and its count.",
+      args: { path: t.arg.string({ required: true }), first: t.arg.int({ description: FIRST_ARG_DESCRIPTION }), after: t.arg.string() },
+      complexity: connectionCost(6 * GIT_PROCESS_COST),
+      resolve: (project, args, ctx) => projectFileHistory(project, args, ctx.deps),
+    }),
     workingTree: t.field({
       type: WorkingTreeStatus,
       description: 'Git-backed: the folder is checked and its config read (2 git processes), then git status.',
@@ -190,6 +207,46 @@ const ProjectCommitOutcomeRef = builder.objectRef<ProjectCommitOutcome>('Project
     }),
   }),
 });
+
+const LineOriginEnum = builder.enumType('LineOrigin', {
+  values: {
+    AGENT: { description: 'A commit a turn (or a restore) of a session recorded as its project commit.' },
+    USER: { description: 'Any other commit: the user\'s, or another tool\'s.' },
+  } as const,
+});
+
+/** Who made a commit: the same three fields on BlameRange and FileCommit. */
+const ORIGIN_DESCRIPTIONS = {
+  session: "The agent's session (AGENT).",
+  turnNumber: 'The turn whose project commit it is (AGENT; null for a restore).',
+};
+
+const BlameRangeRef = builder.objectRef<BlameLines>('BlameRange').implement({
+  description: 'Lines [startLine, endLine] (1-based, inclusive) of a file last changed by one commit.',
+  fields: (t) => ({
+    startLine: t.exposeInt('startLine'),
+    endLine: t.exposeInt('endLine'),
+    commit: t.field({ type: Commit, resolve: (range) => range.commit }),
+    origin: t.field({ type: LineOriginEnum, resolve: (range) => range.origin }),
+    session: t.field({ type: Session, nullable: true, description: ORIGIN_DESCRIPTIONS.session, resolve: (range) => range.session() }),
+    turnNumber: t.exposeInt('turnNumber', { nullable: true, description: ORIGIN_DESCRIPTIONS.turnNumber }),
+  }),
+});
+
+const FileCommitRef = builder.objectRef<FileCommit>('FileCommit').implement({
+  description: 'A commit that changed a file, and who made it.',
+  fields: (t) => ({
+    commit: t.field({ type: Commit, resolve: (entry) => entry.commit }),
+    origin: t.field({ type: LineOriginEnum, resolve: (entry) => entry.origin }),
+    session: t.field({ type: Session, nullable: true, description: ORIGIN_DESCRIPTIONS.session, resolve: (entry) => entry.session() }),
+    turnNumber: t.exposeInt('turnNumber', { nullable: true, description: ORIGIN_DESCRIPTIONS.turnNumber }),
+  }),
+});
+
+const FileCommitConnection = builder.connectionObject(
+  { type: FileCommitRef, name: 'FileCommitConnection', fields: (t) => ({ totalCount: t.int({ resolve: pageTotalCount }) }) },
+  { name: 'FileCommitEdge' },
+);
 
 builder.prismaObjectField(Turn, 'projectCommit', (t) =>
   t.field({

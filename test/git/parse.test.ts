@@ -3,6 +3,7 @@ import type { FileDiff } from '../../src/git/index.js';
 import {
   parseIdentity,
   parseLines,
+  parseBlamePorcelain,
   parseLog,
   parseLsTree,
   parseNonBlobs,
@@ -120,5 +121,38 @@ describe("a user's project: status, identity and listings", () => {
     expect(parseStagedPaths(`100644 ${A} 0\tone\x00100644 ${B} 0\ttwo\tthree\0`)).toEqual(['one', 'two\tthree']);
     expect(parseNonBlobs(`${A} blob\n${B} missing\n`)).toEqual(new Set([B]));
     expect(parseLines('a\n\nb\n')).toEqual(['a', 'b']);
+  });
+});
+
+describe('parseBlamePorcelain', () => {
+  const A = 'a'.repeat(40);
+  const B = 'b'.repeat(40);
+  it('gives each commit its runs of lines, in line order, from the group headers only', () => {
+    const out = [
+      `${A} 1 1 2`,
+      'author x',
+      'summary first',
+      'filename f',
+      '\tline one',
+      `${A} 2 2`,
+      '\tline two',
+      `${B} 3 3 1`,
+      'author y',
+      'summary second',
+      'filename f',
+      // A line whose text looks like a header is text: it comes after a TAB.
+      `\t${A} 9 9 9`,
+      `${A} 3 4 1`,
+      '\tline four',
+      '',
+    ].join('\n');
+    expect(parseBlamePorcelain(out)).toEqual([
+      { sha: A, startLine: 1, endLine: 2 },
+      { sha: B, startLine: 3, endLine: 3 },
+      { sha: A, startLine: 4, endLine: 4 },
+    ]);
+  });
+  it('gives nothing for an empty file', () => {
+    expect(parseBlamePorcelain('')).toEqual([]);
   });
 });
