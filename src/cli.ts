@@ -1,6 +1,6 @@
 /**
  * The command line: `entity-memory serve [flags]` (the default command), `backfill`, `verify`,
- * `redact`, `import`, `rewind`, `hooks` and `hook`.
+ * `redact`, `import`, `rewind`, `search`, `hooks` and `hook`.
  *
  * Exit status: 0 done; 2 could not run (a bad flag or value, no data dir, the data dir in use or
  * not a folder, the port taken, the database locked or behind, Redis out of reach), with one
@@ -8,7 +8,7 @@
  * `verify` and `backfill` exit with the number of sessions out of sync or failed, 1 to 125
  * (`redact`: of session repos it could not rebuild)
  * (125: that many or more), after a table on stdout; `import` with the number of files that had
- * errors, 1 to 125, after its summary; `rewind` 1 when a path the user changed refused it; `hook` always 0, as an agent's hook must; 1 for anything unexpected (a bug: the stack is printed).
+ * errors, 1 to 125, after its summary; `rewind` 1 when a path the user changed refused it; `search` 1 when nothing matched; `hook` always 0, as an agent's hook must; 1 for anything unexpected (a bug: the stack is printed).
  */
 import { setFlagsFromString } from 'node:v8';
 import { backfill } from './cli/backfill.js';
@@ -18,6 +18,7 @@ import { hookCommand, hooksCommand } from './cli/hooks.js';
 import { importCommand } from './cli/import.js';
 import { redactCommand } from './cli/redact.js';
 import { rewindCommand } from './cli/rewind.js';
+import { searchCommand } from './cli/search.js';
 import { serve } from './cli/serve.js';
 import { verifyCommand } from './cli/verify.js';
 import { ConfigError } from './config.js';
@@ -44,6 +45,7 @@ const USAGE = `usage: entity-memory [serve] [flags]        serve the API and mir
        entity-memory import gemini [PATH…] [--follow]   import Gemini CLI chats
        entity-memory import chat FILE…      import chat logs
        entity-memory rewind SESSION TURN [--code] [--conversation] [--dry-run]   back to a turn
+       entity-memory search QUERY [--project ID] [--session ID] [--limit N] [--json]   find messages
        entity-memory hooks install <claude-code|codex|gemini>   record the agent live through its hooks
        entity-memory hooks status           what is installed, the server, the last event
        entity-memory hooks uninstall <agent>   remove our hooks, leave the others
@@ -82,6 +84,7 @@ async function main(args: string[]): Promise<number | undefined> {
   if (command === 'redact') return redactCommand(rest);
   if (command === 'import') return importCommand(rest);
   if (command === 'rewind') return rewindCommand(rest);
+  if (command === 'search') return searchCommand(rest);
   if (command === 'hooks') return hooksCommand(rest);
   if (command === 'hook') return hookCommand(rest);
   if (command.startsWith('-')) return serve(args);

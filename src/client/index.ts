@@ -37,6 +37,8 @@ import type {
   ImportSessionInput,
   RewindInput,
   ClientRewindMutation,
+  ClientSearchQuery,
+  SearchFilter,
   SwitchBranchInput,
   TurnMessageInput,
   UpdateMessageInput,
@@ -53,6 +55,7 @@ import {
   RecordTurn,
   RetryTurn,
   Rewind,
+  Search,
   SessionQuery,
   SwitchBranch,
   TimelineSubscription,
@@ -77,6 +80,7 @@ export type {
   MirrorState,
   RewindInput,
   Role,
+  SearchFilter,
   SwitchBranchInput,
   TimelineEventKind,
   TurnMessageInput,
@@ -199,6 +203,7 @@ export type TurnCommittedEvent = ClientTurnCommittedSubscription['turnCommitted'
 export type TimelineEvent = ClientTimelineSubscription['timeline'];
 export type ImportSessionOutcome = ClientImportSessionMutation['importSession'];
 export type RewindOutcome = ClientRewindMutation['rewind'];
+export type SearchResults = ClientSearchQuery['search'];
 
 /** Stops a subscription; `ready` resolves once the server listens (events caused after it arrive). */
 export type Unsubscribe = (() => void) & { ready: Promise<void> };
@@ -506,6 +511,14 @@ export function createClient(options: ClientOptions) {
      */
     async rewind(input: RewindInput): Promise<RewindOutcome> {
       return (await request(Rewind, { input })).rewind;
+    },
+
+    /**
+     * Every session's messages that match `query` (words, "a phrase", -word, prefix*, role:, tool:,
+     * path:, session:), best first; BAD_USER_INPUT (extensions.position) for a malformed query.
+     */
+    async search(query: string, options: { filter?: SearchFilter; first?: number; after?: string } = {}): Promise<SearchResults> {
+      return (await request(Search, { query, ...options })).search;
     },
 
     async switchBranch(input: SwitchBranchInput) {

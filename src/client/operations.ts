@@ -310,3 +310,35 @@ export const Ping = graphql(`
     __typename
   }
 `);
+
+export const Search = graphql(`
+  query ClientSearch($query: String!, $filter: SearchFilter, $first: Int, $after: String) {
+    search(query: $query, filter: $filter, first: $first, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          rank
+          turnNumber
+          snippet
+          highlights {
+            start
+            end
+          }
+          session {
+            sessionId
+            title
+          }
+          message {
+            messageId
+            role
+            createdAt
+          }
+        }
+      }
+    }
+  }
+`);
