@@ -398,29 +398,33 @@ export function parseStagedPaths(stdout: string): string[] {
   return stdout.split('\0').flatMap((record) => (record.includes('\t') ? [record.slice(record.indexOf('\t') + 1)] : []));
 }
 
-/** Lines [startLine, endLine] (1-based, inclusive) of a file last changed by commit `sha`. */
+/** Lines [startLine, endLine] (1-based, inclusive) of a file last changed by commit `sha`, and their text. */
 export interface BlameRange {
   sha: string;
   startLine: number;
   endLine: number;
+  lines: string[];
 }
 
 /**
- * `git blame --porcelain`: each line's commit, consecutive lines of one commit as one range, in
- * line order. Only the group headers are read (`<sha> <orig line> <final line> [<count>]`); the
- * commits' details and the lines' text are skipped.
+ * `git blame --porcelain`: each line's commit and text, consecutive lines of one commit as one
+ * range, in line order. The group headers (`<sha> <orig line> <final line> [<count>]`) and the
+ * TAB-led text lines are read; the commits' details are skipped (read as commits, once each).
  */
 export function parseBlamePorcelain(stdout: string): BlameRange[] {
   const ranges: BlameRange[] = [];
   for (const line of stdout.split('\n')) {
-    if (line.startsWith('\t')) continue;
+    if (line.startsWith('\t')) {
+      ranges.at(-1)?.lines.push(line.slice(1));
+      continue;
+    }
     const header = /^([0-9a-f]{40}|[0-9a-f]{64}) \d+ (\d+)(?: \d+)?$/.exec(line);
     if (!header) continue;
     const sha = header[1]!;
     const number = Number(header[2]);
     const last = ranges.at(-1);
     if (last && last.sha === sha && last.endLine === number - 1) last.endLine = number;
-    else ranges.push({ sha, startLine: number, endLine: number });
+    else ranges.push({ sha, startLine: number, endLine: number, lines: [] });
   }
   return ranges;
 }

@@ -218,6 +218,7 @@ const LineOriginEnum = builder.enumType('LineOrigin', {
 /** Who made a commit: the same three fields on BlameRange and FileCommit. */
 const ORIGIN_DESCRIPTIONS = {
   session: "The agent's session (AGENT).",
+  turn: "The agent's turn (AGENT; null for a restore): its commit in the session repo opens the conversation there.",
   turnNumber: 'The turn whose project commit it is (AGENT; null for a restore).',
 };
 
@@ -226,10 +227,12 @@ const BlameRangeRef = builder.objectRef<BlameLines>('BlameRange').implement({
   fields: (t) => ({
     startLine: t.exposeInt('startLine'),
     endLine: t.exposeInt('endLine'),
+    lines: t.exposeStringList('lines', { description: "The lines' text at the rev blamed, without their line ends." }),
     commit: t.field({ type: Commit, resolve: (range) => range.commit }),
     origin: t.field({ type: LineOriginEnum, resolve: (range) => range.origin }),
     session: t.field({ type: Session, nullable: true, description: ORIGIN_DESCRIPTIONS.session, resolve: (range) => range.session() }),
     turnNumber: t.exposeInt('turnNumber', { nullable: true, description: ORIGIN_DESCRIPTIONS.turnNumber }),
+    turn: t.field({ type: Turn, nullable: true, description: ORIGIN_DESCRIPTIONS.turn, resolve: (range) => range.turn() }),
   }),
 });
 
@@ -240,6 +243,7 @@ const FileCommitRef = builder.objectRef<FileCommit>('FileCommit').implement({
     origin: t.field({ type: LineOriginEnum, resolve: (entry) => entry.origin }),
     session: t.field({ type: Session, nullable: true, description: ORIGIN_DESCRIPTIONS.session, resolve: (entry) => entry.session() }),
     turnNumber: t.exposeInt('turnNumber', { nullable: true, description: ORIGIN_DESCRIPTIONS.turnNumber }),
+    turn: t.field({ type: Turn, nullable: true, description: ORIGIN_DESCRIPTIONS.turn, resolve: (entry) => entry.turn() }),
   }),
 });
 

@@ -127,7 +127,7 @@ describe("a user's project: status, identity and listings", () => {
 describe('parseBlamePorcelain', () => {
   const A = 'a'.repeat(40);
   const B = 'b'.repeat(40);
-  it('gives each commit its runs of lines, in line order, from the group headers only', () => {
+  it('gives each commit its runs of lines and their text, in line order', () => {
     const out = [
       `${A} 1 1 2`,
       'author x',
@@ -147,9 +147,9 @@ describe('parseBlamePorcelain', () => {
       '',
     ].join('\n');
     expect(parseBlamePorcelain(out)).toEqual([
-      { sha: A, startLine: 1, endLine: 2 },
-      { sha: B, startLine: 3, endLine: 3 },
-      { sha: A, startLine: 4, endLine: 4 },
+      { sha: A, startLine: 1, endLine: 2, lines: ['line one', 'line two'] },
+      { sha: B, startLine: 3, endLine: 3, lines: [`${A} 9 9 9`] },
+      { sha: A, startLine: 4, endLine: 4, lines: ['line four'] },
     ]);
   });
   it('gives nothing for an empty file', () => {

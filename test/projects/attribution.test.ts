@@ -13,7 +13,7 @@ import { outcome, projectServer, projectSession, recordTurn, userGit, userRepo }
 const BLAME = `
   query Blame($projectId: String!, $path: String!, $rev: String) {
     project(projectId: $projectId) {
-      blame(path: $path, rev: $rev) { startLine endLine origin turnNumber session { sessionId } commit { sha headline } }
+      blame(path: $path, rev: $rev) { startLine endLine lines origin turnNumber turn { number } session { sessionId } commit { sha headline } }
     }
   }`;
 
@@ -33,6 +33,8 @@ interface Range {
   endLine: number;
   origin: string;
   turnNumber: number | null;
+  lines: string[];
+  turn: { number: number } | null;
   session: { sessionId: string } | null;
   commit: { sha: string; headline: string };
 }
@@ -76,6 +78,9 @@ describe('attribution', () => {
       [6, 7, 'AGENT', 2, 's', second.commit!.sha],
     ]);
     expect(ranges[1]!.commit.headline).toBe('Fix line 3 by hand');
+    // Each range's text, and the agent's turn itself.
+    expect(ranges.flatMap((r) => r.lines)).toEqual([...afterUser, 'agent turn 2 a', 'agent turn 2 b']);
+    expect(ranges.map((r) => r.turn?.number ?? null)).toEqual([1, null, 1, 2]);
     // Against git blame itself, line for line.
     const gitBlame = git(dir, 'blame', '--porcelain', 'HEAD', '--', 'app.ts')
       .split('\n')

@@ -4,7 +4,7 @@
  * told apart by the database: the agent's when a turn or a restore recorded it as its project
  * commit (exactly: no trailer is parsed, none can be forged), the user's otherwise.
  */
-import type { Project, Session } from '../../generated/prisma/client.js';
+import type { Project, Session, Turn } from '../../generated/prisma/client.js';
 import { BadUserInputError, NotFoundError } from '../../errors.js';
 import { assertRepoPath, GitArgumentError, GitObjectNotFoundError, GitRepo } from '../../git/index.js';
 import { locateProjectRepo } from '../../projects/project-place.js';
@@ -21,11 +21,15 @@ export interface CommitOrigin {
   turnNumber: number | null;
   /** The agent's session, read when asked for (once per session of the answer). */
   session: () => Promise<Session | null>;
+  /** The agent's turn (null for a restore, or the user's). */
+  turn: () => Promise<Turn | null>;
 }
 
 export interface BlameLines extends CommitOrigin {
   startLine: number;
   endLine: number;
+  /** The lines' text at the rev blamed. */
+  lines: string[];
   commit: CommitRef;
 }
 
@@ -58,6 +62,7 @@ export async function projectBlame(project: Project, args: { path: string; rev?:
   return ranges.map((range) => ({
     startLine: range.startLine,
     endLine: range.endLine,
+    lines: range.lines,
     commit: { repo, sessionId: null, info: commits.get(range.sha)! },
     ...(origins.get(range.sha) ?? USER),
   }));
@@ -84,14 +89,14 @@ export async function projectFileHistory(project: Project, args: PageArgs & { pa
   );
 }
 
-const USER: CommitOrigin = { origin: 'USER', sessionId: null, turnNumber: null, session: async () => null };
+const USER: CommitOrigin = { origin: 'USER', sessionId: null, turnNumber: null, session: async () => null, turn: async () => null };
 
 /** The agent's commits among `shas`: those a turn or a restore recorded as its project commit. */
 async function originsOf(deps: AttributionDeps, projectId: string, shas: string[]): Promise<Map<string, CommitOrigin>> {
   const origins = new Map<string, CommitOrigin>();
   if (shas.length === 0) return origins;
   const [turns, restores] = await Promise.all([
-    deps.db.turn.findMany({ where: { projectId, projectCommitSha: { in: shas } }, select: { projectCommitSha: true, sessionId: true, number: true } }),
+    deps.db.turn.findMany({ where: { projectId, projectCommitSha: { in: shas } } }),
     deps.db.projectRestore.findMany({ where: { projectId, commitSha: { in: shas } }, select: { commitSha: true, sessionId: true } }),
   ]);
   const sessions = new Map<string, Promise<Session | null>>();
@@ -100,8 +105,12 @@ async function originsOf(deps: AttributionDeps, projectId: string, shas: string[
     if (!read) sessions.set(sessionId, (read = deps.db.session.findUnique({ where: { sessionId } })));
     return read;
   };
-  for (const restore of restores) origins.set(restore.commitSha!, { origin: 'AGENT', sessionId: restore.sessionId, turnNumber: null, session: session(restore.sessionId) });
-  for (const turn of turns) origins.set(turn.projectCommitSha!, { origin: 'AGENT', sessionId: turn.sessionId, turnNumber: turn.number, session: session(turn.sessionId) });
+  for (const restore of restores) {
+    origins.set(restore.commitSha!, { origin: 'AGENT', sessionId: restore.sessionId, turnNumber: null, session: session(restore.sessionId), turn: async () => null });
+  }
+  for (const turn of turns) {
+    origins.set(turn.projectCommitSha!, { origin: 'AGENT', sessionId: turn.sessionId, turnNumber: turn.number, session: session(turn.sessionId), turn: async () => turn });
+  }
   return origins;
 }
 
