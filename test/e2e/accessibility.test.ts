@@ -2,7 +2,8 @@
  * Issue 27: an axe-core scan (the maintained accessibility rules engine, run inside the page) of
  * the pages people use most: a session in a project (conversation with tool calls, code changes,
  * timeline, branches, the rewind preview open) and its project page (history, a skipped turn's
- * snapshot, the restore preview open), and the search page. No serious or critical violation.
+ * snapshot, the restore preview open), the search page and a file's blame. No serious or critical
+ * violation.
  */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -102,9 +103,12 @@ describe('accessibility', () => {
     await page.getByRole('dialog', { name: "Apply turn 2's snapshot" }).getByText('1 path is written into the working tree').waitFor(WAIT);
     expect(await seriousViolations(page)).toEqual([]);
 
-    // The search page with its hits.
+    // The search page with its hits, and a file's blame.
     await page.goto(`${api.url}/search?q=euro*`);
     await page.getByRole('region', { name: 'Show prices in euros' }).locator('mark').first().waitFor(WAIT);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.goto(`${api.url}/projects/${createProject.projectId}/blame?path=README.md`);
+    await page.getByRole('table', { name: 'Blame' }).getByRole('row').first().waitFor(WAIT);
     expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
  * The shell: the sidebar (the search field, Sessions, Projects) and the page the address bar names.
  */
 import { BranchesPanel } from '../features/branches/BranchesPanel';
+import { BlameView } from '../features/projects/BlameView';
 import { DirtyTreeBanner } from '../features/projects/DirtyTreeBanner';
 import { ProjectPage } from '../features/projects/ProjectPage';
 import { ProjectsNav } from '../features/projects/ProjectsNav';
@@ -22,7 +23,7 @@ export function App() {
         </Link>
         <SearchBox />
         <SessionsNav currentSessionId={route.name === 'session' ? route.sessionId : undefined} />
-        <ProjectsNav currentProjectId={route.name === 'project' ? route.projectId : undefined} />
+        <ProjectsNav currentProjectId={route.name === 'project' || route.name === 'blame' ? route.projectId : undefined} />
         <a className="muted" href="/graphql">
           GraphiQL
         </a>
@@ -32,6 +33,7 @@ export function App() {
       {route.name === 'session' && <SessionPage key={route.sessionId} sessionId={route.sessionId} Branches={BranchesPanel} />}
       {route.name === 'project' && <ProjectPage key={route.projectId} projectId={route.projectId} />}
       {route.name === 'search' && <SearchPage />}
+      {route.name === 'blame' && <BlameView key={route.projectId} projectId={route.projectId} />}
       {route.name === 'home' && (
         <main className="empty">
           <h1>entity-memory</h1>

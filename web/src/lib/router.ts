@@ -1,6 +1,6 @@
 /**
  * Paths the UI knows, and a hook that follows the address bar (History API; the server
- * answers every such path with index.html). No router library: four routes.
+ * answers every such path with index.html). No router library: five routes.
  */
 import { useSyncExternalStore } from 'react';
 
@@ -9,6 +9,7 @@ export type Route =
   | { name: 'session'; sessionId: string }
   | { name: 'project'; projectId: string }
   | { name: 'search' }
+  | { name: 'blame'; projectId: string }
   | { name: 'notFound'; path: string };
 
 export function parseRoute(pathname: string): Route {
@@ -17,11 +18,19 @@ export function parseRoute(pathname: string): Route {
   if (parts.length === 1 && parts[0] === 'search') return { name: 'search' };
   if (parts.length === 2 && parts[0] === 'sessions') return { name: 'session', sessionId: parts[1]! };
   if (parts.length === 2 && parts[0] === 'projects') return { name: 'project', projectId: parts[1]! };
+  if (parts.length === 3 && parts[0] === 'projects' && parts[2] === 'blame') return { name: 'blame', projectId: parts[1]! };
   return { name: 'notFound', path: pathname };
 }
 
 export const sessionPath = (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`;
 export const projectPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}`;
+/** Which turn wrote each line of `path` in a project, at `rev` (a commit sha; HEAD when left out). */
+export function blamePath(projectId: string, path: string, rev?: string | null): string {
+  const params = new URLSearchParams({ path });
+  if (rev) params.set('rev', rev);
+  return `${projectPath(projectId)}/blame?${params.toString()}`;
+}
+
 /** The search page for `query`, with the filters given (empty ones left out). */
 export function searchPath(query: string, filters: Record<string, string> = {}): string {
   const params = new URLSearchParams({ q: query });

@@ -8,7 +8,7 @@
  */
 import type { CodeDiffFieldsFragment } from '../../gql/graphql';
 import { Link } from '../../lib/Link';
-import { projectPath } from '../../lib/router';
+import { blamePath, projectPath } from '../../lib/router';
 import { MAX_HIGHLIGHTED_LINES, useHighlight } from '../../lib/highlight';
 import { memo, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useSubscription } from 'urql';
@@ -170,7 +170,7 @@ function SplitPatch({ text, path }: { text: string; path: string | null }) {
 
 export type DiffLayout = 'unified' | 'split';
 
-function Files({ commit, label, layout }: { commit: CodeDiffFieldsFragment; label: string; layout: DiffLayout }) {
+function Files({ commit, label, layout, projectId }: { commit: CodeDiffFieldsFragment; label: string; layout: DiffLayout; projectId: string | null }) {
   // The files are coloured together, in one task: only when all of them are short enough.
   const lines = commit.diff.files.reduce((sum, file) => sum + (file.patch?.split('\n').length ?? 0), 0);
   const colour = lines <= MAX_HIGHLIGHTED_LINES;
@@ -182,7 +182,7 @@ function Files({ commit, label, layout }: { commit: CodeDiffFieldsFragment; labe
       </p>
       <ul className="change-list">
         {commit.diff.files.map((file) => (
-          <FileDiff key={`${commit.sha} ${file.path}`} file={file} colour={colour} layout={layout} />
+          <FileDiff key={`${commit.sha} ${file.path}`} file={file} colour={colour} layout={layout} blame={projectId && file.status !== 'DELETED' ? blamePath(projectId, file.path, commit.sha) : null} />
         ))}
       </ul>
     </>
@@ -191,11 +191,20 @@ function Files({ commit, label, layout }: { commit: CodeDiffFieldsFragment; labe
 
 export type DiffFile = CodeDiffFieldsFragment['diff']['files'][number];
 
-/** One file of the diff; a long patch starts collapsed, and a collapsed patch is not rendered until opened. */
-export function FileDiff({ file, colour, layout }: { file: DiffFile; colour: boolean; layout: DiffLayout }) {
+/**
+ * One file of the diff; a long patch starts collapsed, and a collapsed patch is not rendered until
+ * opened. `blame`: where "Blame" opens which turn wrote each of its lines (a project's commit).
+ */
+export function FileDiff({ file, colour, layout, blame = null }: { file: DiffFile; colour: boolean; layout: DiffLayout; blame?: string | null }) {
   const [open, setOpen] = useState(() => (file.patch?.split('\n').length ?? 0) <= LONG);
   return (
-    <li>
+    <li className="change-file">
+      {/* Beside the summary, not in it: a link inside a summary would nest two controls. */}
+      {blame && (
+        <Link href={blame} className="blame-link" aria-label={`Blame ${file.path}`}>
+          Blame
+        </Link>
+      )}
       <details open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
         <summary>
           <span className={`change-status change-${file.status.toLowerCase()}`}>{file.status.toLowerCase()}</span>{' '}
@@ -265,8 +274,8 @@ export function CodeChanges({ sessionId, sha, projectId, version }: { sessionId:
               ))}
             </fieldset>
           )}
-          {outcome.commit && <Files commit={outcome.commit} label="Commit" layout={layout} />}
-          {!outcome.commit && outcome.snapshot && <Files commit={outcome.snapshot} label="Kept on a private snapshot" layout={layout} />}
+          {outcome.commit && <Files commit={outcome.commit} label="Commit" layout={layout} projectId={projectId} />}
+          {!outcome.commit && outcome.snapshot && <Files commit={outcome.snapshot} label="Kept on a private snapshot" layout={layout} projectId={null} />}
           {!outcome.commit && !outcome.snapshot && outcome.paths.length > 0 && (
             <p className="muted">
               The agent's paths: <code>{outcome.paths.join(', ')}</code>

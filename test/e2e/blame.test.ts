@@ -1,0 +1,60 @@
+/**
+ * Which turn wrote each line, in Chromium (issue 28): from a turn's code changes, "Blame" opens
+ * the file with a gutter per range; the agent's ranges link to their turn in the conversation,
+ * the user's name their author.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CreateSession } from '../api/operations.js';
+import { startTestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
+import { CreateProject } from '../projects/operations.js';
+import { FAST_COMMITTER, outcome, recordTurn, userGit } from '../projects/project-turns.js';
+import { openPage } from './browser.js';
+
+const WAIT = { timeout: 45_000 };
+
+describe('blame in the UI', () => {
+  it("opens a turn's file with each range's turn or author, and an agent's range opens its turn", async () => {
+    const root = tempDir('em-e2e-blame-');
+    const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
+    const workdir = join(root, 'shop');
+    mkdirSync(join(workdir, 'src'), { recursive: true });
+    userGit(workdir, 'init', '-q', '-b', 'main');
+    writeFileSync(join(workdir, 'README.md'), '# Shop\n');
+    userGit(workdir, 'add', '-A');
+    userGit(workdir, 'commit', '-q', '-m', 'Start the shop');
+    const { createProject } = await api.ok(CreateProject, { input: { name: 'Shop', workdir } });
+    await api.ok(CreateSession, { input: { sessionId: 'prices', title: 'Prices', projectId: createProject.projectId } });
+    writeFileSync(join(workdir, 'src', 'price.js'), 'export const price = (n) => n;\nexport const tax = 0.2;\n');
+    await recordTurn(api, { sessionId: 'prices', content: 'Add prices', touchedPaths: ['src/price.js'] });
+    expect((await outcome(api, 'prices', 1)).result).toBe('COMMITTED');
+    // The user changes the first line and commits it.
+    writeFileSync(join(workdir, 'src', 'price.js'), 'export const price = (n) => Math.round(n);\nexport const tax = 0.2;\n');
+    userGit(workdir, 'commit', '-q', '-am', 'Round prices');
+    writeFileSync(join(workdir, 'src', 'price.js'), 'export const price = (n) => Math.round(n);\nexport const tax = 0.2;\nexport const currency = "EUR";\n');
+    await recordTurn(api, { sessionId: 'prices', content: 'Add the currency', touchedPaths: ['src/price.js'] });
+    expect((await outcome(api, 'prices', 2)).result).toBe('COMMITTED');
+
+    const { page, errors, blocked } = await openPage(api.url);
+    await page.goto(`${api.url}/sessions/prices`);
+    const code = page.getByRole('region', { name: 'Code changes', exact: true });
+    await code.getByRole('link', { name: 'Blame src/price.js', exact: true }).click();
+    const table = page.getByRole('table', { name: 'Blame', exact: true });
+    await table.waitFor(WAIT);
+    expect(new URL(page.url()).pathname).toBe(`/projects/${createProject.projectId}/blame`);
+    const rows = table.getByRole('row');
+    await expect.poll(() => rows.count(), WAIT).toBe(3);
+    const texts = (await rows.allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
+    expect(texts[0]).toMatch(/^you .*1 export const price = \(n\) => Math\.round\(n\);$/);
+    expect(texts[1]).toMatch(/^agent turn 1 Prices 2 export const tax = 0\.2;$/);
+    expect(texts[2]).toMatch(/^agent turn 2 Prices 3 export const currency = "EUR";$/);
+
+    // Turn 1's range opens the conversation at turn 1.
+    await table.getByRole('link', { name: 'turn 1', exact: true }).click();
+    await page.getByText('Turn 1 / 2', { exact: true }).waitFor(WAIT);
+    expect(blocked.urls).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});
