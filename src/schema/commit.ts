@@ -15,7 +15,11 @@ import {
   type DiffView,
   type FileChangeView,
 } from '../services/replay/read-commits.js';
-import { DIFF_STATUSES } from '../git/index.js';
+import { DIFF_STATUSES, isFullSha } from '../git/index.js';
+import { isValidId } from '../ids.js';
+import type { Deps } from '../services/deps.js';
+import { readProjectCommit } from '../services/projects/read-projects.js';
+import { commitOf } from '../services/replay/read-branches.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../services/page.js';
 import { loaders } from './loaders.js';
 import { builder } from './builder.js';
@@ -132,8 +136,25 @@ const Diff = builder.objectRef<DiffView>('Diff').implement({
 // What Commit.messages costs: the turn, its branches and fork points, then the page.
 const commitMessagesCost = 4 * QUERY_COST;
 
-Commit.implement({
+/** The key of a commit's node id: its repo (a session's or a project's) and its sha. */
+function commitKey(c: CommitRef): string {
+  const owner = c.sessionId !== null ? `session:${c.sessionId}` : 'projectId' in c && c.projectId ? `project:${c.projectId}` : 'unknown:-';
+  return `${owner}:${commitShaOf(c)}`;
+}
+
+/** The commit a node id's key names, or null when it names none (no such session, project or commit). */
+async function commitByKey(key: string, deps: Deps): Promise<CommitRef | null> {
+  const [kind, owner, sha] = key.split(':');
+  if (!owner || !isFullSha(sha) || !isValidId(owner)) return null;
+  if (kind === 'session') return (await deps.db.session.findUnique({ where: { sessionId: owner } })) ? commitOf(deps, owner, sha) : null;
+  if (kind === 'project') return readProjectCommit(deps, owner, sha!);
+  return null;
+}
+
+builder.node(Commit, {
   description: 'A commit of a session repo or a project repo. Fields marked git-backed start a git process each time they are resolved.',
+  id: { resolve: (c) => commitKey(c) },
+  loadOne: (key, ctx) => commitByKey(key, ctx.deps),
   fields: (t) => ({
     sha: t.string({ resolve: (c) => commitShaOf(c) }),
     shortSha: t.string({ resolve: (c) => commitShaOf(c).slice(0, 7) }),

@@ -20,7 +20,7 @@ export function decodeNodeId(globalID: string): { typename: string; id: string }
   const id = text.slice(colon + 1);
   if (colon < 1 || !TYPENAME.test(typename) || id === '') {
     throw new BadUserInputError(
-      `id ${JSON.stringify(globalID.slice(0, 80))} is not a node id: pass the id field of a Session, Message or Project as it was returned.`,
+      `id ${JSON.stringify(globalID.slice(0, 80))} is not a node id: pass the id field of a Session, Message, Project, Turn, Commit or Branch as it was returned.`,
       { field: 'id' },
     );
   }

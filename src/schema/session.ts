@@ -8,6 +8,7 @@ import { checkout } from '../services/replay/checkout.js';
 import { sessionBranches, sessionHead, type BranchView } from '../services/replay/read-branches.js';
 import { switchBranch } from '../services/replay/switch-branch.js';
 import { isRecording, RECORDING_WINDOW_MS } from '../services/sessions/recording.js';
+import { isValidId } from '../ids.js';
 import { loaders } from './loaders.js';
 import { builder } from './builder.js';
 import { serviceThenRow } from './refetch.js';
@@ -30,7 +31,17 @@ const MirrorStatus = builder.objectRef<MirrorStatusShape>('MirrorStatus').implem
 
 const BranchKindEnum = builder.enumType(BranchKind, { name: 'BranchKind' });
 
-const Branch = builder.objectRef<BranchView>('Branch').implement({
+const Branch = builder.node(builder.objectRef<BranchView>('Branch'), {
+  description: "A branch of a session: main, a retry's or a fork's.",
+  // Its session and name: "<sessionId>:<name>".
+  id: { resolve: (b) => `${b.sessionId}:${b.name}` },
+  loadOne: async (key, ctx) => {
+    const at = key.indexOf(':');
+    const sessionId = key.slice(0, at);
+    if (at < 1 || !isValidId(sessionId)) return null;
+    const session = await ctx.deps.db.session.findUnique({ where: { sessionId } });
+    return session ? ((await sessionBranches(ctx.deps, session)).find((b) => b.name === key.slice(at + 1)) ?? null) : null;
+  },
   fields: (t) => ({
     name: t.exposeString('name'),
     kind: t.expose('kind', { type: BranchKindEnum }),

@@ -138,7 +138,7 @@ const ProjectCommittedEvent = builder.objectRef<ProjectCommittedPayload>('Projec
           const repo = projectReader(await eventProject(ctx, e));
           const info = await repo.commitInfo(e.sha);
           if (!info) throw new Error(`commit ${e.sha} is gone from project ${e.projectId}`);
-          return { repo, sessionId: null, info };
+          return { repo, sessionId: null, projectId: e.projectId, info };
         }),
     }),
   }),

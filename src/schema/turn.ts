@@ -12,8 +12,9 @@ import { sumCounts } from '../redaction/secrets.js';
 
 const bySeq = { orderBy: { seq: 'asc' } } as const;
 
-export const Turn = builder.prismaObject('Turn', {
+export const Turn = builder.prismaNode('Turn', {
   description: "A turn: one user message, the assistant's reply, and the tool results in between.",
+  id: { field: 'id' },
   fields: (t) => ({
     number: t.exposeInt('number', { description: '1-based position along its branch.' }),
     cursor: t.string({

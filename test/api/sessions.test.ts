@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { onlyError, startTestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/git.js';
 import { AppendMessage, CreateSession, NodeById, RecordTurn, SessionView, Sessions } from './operations.js';
 
 describe('sessions', () => {
@@ -141,5 +142,36 @@ describe('sessions', () => {
     expect(page2.session?.messages.edges.map((e) => e.node.content)).toEqual(['a2', 'q3', 'a3', 'q4', 'a4']);
     expect(page2.session?.messages.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
     expect(page1.session?.messages.edges[1]?.node.successors.map((s) => s.messageId)).toHaveLength(1);
+  });
+});
+
+describe('node(id:) for what a search hit or a blame range points to', () => {
+  it('fetches a Turn, a Commit (of a session repo) and a Branch by the id they were returned with; a made-up one is null', async () => {
+    const api = await startTestServer();
+    await api.ok(CreateSession, { input: { sessionId: 'n1' } });
+    await api.ok(RecordTurn, { input: { sessionId: 'n1', user: { content: 'q' }, assistant: { content: 'a' } } });
+    const ids = await eventually(async () => {
+      const result = await api.raw('{ session(sessionId: "n1") { turns(first: 1) { edges { node { id number commit { id sha } } } } branches { id name } } }');
+      const session = (result.data as { session: { turns: { edges: { node: { id: string; number: number; commit: { id: string; sha: string } | null } }[] }; branches: { id: string; name: string }[] } })
+        .session;
+      const turn = session.turns.edges[0]!.node;
+      return turn.commit ? { turn: turn.id, commit: turn.commit.id, sha: turn.commit.sha, branch: session.branches[0]!.id } : false;
+    });
+    const node = async (id: string) => {
+      const result = await api.raw(
+        'query ($id: ID!) { node(id: $id) { __typename id ... on Turn { number } ... on Commit { sha } ... on Branch { name isCurrent } } }',
+        { id },
+      );
+      expect(result.errors).toBeUndefined();
+      return (result.data as { node: Record<string, unknown> | null }).node;
+    };
+    expect(await node(ids.turn)).toEqual({ __typename: 'Turn', id: ids.turn, number: 1 });
+    expect(await node(ids.commit)).toEqual({ __typename: 'Commit', id: ids.commit, sha: ids.sha });
+    expect(await node(ids.branch)).toEqual({ __typename: 'Branch', id: ids.branch, name: 'main', isCurrent: true });
+    // Well-formed ids of nothing: no node.
+    const id = (text: string) => Buffer.from(text).toString('base64');
+    for (const made of [`Commit:session:n1:${'0'.repeat(40)}`, `Commit:session:nobody:${ids.sha}`, `Commit:project:nope:${ids.sha}`, 'Commit:session:n1:HEAD', 'Branch:n1:nope', 'Branch:../x:main', 'Turn:nope']) {
+      expect(await node(id(made)), made).toBeNull();
+    }
   });
 });

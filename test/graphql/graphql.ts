@@ -303,9 +303,12 @@ export type NodeByIdQueryVariables = Exact<{
 
 
 export type NodeByIdQuery = { node:
+    | { __typename: 'Branch', id: string }
+    | { __typename: 'Commit', id: string }
     | { __typename: 'Message', messageId: string, content: string, id: string }
     | { __typename: 'Project', id: string }
     | { __typename: 'Session', sessionId: string, id: string }
+    | { __typename: 'Turn', id: string }
    | null };
 
 export type RetryTurnMutationVariables = Exact<{

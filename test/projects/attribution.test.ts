@@ -108,6 +108,12 @@ describe('attribution', () => {
     const next = await api.raw(HISTORY, { projectId, path: 'app.ts', first: 1, after: firstPage.pageInfo.endCursor });
     expect((next.data as { project: { fileHistory: { edges: { node: { commit: { sha: string } } }[] } } }).project.fileHistory.edges[0]!.node.commit.sha).toBe(userSha);
 
+    // A project's commit is a node: its id fetches it again.
+    const withId = await api.raw(`query ($projectId: String!) { project(projectId: $projectId) { blame(path: "app.ts") { commit { id sha } } } }`, { projectId });
+    const commitId = (withId.data as { project: { blame: { commit: { id: string; sha: string } }[] } }).project.blame[1]!.commit.id;
+    const byId = await api.raw(`query ($id: ID!) { node(id: $id) { ... on Commit { sha headline } } }`, { id: commitId });
+    expect(byId.data).toEqual({ node: { sha: userSha, headline: 'Fix line 3 by hand' } });
+
     // Bad input: a clear code, nothing run in the repo's name.
     const cases: [object, string, RegExp][] = [
       [{ path: '../outside.txt' }, 'BAD_USER_INPUT', /not a file path of the repo/],

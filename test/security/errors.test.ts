@@ -87,7 +87,7 @@ describe('node(id:)', () => {
     for (const id of garbage) {
       const result = await node(id);
       expect(onlyCode(result), id).toBe('BAD_USER_INPUT');
-      expect(result.errors![0]!.message, id).toMatch(/is not a node id: pass the id field of a Session, Message or Project/);
+      expect(result.errors![0]!.message, id).toMatch(/is not a node id: pass the id field of a Session, Message, Project, Turn, Commit or Branch/);
       expect(result.data, id).toEqual({ node: null });
     }
 

@@ -63,7 +63,7 @@ export async function projectBlame(project: Project, args: { path: string; rev?:
     startLine: range.startLine,
     endLine: range.endLine,
     lines: range.lines,
-    commit: { repo, sessionId: null, info: commits.get(range.sha)! },
+    commit: { repo, sessionId: null, projectId: project.projectId, info: commits.get(range.sha)! },
     ...(origins.get(range.sha) ?? USER),
   }));
 }
@@ -83,7 +83,7 @@ export async function projectFileHistory(project: Project, args: PageArgs & { pa
     async (skip, take) => {
       const infos = await repo.log({ ref: sha, skip, limit: take, path });
       const origins = await originsOf(deps, project.projectId, infos.map((info) => info.sha));
-      return infos.map((info) => ({ commit: { repo, sessionId: null, info }, ...(origins.get(info.sha) ?? USER) }));
+      return infos.map((info) => ({ commit: { repo, sessionId: null, projectId: project.projectId, info }, ...(origins.get(info.sha) ?? USER) }));
     },
     () => repo.countCommits(sha, path),
   );

@@ -54,7 +54,7 @@ export async function projectHistory(project: Project, args: PageArgs, deps: Pic
   if (!sha) return emptyPage();
   return offsetPage<CommitRef>(
     page,
-    async (skip, take) => (await repo.log({ ref: sha, skip, limit: take })).map((info) => ({ repo, sessionId: null, info })),
+    async (skip, take) => (await repo.log({ ref: sha, skip, limit: take })).map((info) => ({ repo, sessionId: null, projectId: project.projectId, info })),
     () => repo.countCommits(sha),
   );
 }
@@ -126,7 +126,7 @@ export function turnProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logger'>, 
     const project = await deps.db.project.findUnique({ where: { projectId } });
     const repo = project ? await checkedReader(project, deps) : null;
     const info = repo ? await repo.commitInfo(sha).catch(() => null) : null;
-    return repo && info ? { repo, sessionId: null, info } : null;
+    return repo && info ? { repo, sessionId: null, projectId, info } : null;
   };
   const files = turn.projectFiles ? (JSON.parse(turn.projectFiles) as RecordedState[]) : [];
   /** A read of the working tree at the snapshot's paths; null without a snapshot, or when the folder cannot be used now. */
@@ -184,5 +184,5 @@ export async function readProjectCommit(deps: Pick<Deps, 'db' | 'config' | 'logg
   const project = await deps.db.project.findUnique({ where: { projectId } });
   const repo = project ? await checkedReader(project, deps) : null;
   const info = repo ? await repo.commitInfo(sha).catch(() => null) : null;
-  return repo && info ? { repo, sessionId: null, info } : null;
+  return repo && info ? { repo, sessionId: null, projectId, info } : null;
 }

@@ -8,6 +8,7 @@ import { SessionReads } from '../sessions/session-reads.js';
 import { shaCommitRef, whileRepoMayBeRebuilt, type CommitRef } from './read-commits.js';
 
 export interface BranchView {
+  sessionId: string;
   name: string;
   kind: BranchKind;
   isCurrent: boolean;
@@ -59,6 +60,7 @@ export async function sessionBranches(deps: Pick<Deps, 'config' | 'db'>, session
   });
   const forkSha = new Map(forkTurns.map((t) => [t.id, t.commitSha]));
   return branches.map((branch) => ({
+    sessionId: session.sessionId,
     name: branch.name,
     kind: branch.kind,
     isCurrent: branch.name === session.currentBranch,

@@ -26,6 +26,8 @@ export type CommitRef = ReadCommitRef | ShaCommitRef;
 export interface ReadCommitRef {
   repo: GitRepo;
   sessionId: string | null;
+  /** The project whose repo holds it (a project's commit: sessionId null). */
+  projectId?: string;
   info: CommitInfo;
 }
 
