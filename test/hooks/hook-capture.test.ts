@@ -6,7 +6,7 @@
  * ran) become the agent's project commit; the user's own work is never taken. The real Claude
  * Code CLI drives the same path in test/agents.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/logger.js';
@@ -316,3 +316,25 @@ describe('the hook command on its own', () => {
     for (const { node } of spooledAt.messages.edges) expect(new Date(node.createdAt).getTime()).toBeLessThan(serverStarted);
   }, 60_000);
 });
+
+describe('an event spooled while the server runs', () => {
+  it('is recorded before the next event a hook sends: a Stop never closes a turn before its spooled tool call', async () => {
+    const root = tempDir('em-hooks-');
+    // No periodic replay: only the next event can bring the spooled one in first.
+    const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER, hooks: { spoolCheckMs: 0 } });
+    const dir = userRepo(root);
+    await api.ok(CreateProject, { input: { name: 'App', workdir: dir } });
+    const c = claudeEvents('slow', dir);
+    const send = async (event: object) => expect(await runHook('claude-code', api.dataDir, event)).toEqual({ code: 0, stdout: '', stderr: '' });
+    await send(c.prompt('p1', 'write a.txt'));
+    writeFileSync(join(dir, 'a.txt'), 'a\n');
+    // The PostToolUse hook found the server too slow and spooled its event, as the hook command does.
+    const write = { file_path: join(dir, 'a.txt'), content: 'a\n' };
+    const line = { v: 1, agent: 'claude-code', receivedAt: new Date().toISOString(), payload: c.postTool('p1', 'toolu_a', 'Write', write, { type: 'create', filePath: write.file_path }) };
+    appendFileSync(join(api.dataDir, 'hooks', 'spool.jsonl'), `${JSON.stringify(line)}\n`);
+    await send(c.stop('p1', 'Wrote a.txt.'));
+    expect(await outcome(api, 'slow', 1)).toMatchObject({ result: 'COMMITTED', paths: ['a.txt'] });
+    expect(existsSync(join(api.dataDir, 'hooks', 'spool.jsonl'))).toBe(false);
+  }, 60_000);
+});
+

@@ -3,13 +3,14 @@
  * spool the hook command writes when no server answers (bin/entity-memory-hook.cjs):
  * `<data-dir>/hooks/spool.jsonl`, one `{"v":1,"agent","receivedAt","payload"}` per line, appended
  * with O_APPEND. The spool is replayed at start, before any event from a request is recorded (so
- * events keep their order), and again whenever it reappears (a hook that timed out against a busy
- * server): the file is renamed aside first, its whole lines recorded in order, then removed; a
+ * events keep their order), again before any event from a request while one is there (a hook that
+ * timed out against a busy server spooled the event before it: it is recorded first), and every
+ * `spoolCheckMs`: the file is renamed aside first, its whole lines recorded in order, then removed; a
  * torn last line (a hook killed mid-write) is reported and dropped; a replay stopped by an error
  * keeps the lines not yet recorded for the next one. Events of one session are recorded one at a
  * time, in the order they arrived.
  */
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isHookAgent, readHookEvent, type HookAgent } from '../../hooks/events.js';
 import { KeyedLocks } from '../../locks.js';
@@ -71,7 +72,20 @@ export class HookIntake {
    */
   async receive(agent: HookAgent, payload: unknown): Promise<IntakeResult> {
     await this.ready;
+    // An earlier hook may have spooled its event (this server was too slow to answer it in time):
+    // that event goes first, so a turn never closes before the tool calls it holds are recorded
+    // (a Stop recorded before its turn's spooled PostToolUse left the agent's file unattributed,
+    // the turn skipped as dirty, and every later turn with it).
+    if (await this.spoolWaiting()) await this.replaySpool();
     return this.record(agent, payload);
+  }
+
+  /** Whether a spool is there to replay (one stat: every event asks). */
+  private spoolWaiting(): Promise<boolean> {
+    return stat(join(hooksDir(this.deps.config.dataDir), SPOOL_FILE)).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** @param at when the hook received the event, for one from the spool: its messages and turn carry that time. */
