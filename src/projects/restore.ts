@@ -102,11 +102,9 @@ export async function unapplySnapshotFiles(
   const { turn, files } = snapshot;
   return underProjectLock(deps, project, async (place) => {
     const repo = place.repo;
-    const paths = files.map((f) => f.path);
-    const blocked = await blockedPaths(place.workdir, paths);
-    const now = await readStates(place, paths.filter((p) => !blocked.has(p)));
+    const { now, blocked } = await snapshotStates(place, files);
     const head = await repo.readHead();
-    const inHead = await repo.entriesAt(head.sha, paths);
+    const inHead = await repo.entriesAt(head.sha, files.map((f) => f.path));
     const headNow = (path: string): FileState => ({ path, mode: inHead.get(path)?.mode ?? null, oid: inHead.get(path)?.oid ?? null });
     const changed: string[] = [];
     const committed: string[] = [];
@@ -258,14 +256,14 @@ export async function restoreFiles(
  * holds neither what HEAD held when the snapshot was taken nor the snapshot's content, or is a
  * folder (or below a link) now.
  */
-async function snapshotStates(place: RepoPlace, files: readonly RecordedState[]): Promise<{ conflicts: string[]; now: FileState[] }> {
+async function snapshotStates(place: RepoPlace, files: readonly RecordedState[]): Promise<{ conflicts: string[]; now: FileState[]; blocked: Set<string> }> {
   const paths = files.map((f) => f.path);
   const blocked = await blockedPaths(place.workdir, paths);
   const now = await readStates(place, paths.filter((p) => !blocked.has(p)));
   const conflicts = files
     .filter((f) => blocked.has(f.path) || (changedPaths([baseOf(f)], now).length > 0 && changedPaths([f], now).length > 0))
     .map((f) => f.path);
-  return { conflicts, now };
+  return { conflicts, now, blocked };
 }
 
 /**
@@ -274,20 +272,14 @@ async function snapshotStates(place: RepoPlace, files: readonly RecordedState[])
  * @throws what opening the project's folder throws (it cannot be used now).
  */
 export async function snapshotConflicts(project: PlaceProject, config: Pick<Config, 'allowedRoots' | 'dataDir'>, files: readonly RecordedState[]): Promise<string[]> {
-  if (files.length === 0) return [];
-  const place = await openProjectRepo(project, config);
-  try {
-    return (await snapshotStates(place, files)).conflicts;
-  } catch (error) {
-    if (error instanceof ConflictError) return files.map((f) => f.path);
-    throw error;
-  }
+  return (await previewSnapshot(project, config, files)).conflicts;
 }
 
 /**
  * What `applySnapshotFiles` would write now, read without writing anything (no lock: a preview;
  * the apply checks again under the lock): each path whose content it changes, from what the
- * working tree holds to the snapshot's state, and the paths that would refuse it.
+ * working tree holds to the snapshot's state, and the paths that would refuse it, in the
+ * snapshot's order.
  * @throws the project's own refusal (openProjectRepo).
  */
 export async function previewSnapshot(
@@ -316,7 +308,7 @@ export async function previewSnapshot(
       conflict: inTheWay.has(f.path),
     }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { changes, conflicts: [...inTheWay].sort() };
+  return { changes, conflicts: seen.conflicts };
 }
 
 /**

@@ -6,10 +6,10 @@
  */
 import type { Project, Session, Turn } from '../../generated/prisma/client.js';
 import { BadUserInputError, NotFoundError } from '../../errors.js';
-import { assertRepoPath, GitArgumentError, GitObjectNotFoundError, GitRepo } from '../../git/index.js';
-import { locateProjectRepo } from '../../projects/project-place.js';
+import { assertRepoPath, GitArgumentError, GitObjectNotFoundError, type GitRepo } from '../../git/index.js';
 import type { Deps } from '../deps.js';
 import { isBackward, offsetPage, pageSize, type Page, type PageArgs } from '../page.js';
+import { projectRepoReader } from './read-projects.js';
 import type { CommitRef } from '../replay/read-commits.js';
 
 export type LineOrigin = 'AGENT' | 'USER';
@@ -46,7 +46,7 @@ type AttributionDeps = Pick<Deps, 'db' | 'config'>;
  * does not have; the project's own refusal when its folder cannot be used now.
  */
 export async function projectBlame(project: Project, args: { path: string; rev?: string | null }, deps: AttributionDeps): Promise<BlameLines[]> {
-  const repo = await reader(project, deps);
+  const repo = await projectRepoReader(project, deps);
   const path = checkedPath(args.path);
   const sha = await resolveRev(repo, args.rev ?? 'HEAD');
   let ranges;
@@ -73,7 +73,7 @@ export async function projectBlame(project: Project, args: { path: string; rev?:
  * @throws as `projectBlame`.
  */
 export async function projectFileHistory(project: Project, args: PageArgs & { path: string }, deps: AttributionDeps): Promise<Page<FileCommit>> {
-  const repo = await reader(project, deps);
+  const repo = await projectRepoReader(project, deps);
   const path = checkedPath(args.path);
   const page = { size: pageSize(args), after: args.after, before: args.before, backward: isBackward(args), kind: 'file-history' };
   const { sha } = await repo.headState();
@@ -112,12 +112,6 @@ async function originsOf(deps: AttributionDeps, projectId: string, shas: string[
     origins.set(turn.projectCommitSha!, { origin: 'AGENT', sessionId: turn.sessionId, turnNumber: turn.number, session: session(turn.sessionId), turn: async () => turn });
   }
   return origins;
-}
-
-/** A reader over the project's repo once its folder and git directory are checked again. */
-async function reader(project: Project, deps: AttributionDeps): Promise<GitRepo> {
-  const { workdir, location } = await locateProjectRepo(project, deps.config);
-  return new GitRepo(workdir, { gitDirs: { gitDir: location.gitDir, commonDir: location.commonDir } });
 }
 
 function checkedPath(path: string): string {

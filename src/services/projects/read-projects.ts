@@ -31,14 +31,22 @@ export function projectReader(project: Project): GitRepo {
  * (see GitRepo), and `git config --list` was one of 4 processes per
  * Project.history.
  */
-async function checkedReader(project: Project, deps: Pick<Deps, 'config' | 'logger'>): Promise<GitRepo | null> {
+async function checkedReader(project: Project, deps: Pick<Deps, 'config'>): Promise<GitRepo | null> {
   try {
-    const { workdir, location } = await locateProjectRepo(project, deps.config);
-    return new GitRepo(workdir, { gitDirs: { gitDir: location.gitDir, commonDir: location.commonDir } });
+    return await projectRepoReader(project, deps);
   } catch (error) {
     if (error instanceof AppError) return null;
     throw error;
   }
+}
+
+/**
+ * As `checkedReader`, but a folder or repo that cannot be used now is refused with the project's
+ * own error (a request that names one file there says why).
+ */
+export async function projectRepoReader(project: Project, deps: Pick<Deps, 'config'>): Promise<GitRepo> {
+  const { workdir, location } = await locateProjectRepo(project, deps.config);
+  return new GitRepo(workdir, { gitDirs: { gitDir: location.gitDir, commonDir: location.commonDir } });
 }
 
 /**

@@ -4,6 +4,7 @@
  * turns, the position and read-only texts, the mirror state text, and the list cursors
  * the server's pagination uses (src/services/page.ts: base64url of "<kind>:<key>").
  */
+import { isTextEntry } from '../../lib/text-entry';
 
 /** What the page knows of the viewed commit (Session.head) and the session around it. */
 export interface ViewState {
@@ -62,17 +63,6 @@ export function readOnlyText(view: Pick<ViewState, 'head' | 'turnCount' | 'detac
 }
 
 export type StepKey = 'previous' | 'next';
-
-/** Whether an element takes typed text (so arrow keys belong to it, not to the replay). */
-export function isTextEntry(element: Element | null): boolean {
-  if (!element) return false;
-  const tag = element.tagName;
-  if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') return true;
-  if (element instanceof HTMLElement && element.isContentEditable) return true;
-  // jsdom has no isContentEditable: read the attribute up the tree as well.
-  const editable = element.closest('[contenteditable]');
-  return editable !== null && editable.getAttribute('contenteditable') !== 'false';
-}
 
 /**
  * The replay step a key asks for: Left or `k` is Previous, Right or `j` is Next, and `g` then `l`

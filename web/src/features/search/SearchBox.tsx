@@ -4,13 +4,7 @@
  */
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { navigate, searchPath, useSearch } from '../../lib/router';
-
-/** Whether `element` takes typing (a key pressed there is text, not a shortcut). */
-function takesText(element: Element | null): boolean {
-  if (!element) return false;
-  const tag = element.tagName;
-  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || (element as HTMLElement).isContentEditable;
-}
+import { isTextEntry } from '../../lib/text-entry';
 
 export function SearchBox() {
   const input = useRef<HTMLInputElement>(null);
@@ -20,7 +14,7 @@ export function SearchBox() {
   useEffect(() => setText(shown), [shown]);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey || takesText(document.activeElement)) return;
+      if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey || isTextEntry(document.activeElement)) return;
       event.preventDefault();
       input.current?.focus();
       input.current?.select();
