@@ -2,7 +2,7 @@
  * search: every session's messages by words, phrases, prefixes and qualifiers, ranked, each hit
  * with its session, turn and a snippet with its matches (src/services/search).
  */
-import { DEFAULT_SEARCH_PAGE, MAX_SEARCH_OFFSET, MAX_SEARCH_PAGE, searchMessages, type SearchHit } from '../services/search/search.js';
+import { DEFAULT_SEARCH_PAGE, MAX_SEARCH_PAGE, RANKED_MATCHES, searchMessages, type SearchHit } from '../services/search/search.js';
 import type { TextRange } from '../services/search/snippet.js';
 import { builder } from './builder.js';
 import { pageTotalCount } from './connection.js';
@@ -38,7 +38,13 @@ const SearchHitConnection = builder.connectionObject(
   {
     type: SearchHitRef,
     name: 'SearchHitConnection',
-    fields: (t) => ({ totalCount: t.int({ description: 'Every hit of the search (a count: as costly as a page).', resolve: pageTotalCount }) }),
+    fields: (t) => ({
+      totalCount: t.int({ description: 'Every message that matches (a count: on a common word, slower than a page).', resolve: pageTotalCount }),
+      rankedMatches: t.int({
+        description: `How many of the newest matches are ranked (${RANKED_MATCHES}): when totalCount is more, the hits are the best of the newest ${RANKED_MATCHES}, and pages end there. Add a word, or filter by date, to reach older ones.`,
+        resolve: () => RANKED_MATCHES,
+      }),
+    }),
   },
   { name: 'SearchHitEdge' },
 );
@@ -63,7 +69,8 @@ builder.queryFields((t) => ({
       'Every session\'s messages that match `query`, best first (newest first among equals). The query: words (all must match), "a phrase", ' +
       '-word (must not match), prefix*, and the qualifiers role:user|assistant|tool|system, tool:NAME, path:PATH (among the tools\' inputs), session:ID. ' +
       'A word is a run of letters and digits, any case: src/app.ts is the phrase "src app ts". The first 100,000 characters of each message are searched. ' +
-      `A malformed query is BAD_USER_INPUT with extensions.position. Pages of at most ${MAX_SEARCH_PAGE} (${DEFAULT_SEARCH_PAGE} when first is omitted), ${MAX_SEARCH_OFFSET} hits deep.`,
+      `A query with more than ${RANKED_MATCHES} matches ranks its ${RANKED_MATCHES} newest (rankedMatches). ` +
+      `A malformed query is BAD_USER_INPUT with extensions.position. Pages of at most ${MAX_SEARCH_PAGE} (${DEFAULT_SEARCH_PAGE} when first is omitted), ${RANKED_MATCHES} hits deep.`,
     args: {
       query: t.arg.string({ required: true }),
       filter: t.arg({ type: SearchFilterInput }),

@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RANKED_MATCHES } from '../../src/services/search/search.js';
 import { onlyError, startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 import { claudeEvents, runHook } from '../hooks/hook-events.js';
@@ -210,6 +211,44 @@ describe('search: the query language, filters, ranking and pages', () => {
       after = page.pageInfo.endCursor!;
     }
     expect(seen).toEqual(all);
+  });
+
+  it('ranks the newest RANKED_MATCHES of a word found more often, counts them all, and pages no deeper', async () => {
+    const api = await startTestServer();
+    await session(api, 'many');
+    const db = api.server.app.deps.db;
+    const base = Date.UTC(2026, 0, 1);
+    // The oldest message is the best match (the word four times in four words); 5,100 after it say it once.
+    const total = RANKED_MATCHES + 101;
+    const rows = Array.from({ length: total }, (_, i) => ({
+      id: `many-${i}`,
+      sessionId: 'many',
+      messageId: `m${i}`,
+      seq: i + 1,
+      role: 'USER' as const,
+      content: i === 0 ? 'quartz quartz quartz quartz' : i === total - 1 ? 'quartz quartz quartz and more words' : `message ${i} names quartz once among other words`,
+      createdAt: new Date(base + i * 1000),
+    }));
+    for (let i = 0; i < rows.length; i += 500) await db.message.createMany({ data: rows.slice(i, i + 500) });
+    await db.session.update({ where: { sessionId: 'many' }, data: { nextSeq: total + 1 } });
+
+    const page = await search(api, 'quartz', { first: 3 });
+    expect(page.totalCount).toBe(total);
+    const ids = page.edges.map((e) => e.node.message.messageId);
+    // The newest strong match leads; the oldest, out of the newest RANKED_MATCHES, is not ranked at all.
+    expect(ids[0]).toBe(`m${total - 1}`);
+    expect(ids).not.toContain('m0');
+    expect((await api.raw('{ search(query: "quartz", first: 0) { rankedMatches } }')).data).toEqual({ search: { rankedMatches: RANKED_MATCHES } });
+    // A word found less often is ranked in full: the oldest message is its best match.
+    expect((await found(api, 'quartz', { filter: { until: new Date(base + 10_000).toISOString() } }))[0]).toBe('many/m0');
+
+    // The last rankable page ends there: its hasNextPage is false, and a cursor past it is refused.
+    const last = await search(api, 'quartz', { first: 2, after: Buffer.from(`search:${RANKED_MATCHES - 3}`).toString('base64url') });
+    expect(last.edges).toHaveLength(2);
+    expect(last.pageInfo.hasNextPage).toBe(false);
+    const past = onlyError(await api.raw(SEARCH, { query: 'quartz', after: last.pageInfo.endCursor }));
+    expect(past.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(past.message).toMatch(/newest matches.*filter by date/);
   });
 
   it('cuts a snippet to 300 characters around the first match, marks its words, never splits a character', async () => {

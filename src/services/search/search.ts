@@ -4,7 +4,8 @@
  * FTS5 table "MessageSearch" and its triggers; PostgreSQL: the generated column
  * "Message"."searchVector" and its GIN index; both made by the *_message_search migrations), so a
  * message is findable once its write is acknowledged. Ranked (bm25 on SQLite, ts_rank on
- * PostgreSQL: the text weighs 1, the tools' names and inputs 0.4), newest first among equals.
+ * PostgreSQL: the text weighs 1, the tools' names and inputs 0.4), newest first among equals; a
+ * query with more than RANKED_MATCHES matches ranks its newest RANKED_MATCHES (rankedIds).
  */
 import type { Message, Session } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/index.js';
@@ -17,8 +18,10 @@ import { snippetOf, type TextRange } from './snippet.js';
 
 export const DEFAULT_SEARCH_PAGE = 20;
 export const MAX_SEARCH_PAGE = 100;
+/** How many of a query's newest matches are ranked (rankedIds): its pages go this deep. */
+export const RANKED_MATCHES = 5_000;
 /** How deep a search pages: a ranked list is read from its start each time. */
-export const MAX_SEARCH_OFFSET = 10_000;
+export const MAX_SEARCH_OFFSET = RANKED_MATCHES;
 const CURSOR_KIND = 'search';
 
 export interface SearchFilter {
@@ -82,8 +85,11 @@ export async function searchMessages(db: Db, args: SearchArgs): Promise<Page<Sea
     throw new BadUserInputError(`first must be from 0 to ${MAX_SEARCH_PAGE}, got ${first}.`, { field: 'first' });
   }
   const offset = args.after != null ? decodeIntCursor(args.after, CURSOR_KIND) + 1 : 0;
-  if (offset > MAX_SEARCH_OFFSET) {
-    throw new BadUserInputError(`Search pages go ${MAX_SEARCH_OFFSET} hits deep: narrow the query or its filter instead.`, { field: 'after' });
+  if (offset >= MAX_SEARCH_OFFSET) {
+    throw new BadUserInputError(
+      `Search ranks the ${MAX_SEARCH_OFFSET.toLocaleString('en-US')} newest matches, and pages go no deeper: add a word, or filter by date (since, until) to reach older messages.`,
+      { field: 'after' },
+    );
   }
   const plan: Plan = {
     terms,
@@ -109,11 +115,13 @@ function emptyPage(): Page<SearchHit> {
 /**
  * The statement's FROM and WHERE for `plan`, with its parameters, its rank's expression, and the
  * placeholders' counter to number more after them; null when the plan finds nothing (two sessions).
+ * `matched`: the statement has a match on the index (then `rank` ranks it, and on SQLite `s` is
+ * the index's table, its rowid the message's).
  */
 function statement(
   db: Db,
   plan: Plan,
-): { from: string; where: string[]; params: unknown[]; rank: string; p: ReturnType<typeof placeholders> } | null {
+): { from: string; where: string[]; params: unknown[]; rank: string; matched: boolean; p: ReturnType<typeof placeholders> } | null {
   const sqlite = dialectOf(db) === 'sqlite';
   const p = placeholders(db);
   const params: unknown[] = [];
@@ -123,7 +131,7 @@ function statement(
   const compiled = sqlite ? fts5Query(plan.terms) : tsQuery(plan.terms);
   if (compiled.match !== null) {
     if (sqlite) {
-      from = `"MessageSearch" s JOIN "Message" m ON m.rowid = s.rowid`;
+      from = `"MessageSearch" s`;
       where.push(`"MessageSearch" MATCH ${p()}`);
       rank = `-bm25("MessageSearch", 1.0, 0.4)`;
     } else {
@@ -162,7 +170,10 @@ function statement(
     where.push(`m."createdAt" < ${p('timestamp')}`);
     params.push(filter.until);
   }
-  if (filter.projectId != null || filter.agent != null) {
+  const bySession = filter.projectId != null || filter.agent != null;
+  // On SQLite the index is joined to its messages only when a filter reads them (where[0] is the match).
+  if (sqlite && compiled.match !== null && (where.length > 1 || bySession)) from += ` JOIN "Message" m ON m.rowid = s.rowid`;
+  if (bySession) {
     from += ` JOIN "Session" se ON se."sessionId" = m."sessionId"`;
     if (filter.projectId != null) {
       where.push(`se."projectId" = ${p('text')}`);
@@ -173,17 +184,37 @@ function statement(
       params.push(filter.agent, filter.agent);
     }
   }
-  return { from, where, params, rank, p };
+  return { from, where, params, rank, matched: compiled.match !== null, p };
 }
 
+/**
+ * The page's message ids and ranks. A query with words ranks its RANKED_MATCHES newest matches
+ * (all of them when it has fewer): ranking every match of a word found in half of the messages
+ * costs a read of each (300 ms at 250,000 messages), ranking the newest few thousand a few ms,
+ * and in a memory of what happened the newest are the likelier ones. The newest are taken in
+ * the index's own order (SQLite: its rowids, the messages' order of writing, read backward;
+ * PostgreSQL: "createdAt"), then ranked; equal ranks newest first.
+ */
 async function rankedIds(db: Db, plan: Plan, take: number, offset: number): Promise<{ id: string; rank: number }[]> {
   const built = statement(db, plan);
   if (built === null) return [];
-  const { from, where, params, rank, p } = built;
-  const sql =
-    `SELECT m."id" AS id, ${rank} AS rank FROM ${from}` +
-    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-    ` ORDER BY rank DESC, m."createdAt" DESC, m."id" DESC LIMIT ${p('int')} OFFSET ${p('int')}`;
+  const { from, where, params, rank, matched, p } = built;
+  const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+  let sql: string;
+  if (!matched) {
+    // Nothing to rank (only -words, role:, session:): newest first.
+    sql = `SELECT m."id" AS id, 0 AS rank FROM ${from}${whereSql} ORDER BY m."createdAt" DESC, m."id" DESC LIMIT ${p('int')} OFFSET ${p('int')}`;
+  } else if (dialectOf(db) === 'sqlite') {
+    // The rank is computed in the index's own query (bm25 is only known there), for the newest only.
+    sql =
+      `SELECT m."id" AS id, c.rank AS rank FROM (SELECT s.rowid AS rid, ${rank} AS rank FROM ${from}${whereSql} ORDER BY s.rowid DESC LIMIT ${RANKED_MATCHES}) c` +
+      ` JOIN "Message" m ON m.rowid = c.rid ORDER BY c.rank DESC, c.rid DESC LIMIT ${p('int')} OFFSET ${p('int')}`;
+  } else {
+    // The newest matches first (their tsvectors are not read to sort them), then their rank.
+    sql =
+      `SELECT c.id AS id, ts_rank(c.v, c.q) AS rank FROM (SELECT m."id" AS id, m."createdAt" AS at, m."searchVector" AS v, q FROM ${from}${whereSql}` +
+      ` ORDER BY m."createdAt" DESC, m."id" DESC LIMIT ${RANKED_MATCHES}) c ORDER BY rank DESC, c.at DESC, c.id DESC LIMIT ${p('int')} OFFSET ${p('int')}`;
+  }
   const rows = await db.$queryRawUnsafe<{ id: string; rank: number | string }[]>(sql, ...params, take, offset);
   return rows.map((row) => ({ id: row.id, rank: Number(row.rank) }));
 }

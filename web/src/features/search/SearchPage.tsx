@@ -20,7 +20,6 @@ const PAGE = 20;
 const SearchQuery = graphql(`
   query SearchPage($query: String!, $filter: SearchFilter, $first: Int, $after: String) {
     search(query: $query, filter: $filter, first: $first, after: $after) {
-      totalCount
       pageInfo {
         hasNextPage
         endCursor
@@ -52,6 +51,16 @@ const SearchQuery = graphql(`
           }
         }
       }
+    }
+  }
+`);
+
+// The count is its own request: on a common word it takes longer than the page, which need not wait for it.
+const SearchCountQuery = graphql(`
+  query SearchCount($query: String!, $filter: SearchFilter) {
+    search(query: $query, filter: $filter, first: 0) {
+      totalCount
+      rankedMatches
     }
   }
 `);
@@ -107,6 +116,8 @@ export function SearchPage() {
     ...(ROLES.includes(role as (typeof ROLES)[number]) ? { role: role as (typeof ROLES)[number] } : {}),
   };
   const [{ data, error, fetching }] = useQuery({ query: SearchQuery, variables: { query, filter, first: PAGE }, pause: query.trim() === '', requestPolicy: 'network-only' });
+  const [{ data: countData }] = useQuery({ query: SearchCountQuery, variables: { query, filter }, pause: query.trim() === '' || !data, requestPolicy: 'network-only' });
+  const count = data && countData ? countData.search : null;
 
   // Later pages, appended ("More results"); back to none when the search changes.
   const [more, setMore] = useState<{ hits: Hit[]; endCursor: string | null; hasNextPage: boolean } | null>(null);
@@ -158,7 +169,14 @@ export function SearchPage() {
       {fetching && !first && <p role="status">Searching…</p>}
       {first && (
         <p role="status" className="search-count">
-          {first.totalCount === 0 ? `Nothing found for ${query}.` : `${first.totalCount} ${first.totalCount === 1 ? 'message' : 'messages'} found`}
+          {first.edges.length === 0
+            ? `Nothing found for ${query}.`
+            : count === null
+              ? 'Counting…'
+              : `${count.totalCount.toLocaleString('en-US')} ${count.totalCount === 1 ? 'message' : 'messages'} found` +
+                (count.totalCount > count.rankedMatches
+                  ? `: the best of the newest ${count.rankedMatches.toLocaleString('en-US')} are shown. Add a word to find older ones.`
+                  : '')}
         </p>
       )}
       {bySession(hits).map(({ session, hits: sessionHits }) => (
