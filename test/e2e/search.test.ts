@@ -1,7 +1,7 @@
 /**
  * Search from the UI (issue 28), in Chromium: `/` focuses the search field, Enter opens the
  * search page with the hits grouped by session and their words marked, a hit opens its session
- * at its turn with the message scrolled into view and marked, and the address keeps it all; a
+ * at its turn with the message scrolled into view and marked, a date range narrows, and the address keeps it all; a
  * malformed query is said in words.
  */
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,13 @@ import { startTestServer } from '../helpers/server.js';
 import { openPage } from './browser.js';
 
 const WAIT = { timeout: 45_000 };
+
+/** Today plus `days`, as a date field writes it (the browser's time zone is this process's). */
+function localDay(days: number): string {
+  const at = new Date();
+  at.setDate(at.getDate() + days);
+  return `${at.getFullYear()}-${String(at.getMonth() + 1).padStart(2, '0')}-${String(at.getDate()).padStart(2, '0')}`;
+}
 
 describe('search in the UI', () => {
   it('finds a message from the search field and opens it in its session, marked', async () => {
@@ -49,6 +56,17 @@ describe('search in the UI', () => {
     const hits = group.getByRole('link').filter({ hasText: 'turn 2' });
     expect(await hits.count()).toBe(2);
     expect(await group.locator('mark').allInnerTexts()).toEqual(['quokka', 'parser', 'quokka', 'parser']);
+
+    // A date range narrows, the days in the address: up to two days ago nothing; from yesterday both again.
+    const to = page.getByLabel('To', { exact: true });
+    await to.fill(localDay(-2));
+    await page.getByRole('status').filter({ hasText: 'Nothing found for quokka parser.' }).waitFor(WAIT);
+    expect(new URL(page.url()).searchParams.get('until')).toBe(localDay(-2));
+    await to.fill('');
+    await page.getByLabel('From', { exact: true }).fill(localDay(-1));
+    await page.getByRole('status').filter({ hasText: '2 messages found' }).waitFor(WAIT);
+    expect(new URL(page.url()).searchParams.get('since')).toBe(localDay(-1));
+    expect(new URL(page.url()).searchParams.get('until')).toBeNull();
 
     // The assistant's hit: its session at turn 2 of 3, the message marked and in view.
     await hits.filter({ hasText: 'loops' }).click();

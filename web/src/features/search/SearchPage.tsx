@@ -1,5 +1,5 @@
 /**
- * The search page (/search?q=…&project=…&agent=…&role=…): the hits of `search`, best first,
+ * The search page (/search?q=…&project=…&agent=…&role=…&since=…&until=…, the days inclusive): the hits of `search`, best first,
  * grouped by session in the order their best hit comes; each hit its role, its turn, its snippet
  * with the matching words marked, and a link that opens the session at that turn with the
  * message scrolled into view and marked (?at=<the turn's commit>&message=<id>). Filters and the
@@ -103,6 +103,18 @@ function bySession(hits: Hit[]): { session: Hit['session']; hits: Hit[] }[] {
   return [...groups.values()];
 }
 
+/** `value` when it is a day as a date field writes it (YYYY-MM-DD), else null. */
+function dayParam(value: string | null): string | null {
+  return value !== null && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(new Date(`${value}T00:00`).getTime()) ? value : null;
+}
+
+/** The start of `day` plus `plus` days, in the user's time zone, as an ISO instant. */
+function dayStart(day: string, plus: number): string {
+  const at = new Date(`${day}T00:00`);
+  at.setDate(at.getDate() + plus);
+  return at.toISOString();
+}
+
 export function SearchPage() {
   const client = useClient();
   const params = useSearch();
@@ -110,7 +122,12 @@ export function SearchPage() {
   const project = params.get('project') ?? '';
   const agent = params.get('agent') ?? '';
   const role = params.get('role') ?? '';
+  // Days (YYYY-MM-DD, the user's own time zone), from the start of `since` to the end of `until`.
+  const since = dayParam(params.get('since'));
+  const until = dayParam(params.get('until'));
   const filter = {
+    ...(since ? { since: dayStart(since, 0) } : {}),
+    ...(until ? { until: dayStart(until, 1) } : {}),
     ...(project ? { projectId: project } : {}),
     ...(agent ? { agent } : {}),
     ...(ROLES.includes(role as (typeof ROLES)[number]) ? { role: role as (typeof ROLES)[number] } : {}),
@@ -158,6 +175,14 @@ export function SearchPage() {
             ))}
           </select>
         </label>
+        <label>
+          From
+          <input type="date" value={since ?? ''} max={until ?? undefined} onChange={(e) => replaceSearch({ since: e.target.value || null })} />
+        </label>
+        <label>
+          To
+          <input type="date" value={until ?? ''} min={since ?? undefined} onChange={(e) => replaceSearch({ until: e.target.value || null })} />
+        </label>
       </div>
       {query.trim() === '' && (
         <p className="muted">
@@ -175,7 +200,7 @@ export function SearchPage() {
               ? 'Counting…'
               : `${count.totalCount.toLocaleString('en-US')} ${count.totalCount === 1 ? 'message' : 'messages'} found` +
                 (count.totalCount > count.rankedMatches
-                  ? `: the best of the newest ${count.rankedMatches.toLocaleString('en-US')} are shown. Add a word to find older ones.`
+                  ? `: the best of the newest ${count.rankedMatches.toLocaleString('en-US')} are shown. Add a word, or a date range, to find older ones.`
                   : '')}
         </p>
       )}
