@@ -107,6 +107,10 @@ export function diffRawNumstatArgv(base: string, sha: string): string[] {
   return ['diff-tree', '-r', '-M', '--no-ext-diff', '--no-textconv', '--raw', '--numstat', '-z', base, sha];
 }
 
+export function diffRawNumstatPatchArgv(base: string, sha: string): string[] {
+  return ['diff-tree', '-r', '-M', '--no-ext-diff', '--no-textconv', '--no-color', '--raw', '--numstat', '-p', '-z', base, sha];
+}
+
 export function diffPatchArgv(base: string, sha: string): string[] {
   return ['diff-tree', '-r', '-M', '--no-ext-diff', '--no-textconv', '--no-color', '-p', base, sha];
 }

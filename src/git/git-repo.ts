@@ -23,6 +23,7 @@ import {
   catFileBlobArgv,
   diffPatchArgv,
   diffRawNumstatArgv,
+  diffRawNumstatPatchArgv,
   forEachBranchArgv,
   logArgv,
   lsTreeArgv,
@@ -38,6 +39,7 @@ import {
   parseLog,
   parseLsTree,
   parseRawNumstat,
+  parseRawNumstatPatches,
   parsePatches,
   type BlameRange,
   type CommitInfo,
@@ -275,6 +277,12 @@ export class GitRepo {
     const [from, to] = diffRange(sha, base);
     const { stdout } = await this.git(diffPatchArgv(from, to));
     return parsePatches(stdout);
+  }
+
+  /** `diffFiles` and `diffPatches` of the same commits from one spawn (when both are wanted). */
+  async diffFilesAndPatches(sha: string, base: string | null): Promise<{ files: FileDiff[]; patches: (string | null)[] }> {
+    const [from, to] = diffRange(sha, base);
+    return parseRawNumstatPatches((await this.git(diffRawNumstatPatchArgv(from, to))).stdout);
   }
 
   // --- for SessionRepo's writes ----------------------------------------------

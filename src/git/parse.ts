@@ -142,7 +142,22 @@ const STATUS: Record<string, DiffStatus> = { A: 'ADDED', M: 'MODIFIED', T: 'MODI
  * `patch` is left null: `GitRepo.diffPatches` reads the patches, in the same order, when asked.
  */
 export function parseRawNumstat(stdout: string): FileDiff[] {
+  return parseRawNumstatTokens(stdout.split('\0')).files;
+}
+
+/**
+ * Parses `diff-tree --raw --numstat -p -z`: the files as parseRawNumstat, and after them (past
+ * the empty record git ends the numstat with) the patch text, split as parsePatches.
+ */
+export function parseRawNumstatPatches(stdout: string): { files: FileDiff[]; patches: (string | null)[] } {
   const tokens = stdout.split('\0');
+  const { files, next } = parseRawNumstatTokens(tokens);
+  if (files.length === 0) return { files, patches: [] };
+  if (tokens[next] !== '') throw malformed('diff-tree', 'no empty record between the numstat and the patch');
+  return { files, patches: parsePatches(tokens.slice(next + 1).join('\0')) };
+}
+
+function parseRawNumstatTokens(tokens: string[]): { files: FileDiff[]; next: number } {
   let i = 0;
   const files: FileDiff[] = [];
   while (i < tokens.length && tokens[i]!.startsWith(':')) {
@@ -168,7 +183,7 @@ export function parseRawNumstat(stdout: string): FileDiff[] {
     file.additions = adds === '-' ? 0 : Number(adds);
     file.deletions = dels === '-' ? 0 : Number(dels);
   }
-  return files;
+  return { files, next: i };
 }
 
 /**

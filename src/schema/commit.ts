@@ -47,7 +47,17 @@ export function asksGitFields(info: GraphQLResolveInfo, path: string[] = []): bo
 
 const gitFieldsAsked = new WeakMap<GraphQLResolveInfo['fieldNodes'], Map<string, boolean>>();
 
+/** Whether a Commit.diff selection asks for its files' patches (then they come with the files, from one git process). */
+function asksPatches(info: GraphQLResolveInfo): boolean {
+  return fieldsAt(info, ['files']).some((f) => f.name.value === 'patch' || f.name.value === 'truncated');
+}
+
 function selectsGitFields(info: GraphQLResolveInfo, path: string[]): boolean {
+  return fieldsAt(info, path).some((f) => !GIT_FREE_FIELDS.has(f.name.value));
+}
+
+/** The fields selected at `path` inside the field being resolved (fragments followed). */
+function fieldsAt(info: GraphQLResolveInfo, path: string[]): FieldNode[] {
   const fieldsOf = (set: SelectionSetNode | undefined, out: FieldNode[] = []): FieldNode[] => {
     for (const sel of set?.selections ?? []) {
       if (sel.kind === Kind.FIELD) out.push(sel);
@@ -58,7 +68,7 @@ function selectsGitFields(info: GraphQLResolveInfo, path: string[]): boolean {
   };
   let level: FieldNode[] = [...info.fieldNodes];
   for (const name of path) level = level.flatMap((f) => fieldsOf(f.selectionSet)).filter((f) => f.name.value === name);
-  return level.flatMap((f) => fieldsOf(f.selectionSet)).some((f) => !GIT_FREE_FIELDS.has(f.name.value));
+  return level.flatMap((f) => fieldsOf(f.selectionSet));
 }
 
 interface Actor {
@@ -209,7 +219,7 @@ builder.node(Commit, {
       type: Diff,
       description: 'Changes against the first parent (against the empty tree for a root commit). Git-backed: one process, one more for patches.',
       complexity: GIT_PROCESS_COST,
-      resolve: (c) => commitDiff(c),
+      resolve: (c, _args, _ctx, info) => commitDiff(c, { withPatches: asksPatches(info) }),
     }),
     file: t.field({
       type: Blob,

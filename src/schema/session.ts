@@ -2,7 +2,8 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import { BranchKind } from '../generated/prisma/enums.js';
 import { createSession } from '../services/sessions/create-session.js';
 import { getMessage, getSession, listBranchMessages, listBranchTurns, listSessions } from '../services/sessions/read-session.js';
-import { gitCanRead, sessionCommit, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
+import { gitCanRead, sessionCommit, shaCommitRef, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
+import { isFullSha } from '../git/index.js';
 import { sessionRepoPath } from '../mirror/index.js';
 import { checkout } from '../services/replay/checkout.js';
 import { sessionBranches, sessionHead, type BranchView } from '../services/replay/read-branches.js';
@@ -108,7 +109,14 @@ export const Session = builder.prismaNode('Session', {
       nullable: true,
       args: { sha: t.arg.string({ required: true }) },
       complexity: 2 * GIT_PROCESS_COST,
-      resolve: (session, args, ctx) => sessionCommit(ctx.deps, session, args.sha),
+      resolve: async (session, args, ctx, info) => {
+        // A turn's commit asked only for what the database holds (sha, turn): no git process, as Turn.commit.
+        if (isFullSha(args.sha) && !asksGitFields(info)) {
+          const turn = await ctx.deps.db.turn.findFirst({ where: { sessionId: session.sessionId, commitSha: args.sha }, select: { id: true } });
+          if (turn) return shaCommitRef(ctx.deps, session.sessionId, args.sha);
+        }
+        return sessionCommit(ctx.deps, session, args.sha);
+      },
     }),
     mirror: t.field({
       type: MirrorStatus,

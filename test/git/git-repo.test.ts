@@ -18,6 +18,47 @@ function repoWithCommit(dir: string, file = 'README.md'): string {
 }
 
 describe('GitRepo', () => {
+  it('gives a diff\'s files and patches from one process, as from the two it takes apart', async () => {
+    const dir = tempDir();
+    git(dir, 'init', '-q', '-b', 'main');
+    writeFileSync(join(dir, 'f.txt'), 'a\nb\n');
+    writeFileSync(join(dir, 'we ird.txt'), 'kept whole\nacross the rename\n');
+    // A path that reads like a patch header, and one with a quote and a tab.
+    writeFileSync(join(dir, 'diff --git a'), 'x\n');
+    userGit(dir, 'add', '-A');
+    userGit(dir, 'commit', '-q', '-m', 'one');
+    const root = git(dir, 'rev-parse', 'HEAD');
+    writeFileSync(join(dir, 'f.txt'), 'a\nc\n');
+    git(dir, 'mv', 'we ird.txt', 'moved "x"\t.txt');
+    writeFileSync(join(dir, 'b.bin'), Buffer.from([0, 1, 2, 0]));
+    writeFileSync(join(dir, 'diff --git a'), 'y\n');
+    userGit(dir, 'add', '-A');
+    userGit(dir, 'commit', '-q', '-m', 'two');
+    const tip = git(dir, 'rev-parse', 'HEAD');
+    const repo = new GitRepo(dir);
+    for (const [sha, base] of [[tip, root], [root, null]] as const) {
+      const events: GitSpawnEvent[] = [];
+      const off = onGitSpawn((e) => events.push(e));
+      const both = await repo.diffFilesAndPatches(sha, base);
+      off();
+      expect(events.filter((e) => e.argv.includes('diff-tree'))).toHaveLength(1);
+      const files = await repo.diffFiles(sha, base);
+      expect(both).toEqual({ files, patches: await repo.diffPatches(sha, base) });
+      expect(both.files.length).toBe(sha === tip ? 4 : 3);
+    }
+    const { files, patches } = await repo.diffFilesAndPatches(tip, root);
+    expect(files.map((f) => [f.path, f.status, f.additions, f.deletions])).toEqual([
+      ['b.bin', 'ADDED', 0, 0],
+      ['diff --git a', 'MODIFIED', 1, 1],
+      ['f.txt', 'MODIFIED', 1, 1],
+      ['moved "x"\t.txt', 'RENAMED', 0, 0],
+    ]);
+    expect(patches[0]).toBeNull();
+    expect(patches[2]).toContain('-b\n+c\n');
+    // An empty diff: no files, no patches.
+    expect(await repo.diffFilesAndPatches(tip, tip)).toEqual({ files: [], patches: [] });
+  });
+
   it('locates a linked worktree once and reads its HEAD, branches and history', async () => {
     const root = tempDir();
     const main = join(root, 'main');

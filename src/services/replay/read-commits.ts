@@ -343,13 +343,22 @@ export interface DiffView {
 /**
  * What a commit changed against its first parent (the empty tree for a root
  * commit): one git process for the files, one more for all their patches
- * when a patch is asked for, one for the base commit when it is.
+ * when a patch is asked for (none more when `withPatches` said so: then the
+ * files and patches come from one), one for the base commit when it is.
  */
-export async function commitDiff(ref: CommitRef): Promise<DiffView> {
+export async function commitDiff(ref: CommitRef, opts: { withPatches?: boolean } = {}): Promise<DiffView> {
   const info = await commitInfoOf(ref);
   const baseSha = info.parents[0] ?? null;
-  const files = await ref.repo.diffFiles(info.sha, baseSha);
+  let files: FileDiff[];
   let patches: Promise<(string | null)[]> | undefined;
+  if (opts.withPatches) {
+    // Both from one process: the patches are asked for with the files.
+    const both = await ref.repo.diffFilesAndPatches(info.sha, baseSha);
+    files = both.files;
+    patches = Promise.resolve(both.patches);
+  } else {
+    files = await ref.repo.diffFiles(info.sha, baseSha);
+  }
   const patchOf = async (n: number): Promise<CappedText | null> => {
     patches ??= ref.repo.diffPatches(info.sha, baseSha).then((all) => {
       if (all.length !== files.length) throw new GitError(`diff of ${info.sha}: ${all.length} patches for ${files.length} files`);
