@@ -51,7 +51,15 @@ function load(): Promise<HighlightLine | null> {
  * language, more than MAX_HIGHLIGHTED_LINES lines, the highlighter not in yet or not loadable).
  */
 export function useHighlight(path: string | null | undefined, lines: number): ((text: string) => ReactNode) | null {
-  const language = lines <= MAX_HIGHLIGHTED_LINES ? languageOf(path) : null;
+  return useHighlightIn(languageOf(path), lines);
+}
+
+/**
+ * As useHighlight, for a language named as highlight.js names it or one of its aliases (a
+ * markdown block's ts, py, sh); a name it does not know stays plain.
+ */
+export function useHighlightIn(named: string | null, lines: number): ((text: string) => ReactNode) | null {
+  const language = lines <= MAX_HIGHLIGHTED_LINES ? named : null;
   const [ready, setReady] = useState<HighlightLine | null>(() => loaded);
   useEffect(() => {
     if (language === null || ready) return;

@@ -206,6 +206,18 @@ describe('SessionPage', () => {
     expect(article.querySelector('img')).toBeNull();
   });
 
+  it("colours a markdown code block in the language it names once the highlighter is in, and leaves inline code and an unknown language plain", async () => {
+    const content = 'Run `npm test`, then:\n\n```ts\nconst n = 1;\n```\n\n```nosuchlang\nconst m = 2;\n```';
+    render(<MessageView message={{ ...message, role: 'ASSISTANT', content }} />);
+    const article = screen.getByRole('article', { name: 'Assistant' });
+    await waitFor(() => expect([...article.querySelectorAll('pre code .hljs-keyword')].map((e) => e.textContent)).toEqual(['const']));
+    const blocks = [...article.querySelectorAll('pre code')];
+    expect(blocks.map((b) => b.textContent)).toEqual(['const n = 1;\n', 'const m = 2;\n']);
+    expect(blocks[1]!.querySelector('span')).toBeNull();
+    expect(article.querySelector('p code')?.textContent).toBe('npm test');
+    expect(article.querySelector('p code span')).toBeNull();
+  });
+
   it('collapses a tool result under its tool name and what its call did, linking the call (never its id)', () => {
     const call = { ...message, messageId: 'a7', role: 'ASSISTANT' as const, content: '', metadata: { toolCalls: [{ id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }] } };
     const result = { ...message, messageId: 't7', role: 'TOOL' as const, toolName: 'Bash', toolCallId: 'toolu_1', content: '\u001b[32m✓ 3 passed\u001b[39m', caller: { messageId: 'a7' } };
