@@ -224,7 +224,20 @@ export function FileDiff({ file, colour, layout, blame = null }: { file: DiffFil
   );
 }
 
-export function CodeChanges({ sessionId, sha, projectId, version }: { sessionId: string; sha: string | null; projectId: string; version: number }) {
+export function CodeChanges({
+  sessionId,
+  sha,
+  projectId,
+  version,
+  onLoaded,
+}: {
+  sessionId: string;
+  sha: string | null;
+  projectId: string;
+  version: number;
+  /** Called once the viewed turn's code changes (or the error reading them) are in. */
+  onLoaded?: () => void;
+}) {
   // A turn's outcome is written after its commit (PENDING until the project commit ran): read again
   // when the project reports a commit or a skip, and whenever the page's history moves.
   const [{ data: committed }] = useSubscription({ query: CodeOutcomeCommitted, variables: { projectId } });
@@ -236,6 +249,10 @@ export function CodeChanges({ sessionId, sha, projectId, version }: { sessionId:
   const { data, error } = useFetch(CodeChangesQuery, { sessionId, sha: sha ?? '' }, { pause: !sha, version: version + heard });
   const turn = data?.session?.commit?.sha === sha ? data?.session?.commit?.turn : undefined;
   const outcome = turn?.projectCommit ?? null;
+  const loaded = turn !== undefined || error !== null;
+  useEffect(() => {
+    if (loaded) onLoaded?.();
+  }, [loaded, onLoaded]);
   const [layout, setLayout] = useState<DiffLayout>(savedLayout);
   const chooseLayout = (value: DiffLayout) => {
     setLayout(value);

@@ -66,17 +66,26 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   const search = useSearch();
   const shownBranch = search.get('branch') ?? view?.currentBranch ?? '';
   const at = search.get('at');
+  // The mirror state, the branch graph, the session repo's changes and, at the latest, the
+  // branches' tips wait until the timeline's first page and the turn's code changes are in: on a
+  // long session they are the costlier reads (the graph's alone is 50 ms of git at 10,000
+  // turns), and sent with those they held up what the user came to see. Once settled, they stay.
+  const [timelineIn, setTimelineIn] = useState(false);
+  const [codeIn, setCodeIn] = useState(false);
+  const onTimelineLoaded = useCallback(() => setTimelineIn(true), []);
+  const onCodeLoaded = useCallback(() => setCodeIn(true), []);
+  const [settled, setSettled] = useState(false);
+  // At the session's own latest (no `at`, its current branch, no commit checked out by a client).
+  const atLatest = view !== null && at === null && shownBranch === view.currentBranch && !view.detached;
   const [{ data: viewedData, error: viewedError }, refetchViewed] = useQuery({
     query: ViewedQuery,
     variables: { sessionId, branch: shownBranch, sha: at ?? '', hasSha: at !== null },
-    pause: shownBranch === '',
+    pause: shownBranch === '' || (atLatest && !settled),
   });
   const tips = viewedData?.session?.branches;
   const tip = tips?.find((b) => b.name === shownBranch)?.head ?? null;
-  // At the session's own latest (no `at`, its current branch, no commit checked out by a client),
-  // the page query's head is the shown tip: the position and the conversation need not wait for
-  // the branches' tips (ViewedQuery), which only Previous / Next and the graph use.
-  const atLatest = view !== null && at === null && shownBranch === view.currentBranch && !view.detached;
+  // At the latest, the page query's head is the shown tip: the position and the conversation need
+  // not wait for the branches' tips (ViewedQuery), which only Previous / Next and the graph use.
   const found: Viewed | null | undefined = atLatest ? view.head : viewedData?.session ? (at !== null ? viewedData.session.commit : tip) : undefined;
   // While a new position is read, the last one stays on the page (no blink to "Loading").
   const lastShown = useRef<{ viewed: Viewed | null; total: number; older: boolean } | null>(null);
@@ -86,6 +95,11 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   }
   const shown = lastShown.current;
   const viewed = shown?.viewed ?? null;
+  // Settled once the timeline is in and, when the page shows code changes, they are (none without a project or a turn).
+  const codeShown = view?.project != null && viewed !== null;
+  useEffect(() => {
+    if (timelineIn && (codeIn || (view !== null && !codeShown))) setSettled(true);
+  }, [timelineIn, codeIn, codeShown, view]);
   const older = shown?.older ?? false;
   // The session's own count is read again as soon as a turn opens: the fresher one for its branch.
   const total = view && shownBranch === view.currentBranch ? view.turns.totalCount : (shown?.total ?? 0);
@@ -105,11 +119,6 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
     if (at !== null && tip?.sha === at) replaceSearch({ at: null });
   }, [at, tip?.sha]);
 
-  // The mirror state, the branch graph and the session repo's changes wait until the timeline's
-  // first page is in: on a long session they are the costlier reads, and the latest turn comes
-  // first. The turn's code changes do not wait: they are what the user came to see.
-  const [settled, setSettled] = useState(false);
-  const onTimelineLoaded = useCallback(() => setSettled(true), []);
 
   // Bumped when the branch's commits or the mirror may have changed.
   const [version, setVersion] = useState(0);
@@ -142,6 +151,26 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
       if (heard.closed) refetchViewed({ requestPolicy: 'network-only' });
     }
   }, [heard, openNumber, recording, refetchPage, refetchViewed]);
+  // At the latest, while the mirror has not committed every closed turn (the page opened right
+  // after an import, or a backlog is catching up), read again until it has, after 1 s, then 2,
+  // 4... up to 30 s (a mirror that fails stays behind): its events say so too, but one sent
+  // before this page's subscription began is never heard.
+  const closedTurns = view ? view.turns.totalCount - (view.openTurn ? 1 : 0) : 0;
+  const mirrorBehind = atLatest && (view.head?.turn?.number ?? 0) < closedTurns;
+  useEffect(() => {
+    if (!mirrorBehind) return;
+    let delay = 1_000;
+    let timer: ReturnType<typeof setTimeout>;
+    const again = () => {
+      timer = setTimeout(() => {
+        refreshAll();
+        delay = Math.min(delay * 2, 30_000);
+        again();
+      }, delay);
+    };
+    again();
+    return () => clearTimeout(timer);
+  }, [mirrorBehind, refreshAll]);
   // Recording ends by itself when nothing arrives for a while: read again each minute while it shows.
   useEffect(() => {
     if (!recording) return;
@@ -357,7 +386,7 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
             onLoaded={onTimelineLoaded}
           />
           {settled && <Branches sessionId={sessionId} viewedSha={viewed?.sha} shownBranch={shownBranch} onView={viewSha} onBranch={showBranch} />}
-          {view.project && <CodeChanges sessionId={sessionId} sha={viewed?.sha ?? null} projectId={view.project.projectId} version={version} />}
+          {view.project && <CodeChanges sessionId={sessionId} sha={viewed?.sha ?? null} projectId={view.project.projectId} version={version} onLoaded={onCodeLoaded} />}
           {settled && <Changes sessionId={sessionId} sha={viewed?.sha ?? null} />}
         </aside>
       </div>
