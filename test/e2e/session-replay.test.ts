@@ -256,7 +256,8 @@ describe('the session replay page', () => {
     expect((await sessionView(api)).currentBranch).toBe('fork-u9');
     await confirm.getByRole('button', { name: 'Confirm', exact: true }).click();
     await expect.poll(async () => (await sessionView(api)).currentBranch, WAIT).toBe('main');
-    expect(git(repo, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
+    // The repo's checkout follows the database's switch (the mirror's, after its event).
+    await expect.poll(() => git(repo, 'symbolic-ref', 'HEAD').trim(), WAIT).toBe('refs/heads/main');
     await expect.poll(() => page.getByRole('button', { name: 'Continue from here' }).count(), WAIT).toBe(0);
     await expect.poll(() => new URL(page.url()).search, WAIT).toBe('');
 
