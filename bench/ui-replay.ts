@@ -20,7 +20,8 @@
  * fresh browser context each time: no HTTP cache, no storage; the server is warm after the
  * first); (b) from the click event's dispatch, with "Back to latest" between rounds. Every
  * measured state is checked afterwards with getByRole/getByText, the names of ui.md.
- * Usage: npx tsx bench/ui-replay.ts [--quick] [--web-dir <dir>]   (or npm run bench -- ui-replay)
+ * --profile adds one more cold open under Chromium's CPU profiler and prints where its samples fell.
+ * Usage: npx tsx bench/ui-replay.ts [--quick] [--profile] [--web-dir <dir>]   (or npm run bench -- ui-replay)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,8 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ensureWebBuild } from '../scripts/build-web.mjs';
+import { onSqlStatement } from '../src/db/index.js';
+import { onGitSpawn, PER_CALL_CONFIG } from '../src/git/run.js';
 import { createLogger } from '../src/logger.js';
 import { rebuildSession } from '../src/mirror/rebuild.js';
 import { startServer, type RunningServer } from '../src/server.js';
@@ -38,6 +41,7 @@ import { benchConfig, fmt, percentile, postGraphQL, timed } from './stats.js';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
+const profiling = argv.includes('--profile');
 const webDirArg = argv.includes('--web-dir') ? argv[argv.indexOf('--web-dir') + 1] : undefined;
 const TURNS = quick ? 2_000 : 10_000;
 const COLD_RUNS = quick ? 3 : 5;
@@ -286,8 +290,10 @@ async function checkShown(page: Page, x: number, withTimeline: boolean) {
  * Where a cold open's time goes: each request the page makes (scripts, and /graphql by operation
  * name) with its start and end in ms from the navigation's start, as Chromium times them.
  */
-function traceRequests(page: Page): () => string {
+function traceRequests(page: Page): { text: () => string; bodies: Map<string, string> } {
   const seen: { name: string; start: number; end: number }[] = [];
+  // Each GraphQL operation's request body (its last), to be sent again alone.
+  const bodies = new Map<string, string>();
   page.on('requestfinished', (request) => {
     const timing = request.timing();
     const path = new URL(request.url()).pathname.replace(/^\/assets\//, '');
@@ -295,6 +301,7 @@ function traceRequests(page: Page): () => string {
     if (path === '/graphql') {
       try {
         name = (JSON.parse(request.postData() ?? '{}') as { operationName?: string }).operationName ?? path;
+        bodies.set(name, request.postData()!);
       } catch {
         // not JSON: keep the path
       }
@@ -302,10 +309,72 @@ function traceRequests(page: Page): () => string {
     seen.push({ name, start: timing.startTime, end: timing.startTime + timing.responseEnd });
   });
   // From the document's request (the first to start).
-  return () => {
-    const origin = Math.min(...seen.map((r) => r.start));
-    return seen.map((r) => `${r.name} ${Math.round(r.start - origin)}-${Math.round(r.end - origin)}`).join(', ');
+  return {
+    text: () => {
+      const origin = Math.min(...seen.map((r) => r.start));
+      return seen.map((r) => `${r.name} ${Math.round(r.start - origin)}-${Math.round(r.end - origin)}`).join(', ');
+    },
+    bodies,
   };
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Where a CPU profile's samples fell: by script (and GC, idle, program), then the functions with the most self time. */
+function summarizeProfile(cpu: CpuProfile): string {
+  const byId = new Map(cpu.nodes.map((n) => [n.id, n]));
+  const byScript = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  cpu.samples.forEach((id, i) => {
+    const ms = (cpu.timeDeltas[i + 1] ?? 0) / 1000;
+    const frame = byId.get(id)!.callFrame;
+    const script = frame.url ? new URL(frame.url).pathname.replace(/^\/assets\//, '') : `(${frame.functionName || 'native'})`;
+    byScript.set(script, (byScript.get(script) ?? 0) + ms);
+    const name = `${frame.functionName || '(anonymous)'} ${script}:${frame.lineNumber + 1}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
+  });
+  const top = (m: Map<string, number>, n: number) =>
+    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${fmt(v, 1).padStart(7)}  ${k}`).join('\n');
+  return `${top(byScript, 8)}\n functions, self time:\n${top(byFunction, 15)}`;
+}
+
+/**
+ * Each operation of a cold open sent again alone from Node, one after another: p50 ms of each,
+ * and the SQL statements and git processes (by subcommand) of its last round.
+ */
+async function eachAlone(bodies: Map<string, string>): Promise<string> {
+  const rows: string[] = [];
+  let statements = 0;
+  const git = new Map<string, number>();
+  const stopSql = onSqlStatement(() => statements++);
+  const stopGit = onGitSpawn((e) => {
+    const name = e.argv[1 + PER_CALL_CONFIG.length] ?? '?';
+    git.set(name, (git.get(name) ?? 0) + 1);
+  });
+  for (const [name, body] of bodies) {
+    const xs: number[] = [];
+    for (let i = 0; i < WARMUP + ROUNDS; i++) {
+      const ms = await timed(async () => {
+        const response = await fetch(`${server!.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body });
+        const json = (await response.json()) as { errors?: unknown[] };
+        if (json.errors?.length) throw new Error(`${name}: ${JSON.stringify(json.errors)}`);
+      });
+      if (i >= WARMUP) xs.push(ms);
+      if (i < WARMUP + ROUNDS - 1) {
+        statements = 0;
+        git.clear();
+      }
+    }
+    const processes = [...git].map(([sub, n]) => `${n} ${sub}`).join(' ');
+    rows.push(`  ${name.padEnd(20)} ${fmt(percentile(xs, 50), 1).padStart(6)} ms  ${String(statements).padStart(3)} SQL  git: ${processes || 'none'}`);
+  }
+  stopSql();
+  stopGit();
+  return rows.join('\n');
 }
 
 async function clickButton(page: Page, name: string) {
@@ -382,6 +451,7 @@ try {
   // (a) cold opens: a fresh context each time.
   const opens: { seen: number; frame: number }[] = [];
   let openTrace = '';
+  let openBodies = new Map<string, string>();
   for (let i = 0; i < COLD_RUNS; i++) {
     const tab = await newTab();
     try {
@@ -390,8 +460,29 @@ try {
       const times = await orMissingNames(tab.page, `"Turn ${TURNS} / ${TURNS}", its project diff and a Timeline item after opening the page`, waitInPage(tab.page, TURNS, TURNS, true));
       await checkShown(tab.page, TURNS, true);
       opens.push(times);
-      if (i === COLD_RUNS - 1) openTrace = trace();
+      if (i === COLD_RUNS - 1) {
+        openTrace = trace.text();
+        openBodies = trace.bodies;
+      }
       if (tab.blocked.urls.length > 0) throw new Error(`the page asked for other origins: ${tab.blocked.urls.join(', ')}`);
+    } finally {
+      await tab.context.close();
+    }
+  }
+
+  // With --profile: one more cold open under Chromium's CPU profiler (not timed).
+  let profile = '';
+  if (profiling) {
+    const tab = await newTab();
+    try {
+      const cdp = await tab.context.newCDPSession(tab.page);
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+      await tab.page.goto(`${server.url}/sessions/${SESSION_ID}`, { waitUntil: 'commit' });
+      await waitInPage(tab.page, TURNS, TURNS, true);
+      const { profile: cpu } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
+      profile = summarizeProfile(cpu);
     } finally {
       await tab.context.close();
     }
@@ -439,6 +530,8 @@ try {
   console.log(line('(c) baseline: the page data, one POST from Node', '', pageData, ''));
   console.log(line('(d) baseline: the previous turn\'s data, one POST', '', previousData, ''));
   console.log(`\nthe last cold open, ms from navigation: ${openTrace}`);
+  console.log(`\nits GraphQL operations, each alone from Node (p50 of ${ROUNDS}; the statements and git processes of one):\n${await eachAlone(openBodies)}`);
+  if (profile) console.log(`\na cold open's main thread (--profile), ms of samples:\n${profile}`);
   console.log(`\nratio p50 (a) / (c): ${(p50(openFrames) / p50(pageData)).toFixed(2)}   ratio p50 (b) / (d): ${(p50(previousFrames) / p50(previousData)).toFixed(2)}`);
 } finally {
   await browser?.close();
