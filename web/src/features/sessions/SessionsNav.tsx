@@ -20,6 +20,7 @@ import { onReconnected } from '../../lib/client';
 import { agentName } from '../../lib/agents';
 import { sessionPath } from '../../lib/router';
 import { activityLabel, filterVariables, groupSessions, NO_FILTER, parseFilter, type ListedSession, type SessionFilter } from './groups';
+import { clockTime, dateTime } from '../../lib/dates';
 
 /** Sessions per page. */
 const PAGE = 100;
@@ -268,14 +269,14 @@ function SessionFilters({ filter, choose }: { filter: SessionFilter; choose: (ch
 
 function SessionLink({ session, current, now }: { session: ListedSession & { lastActivityAt: string }; current?: string; now: Date }) {
   const agent = agentName(session);
-  const started = new Date(session.createdAt).toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit' });
+  const started = clockTime(new Date(session.createdAt));
   const active = new Date(session.lastActivityAt);
   return (
     <>
       <Link href={sessionPath(session.sessionId)} aria-current={session.sessionId === current ? 'page' : undefined}>
         {session.title || session.sessionId}
       </Link>
-      <span className="muted session-facts" title={`Last active ${active.toLocaleString('en-US')}`}>
+      <span className="muted session-facts" title={`Last active ${dateTime(active)}`}>
         {agent ? `${agent} · ` : ''}
         {started}
         {active.getTime() - new Date(session.createdAt).getTime() >= 60_000 ? ` · ${activityLabel(active, now)}` : ''}

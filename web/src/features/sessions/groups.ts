@@ -4,6 +4,8 @@
  * each sub-agent's session nested under the session that started it when that one is listed
  * too. Pure, so it is tested alone.
  */
+import { fullDate, monthDay } from '../../lib/dates';
+
 export interface ListedSession {
   id: string;
   sessionId: string;
@@ -41,7 +43,7 @@ export function dayLabel(date: Date, now: Date): string {
   const yesterday = new Date(now);
   yesterday.setDate(now.getDate() - 1);
   if (dayKey(date) === dayKey(yesterday)) return 'Yesterday';
-  return date.toLocaleDateString('en-US', { year: 'numeric', month: 'short', day: 'numeric' });
+  return fullDate(date);
 }
 
 /** `sessions` (in the order to show them) grouped by day then project, sub-agents under their listed parent. */
@@ -112,5 +114,5 @@ export function activityLabel(lastActivityAt: Date, now: Date): string {
   if (minutes < 1) return 'active now';
   if (minutes < 60) return `active ${minutes} min ago`;
   if (minutes < 24 * 60) return `active ${Math.floor(minutes / 60)} h ago`;
-  return `active ${lastActivityAt.toLocaleDateString('en-US', { month: 'short', day: 'numeric' })}`;
+  return `active ${monthDay(lastActivityAt)}`;
 }
