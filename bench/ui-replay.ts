@@ -26,8 +26,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { Session as InspectorSession } from 'node:inspector';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ensureWebBuild } from '../scripts/build-web.mjs';
 import { onSqlStatement } from '../src/db/index.js';
@@ -53,6 +55,7 @@ const TITLE = 'Benchmark: UI replay';
 /** How long a step may take before the page is taken to lack what ui.md names. */
 const STEP_TIMEOUT_MS = 20_000;
 const TARGET_OPEN_MS = 400;
+const ROOT = join(import.meta.dirname, '..');
 const TARGET_PREVIOUS_MS = 150;
 /** The file each of the last two turns' project commits changes, and the one each adds. */
 const CHANGED_FILE = 'src/orders.ts';
@@ -324,6 +327,14 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
+/** A script's short name: a page's asset, or a server file by its package (or its path under this repository). */
+function scriptName(url: string): string {
+  const path = url.startsWith('file://') ? fileURLToPath(url) : url.startsWith('node:') ? url : new URL(url).pathname.replace(/^\/assets\//, '');
+  const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  if (dependency) return dependency[1]!;
+  return path.startsWith(ROOT) ? path.slice(ROOT.length + 1) : path;
+}
+
 /** Where a CPU profile's samples fell: by script (and GC, idle, program), then the functions with the most self time. */
 function summarizeProfile(cpu: CpuProfile): string {
   const byId = new Map(cpu.nodes.map((n) => [n.id, n]));
@@ -332,7 +343,7 @@ function summarizeProfile(cpu: CpuProfile): string {
   cpu.samples.forEach((id, i) => {
     const ms = (cpu.timeDeltas[i + 1] ?? 0) / 1000;
     const frame = byId.get(id)!.callFrame;
-    const script = frame.url ? new URL(frame.url).pathname.replace(/^\/assets\//, '') : `(${frame.functionName || 'native'})`;
+    const script = frame.url ? scriptName(frame.url) : `(${frame.functionName || 'native'})`;
     byScript.set(script, (byScript.get(script) ?? 0) + ms);
     const name = `${frame.functionName || '(anonymous)'} ${script}:${frame.lineNumber + 1}`;
     byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
@@ -479,10 +490,20 @@ try {
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
       await cdp.send('Profiler.start');
+      // The server's own process too (it runs in this one), over the same cold open.
+      const inspector = new InspectorSession();
+      inspector.connect();
+      const post = (method: string, params?: object) =>
+        new Promise<unknown>((resolve, reject) => inspector.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
+      await post('Profiler.enable');
+      await post('Profiler.setSamplingInterval', { interval: 200 });
+      await post('Profiler.start');
       await tab.page.goto(`${server.url}/sessions/${SESSION_ID}`, { waitUntil: 'commit' });
       await waitInPage(tab.page, TURNS, TURNS, true);
+      const { profile: serverCpu } = (await post('Profiler.stop')) as { profile: CpuProfile };
+      inspector.disconnect();
       const { profile: cpu } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
-      profile = summarizeProfile(cpu);
+      profile = `${summarizeProfile(cpu)}\nthe server's process (with this benchmark's client) over the same open:\n${summarizeProfile(serverCpu)}`;
     } finally {
       await tab.context.close();
     }
