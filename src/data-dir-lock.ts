@@ -8,7 +8,7 @@
  * SIGKILL on this machine is noticed by its pid at once and taken over as soon as its last
  * touch is two seconds old, so a restart after `kill -9` waits at most that long.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -130,10 +130,12 @@ export async function lockDataDir(dataDir: string, options: LockDataDirOptions =
     await new Promise((done) => setTimeout(done, 100));
   }
 
+  // proper-lockfile makes its folder with mkdir's default mode: private, as everything here.
+  chmodSync(lockPath(dir), 0o700);
   const holder: DataDirHolder = { pid: process.pid, since: new Date().toISOString(), command: options.command ?? 'serve', host: hostname() };
   // Written whole or not at all, so a reader never sees half a file.
   const temporary = `${holderPath(dir)}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(holder)}\n`);
+  writeFileSync(temporary, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
   renameSync(temporary, holderPath(dir));
 
   let released: Promise<void> | undefined;

@@ -3,7 +3,7 @@
  * A new one is created 0700 with its database 0600; an old one (0755, a 0644 database) is
  * tightened at start with one warning; a session repo cannot be entered by another account.
  */
-import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +24,10 @@ describe('a private data dir', () => {
     expect(mode(join(dataDir, 'sessions'))).toBe(0o700);
     // SQLite gives the WAL the database file's mode.
     expect(mode(join(dataDir, 'entity-memory.db-wal'))).toBe(0o600);
+    // Nothing the server made in it (the lock and its holder's file included) is open to others.
+    const open = readdirSync(dataDir).filter((name) => (mode(join(dataDir, name)) & 0o077) !== 0);
+    expect(open).toEqual([]);
+    expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(['entity-memory.lock', 'entity-memory.lock.json']));
   }, 60_000);
 
   it('tightens a data dir made readable by others, and says so once', async () => {
