@@ -19,7 +19,7 @@ import { snippetOf, type TextRange } from './snippet.js';
 export const DEFAULT_SEARCH_PAGE = 20;
 export const MAX_SEARCH_PAGE = 100;
 /** How many of a query's newest matches are ranked (rankedIds): its pages go this deep. */
-export const RANKED_MATCHES = 5_000;
+export const RANKED_MATCHES = 2_000;
 /** How deep a search pages: a ranked list is read from its start each time. */
 export const MAX_SEARCH_OFFSET = RANKED_MATCHES;
 const CURSOR_KIND = 'search';
