@@ -1,7 +1,7 @@
 /**
  * Which turn wrote each line, in Chromium (issue 28): from a turn's code changes, "Blame" opens
  * the file with a gutter per range; the agent's ranges link to their turn in the conversation,
- * the user's name their author.
+ * the user's name their author; under it the file's history, each commit's blame a click away.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +50,20 @@ describe('blame in the UI', () => {
     expect(texts[0]).toMatch(/^you .*1 export const price = \(n\) => Math\.round\(n\);$/);
     expect(texts[1]).toMatch(/^agent turn 1 Prices 2 export const tax = 0\.2;$/);
     expect(texts[2]).toMatch(/^agent turn 2 Prices 3 export const currency = "EUR";$/);
+
+    // The file's history, newest first, each commit whose it is; "Blame at <sha>" shows the file as it stood then.
+    const history = page.getByRole('list', { name: 'Commits that changed the file', exact: true });
+    await expect.poll(() => history.getByRole('listitem').count(), WAIT).toBe(3);
+    const entries = (await history.getByRole('listitem').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
+    expect(entries[0]).toMatch(/^agent turn 2 Prices .* Blame at [0-9a-f]{7}$/);
+    expect(entries[1]).toMatch(/^you .* Round prices .* Blame at [0-9a-f]{7}$/);
+    expect(entries[2]).toMatch(/^agent turn 1 Prices .* Blame at [0-9a-f]{7}$/);
+    await history.getByRole('listitem').nth(2).getByRole('link', { name: /^Blame at / }).click();
+    await expect.poll(() => rows.count(), WAIT).toBe(2);
+    const then = (await rows.allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
+    expect(then[0]).toMatch(/^agent turn 1 Prices 1 export const price = \(n\) => n;$/);
+    expect(new URL(page.url()).searchParams.get('rev')).toMatch(/^[0-9a-f]{40}$/);
+    await history.locator('li[aria-current="true"]').filter({ hasText: 'turn 1' }).waitFor(WAIT);
 
     // Turn 1's range opens the conversation at turn 1.
     await table.getByRole('link', { name: 'turn 1', exact: true }).click();

@@ -2,11 +2,13 @@
  * Which turn wrote each line of a project's file (/projects/<id>/blame?path=…&rev=…): the file's
  * lines with a gutter per range of lines one commit last changed: the agent's (its session's
  * turn, a link that opens the conversation at that turn) or the user's (the commit's author,
- * sha and headline). Reached from a file of a turn's code changes ("Blame").
+ * sha and headline); under it the file's history, each commit whose it is and a link to the
+ * blame as it stood then. Reached from a file of a turn's code changes ("Blame").
  */
 import { useQuery } from 'urql';
 import { graphql } from '../../gql';
-import type { ProjectBlameQuery } from '../../gql/graphql';
+import type { ProjectBlameQuery, ProjectFileHistoryQuery } from '../../gql/graphql';
+import { dateTime } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
 import { Link } from '../../lib/Link';
 import { projectPath, sessionPath, useSearch } from '../../lib/router';
@@ -49,10 +51,49 @@ const BlameQuery = graphql(`
   }
 `);
 
-type Range = NonNullable<ProjectBlameQuery['project']>['blame'][number];
+const HistoryQuery = graphql(`
+  query ProjectFileHistory($projectId: String!, $path: String!) {
+    project(projectId: $projectId) {
+      id
+      fileHistory(path: $path, first: 50) {
+        totalCount
+        edges {
+          node {
+            origin
+            turnNumber
+            session {
+              id
+              sessionId
+              title
+            }
+            turn {
+              number
+              branch
+              commit {
+                sha
+              }
+            }
+            commit {
+              sha
+              shortSha
+              headline
+              author {
+                name
+                date
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+`);
 
-/** Where an agent's range opens: its session at its turn. */
-function turnLink(range: Range): string | null {
+type Range = NonNullable<ProjectBlameQuery['project']>['blame'][number];
+type Entry = NonNullable<ProjectFileHistoryQuery['project']>['fileHistory']['edges'][number]['node'];
+
+/** Where an agent's range (or commit) opens: its session at its turn. */
+function turnLink(range: Pick<Range, 'session' | 'turn'>): string | null {
   if (!range.session) return null;
   const sha = range.turn?.commit?.sha;
   if (!sha) return sessionPath(range.session.sessionId);
@@ -83,6 +124,52 @@ function Gutter({ range }: { range: Range }) {
     <span title={range.commit.headline}>
       <span className="badge">you</span> {range.commit.author.name} <code className="muted">{range.commit.shortSha}</code>
     </span>
+  );
+}
+
+/**
+ * The commits that changed the file, newest first: whose each is (a turn of a session, or the
+ * author), and a link to the file's blame as it stood after it.
+ */
+function FileHistory({ projectId, path, rev }: { projectId: string; path: string; rev: string | null }) {
+  const [{ data, error }] = useQuery({ query: HistoryQuery, variables: { projectId, path } });
+  const history = data?.project?.fileHistory;
+  const blameAt = (sha: string) => `${projectPath(projectId)}/blame?${new URLSearchParams({ path, rev: sha }).toString()}`;
+  const who = (entry: Entry) => {
+    if (entry.origin !== 'AGENT') return <>{entry.commit.author.name}</>;
+    const href = turnLink(entry);
+    const what = entry.turnNumber !== null ? `turn ${entry.turnNumber}` : 'restore';
+    const where = entry.session?.title || entry.session?.sessionId || '';
+    return (
+      <>
+        {href ? <Link href={href}>{what}</Link> : what} <span className="muted">{where}</span>
+      </>
+    );
+  };
+  return (
+    <section aria-labelledby="file-history-heading" className="file-history">
+      <h2 id="file-history-heading">History</h2>
+      {error && <p role="alert">{errorMessage(error)}</p>}
+      {history && history.edges.length === 0 && <p className="muted">No commit of the current branch changed this file.</p>}
+      {history && history.edges.length > 0 && (
+        <ol aria-label="Commits that changed the file">
+          {history.edges.map(({ node: entry }) => (
+            <li key={entry.commit.sha} aria-current={rev !== null && entry.commit.sha.startsWith(rev) ? 'true' : undefined}>
+              <span className="badge">{entry.origin === 'AGENT' ? 'agent' : 'you'}</span> {who(entry)} {entry.commit.headline}{' '}
+              <time className="muted" dateTime={entry.commit.author.date}>
+                {dateTime(new Date(entry.commit.author.date))}
+              </time>{' '}
+              <Link href={blameAt(entry.commit.sha)}>Blame at {entry.commit.shortSha}</Link>
+            </li>
+          ))}
+        </ol>
+      )}
+      {history && history.totalCount > history.edges.length && (
+        <p className="muted">
+          The newest {history.edges.length} of {history.totalCount} commits.
+        </p>
+      )}
+    </section>
   );
 }
 
@@ -131,6 +218,7 @@ export function BlameView({ projectId }: { projectId: string }) {
           </tbody>
         </table>
       )}
+      {path !== '' && <FileHistory projectId={projectId} path={path} rev={rev} />}
     </main>
   );
 }
