@@ -8,8 +8,9 @@
  * install claude-code --project`, committed) and a server recording them, the repo a project (so
  * every turn is captured and committed). The arms alternate, each run in a repo of its own; the
  * figures are C's wall time against A's (issue 25: ≤ 1.1) and against B's. C's session is then
- * checked: N turns recorded, N agent commits.
- * Usage: npm run bench -- claude-run [--turns N] [--rounds R]   (or npx tsx bench/claude-run.ts)
+ * checked: N turns recorded, N agent commits. --http: arm C's hooks are Claude Code's http hooks
+ * (`hooks install --http`: every event but SessionStart posted to the server, no process).
+ * Usage: npm run bench -- claude-run [--turns N] [--rounds R] [--http]   (or npx tsx bench/claude-run.ts)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ import { installClaudeHooks } from '../test/agents/run-claude.js';
 import { startScriptedModel, type Script } from '../test/agents/scripted-model.js';
 import { benchConfig, percentile } from './stats.js';
 
-const { values } = parseArgs({ options: { turns: { type: 'string', default: '200' }, rounds: { type: 'string', default: '2' }, quick: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { turns: { type: 'string', default: '200' }, rounds: { type: 'string', default: '2' }, quick: { type: 'boolean', default: false }, http: { type: 'boolean', default: false } } });
 const TURNS = values.quick ? 20 : Number(values.turns);
 const ROUNDS = Number(values.rounds);
 
@@ -138,13 +139,14 @@ for (let round = 1; round <= ROUNDS; round++) {
   const dataDir = join(root, `data-${round}`);
   const server = await startServer({ ...benchConfig(dataDir), allowedRoots: [root] }, createLogger('silent'));
   const repo = freshRepo(`hooked-${round}`);
-  await installClaudeHooks(repo, dataDir);
+  // --http: Claude Code's http hooks (install --http), posting each event but SessionStart to the server itself.
+  await installClaudeHooks(repo, dataDir, values.http ? ['--http'] : []);
   git(repo, 'add', '.claude/settings.json');
   git(repo, 'commit', '-q', '-m', 'entity-memory hooks');
   await graphql(server, `mutation { createProject(input: { name: "bench", workdir: ${JSON.stringify(repo)} }) { projectId } }`);
   const hooked = await session(repo, join(root, `home-hooked-${round}`));
   times.hooked.push(hooked);
-  console.log(`round ${round}: with hooks    ${(hooked / 1000).toFixed(1)} s`);
+  console.log(`round ${round}: with ${values.http ? 'http ' : ''}hooks    ${(hooked / 1000).toFixed(1)} s`);
   // What was recorded: every turn, and (once the background commits are made) every agent commit.
   const deadline = Date.now() + 180_000;
   for (;;) {

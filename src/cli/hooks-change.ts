@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { HookAgent } from '../hooks/agent.js';
 import { hookCommandLine, hookScript } from '../hooks/install/command.js';
-import { agentHomes, type InstallPlan, type Scope } from '../hooks/install/installer.js';
+import { agentHomes, type HttpHooks, type InstallPlan, type Scope } from '../hooks/install/installer.js';
+import { readServerFile } from '../http/server-file.js';
 import { INSTALLERS } from '../hooks/install/installers.js';
 import { SettingsFileError, unifiedDiff, writeChange } from '../hooks/install/settings-file.js';
 import { CannotRun } from './errors.js';
@@ -14,6 +15,8 @@ export interface HooksChange {
   dataDir: string;
   scope: Scope;
   dryRun: boolean;
+  /** Claude Code's http hooks, posting to the data dir's running server. */
+  http?: boolean;
 }
 
 function scopeName(scope: Scope): string {
@@ -24,13 +27,21 @@ function scopeName(scope: Scope): string {
  * Prints and (unless a dry run) writes the change, one line per file.
  * @throws CannotRun when a file does not parse (`path:line:col: reason`); nothing is written then
  */
-export function changeHooks({ verb, agent, dataDir, scope, dryRun }: HooksChange): void {
+export function changeHooks({ verb, agent, dataDir, scope, dryRun, http = false }: HooksChange): void {
   const installer = INSTALLERS[agent];
   const homes = agentHomes();
   const command = hookCommandLine({ node: process.execPath, script: hookScript(), agent, dataDir });
+  let httpHooks: HttpHooks | undefined;
+  if (http) {
+    if (!installer.httpHooks) throw new CannotRun(`--http is for claude-code (Claude Code's http hooks); ${agent} runs command hooks only`);
+    // The settings hold the server's address: the one running on the data dir now.
+    const server = readServerFile(dataDir);
+    if (!server) throw new CannotRun(`--http writes the server's address into the settings, and no server runs on ${dataDir}: start \`entity-memory serve\` first`);
+    httpHooks = { serverUrl: server.url };
+  }
   let plan: InstallPlan;
   try {
-    plan = verb === 'install' ? installer.install(scope, homes, command) : installer.uninstall(scope, homes);
+    plan = verb === 'install' ? installer.install(scope, homes, command, httpHooks) : installer.uninstall(scope, homes);
   } catch (error) {
     if (error instanceof SettingsFileError) throw new CannotRun(error.message);
     throw error;

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HOOK_AGENTS } from '../hooks/agent.js';
-import { OLDER_HOOK_SCRIPT_NAME, parseHookCommandLine } from '../hooks/install/command.js';
+import { isOurHttpUrl, OLDER_HOOK_SCRIPT_NAME, parseHookCommandLine } from '../hooks/install/command.js';
 import { installedCommands } from '../hooks/install/hook-groups.js';
 import { agentHomes, type AgentHomes, type AgentInstaller, type Scope } from '../hooks/install/installer.js';
 import { INSTALLERS } from '../hooks/install/installers.js';
@@ -33,7 +33,10 @@ function installedLine(installer: AgentInstaller, scope: Scope, homes: AgentHome
   if (byEvent.size === 0) return { line: `${label} not installed`, dataDirs: [] };
   const hooked = installer.events.filter((event) => byEvent.has(event));
   const missing = installer.events.filter((event) => !byEvent.has(event));
-  const commands = [...byEvent.values()].flat();
+  const handlers = [...byEvent.values()].flat();
+  // Claude Code's http hooks name a URL (install --http); the rest are commands.
+  const urls = [...new Set(handlers.filter(isOurHttpUrl))];
+  const commands = handlers.filter((handler) => !isOurHttpUrl(handler));
   const parsed = commands.map(parseHookCommandLine);
   const dataDirs = [...new Set(parsed.flatMap((command) => (command ? [command.dataDir] : [])))];
   const nodes = [...new Set(parsed.flatMap((command) => (command ? [command.node] : [])))];
@@ -43,12 +46,13 @@ function installedLine(installer: AgentInstaller, scope: Scope, homes: AgentHome
     `data dir ${dataDirs.join(', ') || '(unreadable command)'}`,
     `node ${nodes.join(', ') || '(unreadable command)'}`,
   ];
+  if (urls.length > 0) parts.push(`http hooks posting to ${urls.join(', ')} (events sent while it is down are lost)`);
   for (const file of [...nodes, ...scripts]) if (!existsSync(file)) parts.push(`MISSING ${file} (install again)`);
   if (parsed.includes(undefined)) parts.push('a command not in the form install writes (install again)');
   if (scripts.some((script) => script.endsWith(OLDER_HOOK_SCRIPT_NAME))) parts.push(`an older command, ${OLDER_HOOK_SCRIPT_NAME} (install again: it starts faster)`);
   const others = [...byEvent.keys()].filter((event) => !installer.events.includes(event));
   if (others.length > 0) parts.push(`also in ${others.join(', ')} (install again to tidy)`);
-  if (commands.length > byEvent.size) parts.push('more than one entity-memory hook in an event (install again to tidy)');
+  if (handlers.length > byEvent.size) parts.push('more than one entity-memory hook in an event (install again to tidy)');
   return { line: `${label} ${parts.join(', ')}`, dataDirs };
 }
 

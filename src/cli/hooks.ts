@@ -15,7 +15,7 @@ import { answeredInfo, COMMON_LINES } from './help.js';
 
 const AGENT_NAMES = HOOK_AGENTS.join('|');
 
-export const HOOKS_HELP = `usage: entity-memory hooks install <${AGENT_NAMES}> [--user | --project DIR] [--dry-run] [--data-dir DIR]
+export const HOOKS_HELP = `usage: entity-memory hooks install <${AGENT_NAMES}> [--user | --project DIR] [--http] [--dry-run] [--data-dir DIR]
        entity-memory hooks uninstall <${AGENT_NAMES}> [--user | --project DIR] [--dry-run] [--data-dir DIR]
        entity-memory hooks status [--project DIR] [--data-dir DIR]
        entity-memory hook <${AGENT_NAMES}> [--data-dir DIR]
@@ -46,6 +46,11 @@ hook reads one event on stdin and sends it on, as the installed command does (ex
 
   --user               the agent's settings in your home folder: every project (the default)
   --project DIR        DIR's own settings (e.g. .claude/settings.json, which a team may commit)
+  --http               claude-code only: Claude Code posts each event (but SessionStart) to the
+                       data dir's running server itself, no process per event: about half the
+                       time a turn waits on hooks. An event posted while that server is down is
+                       lost (the command hooks keep it in the spool); a server reachable beyond
+                       loopback needs its token in $ENTITY_MEMORY_TOKEN where Claude Code runs
   --dry-run            print the change as a unified diff and write nothing
   --data-dir DIR       the data dir whose server records the events; default $OPENPROGRAM_HOME,
                        else ~/.openprogram
@@ -68,7 +73,7 @@ function parse(argv: string[]) {
   try {
     return parseArgs({
       args: argv,
-      options: { 'data-dir': { type: 'string' }, project: { type: 'string' }, user: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
+      options: { 'data-dir': { type: 'string' }, project: { type: 'string' }, user: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, http: { type: 'boolean' } },
       strict: true,
       allowPositionals: true,
     });
@@ -93,7 +98,7 @@ export async function hooksCommand(argv: string[]): Promise<number> {
   const project = values.project === undefined ? undefined : absolutePath(values.project, '--project');
   if (verb === 'status') {
     if (agentRaw !== undefined) throw new ConfigError(`hooks status takes no agent (it shows them all), got ${JSON.stringify(agentRaw)}`);
-    if (values.user || values['dry-run']) throw new ConfigError(`hooks status takes --project and --data-dir only`);
+    if (values.user || values['dry-run'] || values.http) throw new ConfigError(`hooks status takes --project and --data-dir only`);
     const { hooksStatus } = await import('./hooks-status.js');
     await hooksStatus({ dataDir, project });
     return 0;
@@ -105,7 +110,8 @@ export async function hooksCommand(argv: string[]): Promise<number> {
   if (values.user && project !== undefined) throw new ConfigError('--user and --project are one or the other');
   if (project !== undefined && !existsSync(project)) throw new CannotRun(`--project ${project}: no such folder`);
   const { changeHooks } = await import('./hooks-change.js');
-  changeHooks({ verb, agent, dataDir, scope: project === undefined ? { kind: 'user' } : { kind: 'project', dir: project }, dryRun: values['dry-run'] === true });
+  if (values.http && verb !== 'install') throw new ConfigError('--http is for hooks install');
+  changeHooks({ verb, agent, dataDir, scope: project === undefined ? { kind: 'user' } : { kind: 'project', dir: project }, dryRun: values['dry-run'] === true, http: values.http === true });
   return 0;
 }
 

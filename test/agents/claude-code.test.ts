@@ -57,11 +57,11 @@ interface HookedSession {
 
 const AGENT_EMAIL = 'agent@openprogram.invalid';
 
-async function setUp(script: Script) {
+async function setUp(script: Script, options: { http?: boolean } = {}) {
   const root = tempDir('em-agents-');
   const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
   const repo = userRepo(root);
-  await installClaudeHooks(repo, api.dataDir);
+  await installClaudeHooks(repo, api.dataDir, options.http ? ['--http'] : []);
   // The team shares its hook settings: committed, they are not the user's uncommitted work (which
   // would keep every turn from committing, as any uncommitted file does).
   userGit(repo, 'add', '.claude/settings.json');
@@ -169,6 +169,38 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     expect(git(repo, 'show', 'HEAD:gen.txt')).toBe('generated\n');
     expect(git(repo, 'log', '-1', '--format=%ae|%ce').trim()).toBe(`${AGENT_EMAIL}|${AGENT_EMAIL}`);
     expect(git(repo, 'log', '-1', '--format=%B').trimEnd()).toMatch(new RegExp(`^\\[agent ${sessionId}\\] turn 1: TURN1: write a\\.txt, edit it, generate gen\\.txt\n\nSession-Id: ${sessionId}\nTurn: 1$`));
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  }, 120_000);
+
+  it('records the same turn through http hooks (install --http): Claude Code posts each event but SessionStart itself, and the agent\'s files are committed', async () => {
+    const { api, repo, model, claude } = await setUp(
+      { turns: [{ match: /TURN1/, steps: [{ write: 'a.txt', content: 'one\n' }, { bash: 'echo generated > gen.txt' }, { text: 'Wrote a.txt and gen.txt.' }] }] },
+      { http: true },
+    );
+    const settings = JSON.parse(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8')) as { hooks: Record<string, { hooks: { type: string; url?: string }[] }[]> };
+    expect(Object.fromEntries(Object.entries(settings.hooks).map(([event, groups]) => [event, groups[0]!.hooks[0]!.type]))).toMatchObject({
+      SessionStart: 'command',
+      UserPromptSubmit: 'http',
+      PreToolUse: 'http',
+      PostToolUse: 'http',
+      Stop: 'http',
+    });
+    expect(settings.hooks.Stop![0]!.hooks[0]!.url).toBe(`${api.url}/hooks/claude-code`);
+    const run = await claude('TURN1: write a.txt, generate gen.txt');
+    const session = await recorded(api, run.sessionId!, 1);
+    const [write] = toolCalls(model, 'Write');
+    const [bash] = toolCalls(model, 'Bash');
+    expect(shape(session)).toEqual([
+      ['USER', null, null],
+      ['ASSISTANT', 'Write', null],
+      ['TOOL', 'Write', `call-${write}`],
+      ['ASSISTANT', 'Bash', null],
+      ['TOOL', 'Bash', `call-${bash}`],
+      ['ASSISTANT', null, null],
+    ]);
+    const result = await outcome(api, run.sessionId!, 1);
+    expect(result).toMatchObject({ result: 'COMMITTED', paths: ['a.txt', 'gen.txt'], dirtyPaths: [] });
+    expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n')).toEqual(['a.txt', 'gen.txt']);
     expect(git(repo, 'status', '--porcelain')).toBe('');
   }, 120_000);
 

@@ -15,12 +15,12 @@ export const HOOKS_FILE = { 'claude-code': join('.claude', 'settings.json'), gem
 /**
  * Installs the hooks of `agent` in `repo`, sending to the server of `dataDir`. `env` is added to
  * the command's: for Codex, the test's CODEX_HOME (whose config.toml gets `[features] hooks`),
- * never this machine's.
+ * never this machine's. `flags` are the command's own (`--http`).
  * @returns the settings file's path.
  * @throws when the command fails (with its output).
  */
-export async function installHooks(agent: keyof typeof HOOKS_FILE, repo: string, dataDir: string, env: Record<string, string> = {}): Promise<string> {
-  const args = [ENTITY_MEMORY_BIN, 'hooks', 'install', agent, '--project', repo, '--data-dir', dataDir];
+export async function installHooks(agent: keyof typeof HOOKS_FILE, repo: string, dataDir: string, env: Record<string, string> = {}, flags: string[] = []): Promise<string> {
+  const args = [ENTITY_MEMORY_BIN, 'hooks', 'install', agent, '--project', repo, '--data-dir', dataDir, ...flags];
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
     const child = spawn(process.execPath, args, { env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

@@ -11,11 +11,11 @@ import { installHooks } from './install-hooks.js';
 
 /**
  * Installs entity-memory's hooks in `repo`/.claude/settings.json, sending to the server of
- * `dataDir` (install-hooks.ts).
+ * `dataDir` (install-hooks.ts); `flags`: install's own (`--http`: Claude Code posts the events itself).
  * @returns the settings file's path.
  */
-export function installClaudeHooks(repo: string, dataDir: string): Promise<string> {
-  return installHooks('claude-code', repo, dataDir);
+export function installClaudeHooks(repo: string, dataDir: string, flags: string[] = []): Promise<string> {
+  return installHooks('claude-code', repo, dataDir, {}, flags);
 }
 
 export interface ClaudeRunOptions {

@@ -275,6 +275,50 @@ describe('the installed command', () => {
     expect(stopped.stdout).toContain(`data dir ${dataDir}: no server running (no server.json)`);
   });
 
+  it("claude-code --http: Claude Code posts every event but SessionStart to the data dir's server itself; status names the url; a second install changes nothing, one without --http goes back to commands, uninstall removes both", async () => {
+    const { home, dataDir, cli } = machine();
+    const file = join(home, '.claude', 'settings.json');
+    // No server to point at: refused, nothing written; nor for an agent without http hooks.
+    const refused = await cli('hooks', 'install', 'claude-code', '--http', '--data-dir', dataDir);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('no server runs on');
+    expect(existsSync(file)).toBe(false);
+    mkdirSync(dataDir, { recursive: true });
+    const api = await startTestServer({ dataDir });
+    expect((await cli('hooks', 'install', 'codex', '--http', '--data-dir', dataDir)).stderr).toContain('--http is for claude-code');
+
+    const installed = await cli('hooks', 'install', 'claude-code', '--http', '--data-dir', dataDir);
+    expect(installed.status, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain('lost');
+    const url = `${api.url}/hooks/claude-code`;
+    const settings = JSON.parse(readFileSync(file, 'utf8')) as { hooks: Record<string, { hooks: Record<string, unknown>[] }[]> };
+    expect(Object.keys(settings.hooks)).toEqual(CLAUDE_EVENTS);
+    for (const event of CLAUDE_EVENTS) {
+      const [handler] = settings.hooks[event]![0]!.hooks;
+      if (event === 'SessionStart') expect(handler).toEqual({ type: 'command', command: expectedCommand('claude-code', dataDir), timeout: 10 });
+      else expect(handler).toEqual({ type: 'http', url, timeout: 10, headers: { Authorization: 'Bearer $ENTITY_MEMORY_TOKEN' }, allowedEnvVars: ['ENTITY_MEMORY_TOKEN'] });
+    }
+    expect((await cli('hooks', 'install', 'claude-code', '--http', '--data-dir', dataDir)).stdout).toContain('already installed');
+
+    // An event posted as Claude Code posts it (its header's variable left as is) is recorded.
+    const events = claudeEvents('http-1', home);
+    const posted = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer $ENTITY_MEMORY_TOKEN' }, body: JSON.stringify(events.prompt('p1', 'sent by http')) });
+    expect(posted.status).toBe(200);
+    const recorded = await api.raw('{ session(sessionId: "http-1") { messages(first: 5) { edges { node { content } } } } }');
+    expect(JSON.stringify(recorded.data)).toContain('sent by http');
+    await eventually(async () => existsSync(join(dataDir, 'hooks', 'last-event.json')));
+    const status = await cli('hooks', 'status', '--data-dir', dataDir);
+    expect(status.stdout).toContain(`claude-code user ${file}: installed (8 events), data dir ${dataDir}, node ${process.execPath}, http hooks posting to ${url} (events sent while it is down are lost)\n`);
+
+    // Back to command hooks, in place; then none.
+    expect((await cli('hooks', 'install', 'claude-code', '--data-dir', dataDir)).status).toBe(0);
+    const commands = JSON.parse(readFileSync(file, 'utf8')) as { hooks: Record<string, { hooks: Record<string, unknown>[] }[]> };
+    for (const event of CLAUDE_EVENTS) expect(commands.hooks[event]!.map((group) => group.hooks.map((handler) => handler.type))).toEqual([['command']]);
+    expect((await cli('hooks', 'install', 'claude-code', '--http', '--data-dir', dataDir)).status).toBe(0);
+    expect((await cli('hooks', 'uninstall', 'claude-code', '--data-dir', dataDir)).status).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({});
+  });
+
   it('works with no environment at all (env -i: no HOME, no PATH) and a data dir whose path has spaces and quotes: the event is spooled', async () => {
     const { home, cli } = machine();
     const dataDir = join(tempDir('em-data-'), `it's a "data" dir`);

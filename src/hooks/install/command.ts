@@ -36,6 +36,20 @@ export function hookCommandLine(command: HookCommand): string {
   return [command.node, command.script, command.agent, '--data-dir', command.dataDir].map(shellQuote).join(' ');
 }
 
+/** The path an http hook of ours posts to (POST /hooks/<agent>, src/http/hooks-route.ts). */
+const OUR_HTTP_PATH = /\/hooks\/(claude-code|codex|gemini)$/;
+
+/** The URL of an http hook handler of ours (type "http", its url ending in /hooks/<agent>). */
+export function isOurHttpUrl(url: unknown): url is string {
+  if (typeof url !== 'string') return false;
+  try {
+    const parsed = new URL(url);
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && OUR_HTTP_PATH.test(parsed.pathname);
+  } catch {
+    return false;
+  }
+}
+
 /** What marks a hook command as ours: install replaces it, uninstall removes it. */
 export function isOurCommand(command: unknown): command is string {
   return typeof command === 'string' && SCRIPT_NAMES.some((name) => command.includes(name));

@@ -4,14 +4,14 @@
  *   { "hooks": { "<Event>": [ { "matcher"?: "…", "hooks": [ { "type": "command", "command": "…", … } ] } ] } }
  *
  * Our entry for an event is a group of its own holding our one handler; a handler is ours when
- * its command names entity-memory-hook.cjs. Installing leaves exactly our group in each event we
+ * its command names entity-memory-hook.cjs, or (Claude Code's http hooks) it posts to /hooks/<agent>. Installing leaves exactly our group in each event we
  * hook (replacing one installed before, for another data dir, in place) and none anywhere else;
  * uninstalling removes our handlers and nothing else. Each change is one text edit of the file,
  * made and parsed again until none is left, so the rest of the file stays byte for byte.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { getNodeValue, type Node } from 'jsonc-parser';
-import { isOurCommand } from './command.js';
+import { isOurCommand, isOurHttpUrl } from './command.js';
 import { applyTextEdits, detectStyle, insertChild, property, removeChild, replaceValue, tree, type TextEdit, type TextStyle } from './json-edits.js';
 import { locatedError, parseSettings } from './settings-file.js';
 
@@ -24,13 +24,29 @@ export interface HookEventSpec {
 /** How one agent's file holds our hooks. */
 export interface HookGroupsFormat {
   events: readonly HookEventSpec[];
-  /** Our handler object for an event, running `command`. */
-  handler(command: string): Record<string, unknown>;
+  /** Our handler object for an event, running `command` (or, for Claude Code's http hooks, posting to the server). */
+  handler(command: string, event: HookEventSpec): Record<string, unknown>;
 }
 
 /** Our group for `event`: what install writes there. */
 export function ourGroup(format: HookGroupsFormat, event: HookEventSpec, command: string): Record<string, unknown> {
-  return { ...(event.matcher === undefined ? {} : { matcher: event.matcher }), hooks: [format.handler(command)] };
+  return { ...(event.matcher === undefined ? {} : { matcher: event.matcher }), hooks: [format.handler(command, event)] };
+}
+
+/**
+ * What makes a handler ours, as text: its command when it names our hook script, its url when it
+ * is an http handler posting to /hooks/<agent>; undefined for anyone else's.
+ */
+function ourIdentity(handler: Node): string | undefined {
+  if (handler.type !== 'object') return undefined;
+  const value = (key: string): unknown => {
+    const node = valueOf(property(handler, key));
+    return node === undefined ? undefined : getNodeValue(node);
+  };
+  const command = value('command');
+  if (isOurCommand(command)) return command;
+  const url = value('url');
+  return value('type') === 'http' && isOurHttpUrl(url) ? url : undefined;
 }
 
 interface OurHandler {
@@ -41,6 +57,7 @@ interface OurHandler {
   handler: Node;
   /** Whether every handler of the group is ours. */
   groupIsOurs: boolean;
+  /** Its command, or an http handler's url. */
   command: string;
 }
 
@@ -68,11 +85,11 @@ function ourHandlers(event: string, array: Node): OurHandler[] {
     if (group.type !== 'object') continue;
     const handlers = valueOf(property(group, 'hooks'));
     if (handlers?.type !== 'array') continue;
-    const commands = (handlers.children ?? []).map((handler) => (handler.type === 'object' ? getNodeValue(valueOf(property(handler, 'command'))!) : undefined));
-    const groupIsOurs = commands.length > 0 && commands.every(isOurCommand);
+    const identities = (handlers.children ?? []).map(ourIdentity);
+    const groupIsOurs = identities.length > 0 && identities.every((identity) => identity !== undefined);
     (handlers.children ?? []).forEach((handler, index) => {
-      const command = commands[index];
-      if (isOurCommand(command)) found.push({ event, group, handler, groupIsOurs, command });
+      const command = identities[index];
+      if (command !== undefined) found.push({ event, group, handler, groupIsOurs, command });
     });
   }
   return found;
@@ -175,7 +192,7 @@ export function uninstallHookGroups(path: string, text: string | undefined): str
   });
 }
 
-/** Our handlers' commands in the file, by event (events we do not hook included). */
+/** Our handlers' commands (an http handler's url) in the file, by event (events we do not hook included). */
 export function installedCommands(path: string, text: string | undefined): Map<string, string[]> {
   const byEvent = new Map<string, string[]>();
   if (text === undefined) return byEvent;

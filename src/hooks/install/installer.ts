@@ -20,6 +20,11 @@ export function agentHomes(env: NodeJS.ProcessEnv = process.env): AgentHomes {
   return { home, codexHome: env.CODEX_HOME || join(home, '.codex') };
 }
 
+/** Where http hooks post: the server's base URL (its /hooks/<agent> is appended). */
+export interface HttpHooks {
+  serverUrl: string;
+}
+
 /** What an install or uninstall would write: every file it looked at (unchanged ones too), and what to tell the user. */
 export interface InstallPlan {
   changes: FileChange[];
@@ -32,8 +37,14 @@ export interface AgentInstaller {
   hooksFile(scope: Scope, homes: AgentHomes): string;
   /** The events we hook, in the agent's words. */
   events: readonly string[];
-  /** @throws SettingsFileError when a file does not parse or has the wrong shape; nothing is written */
-  install(scope: Scope, homes: AgentHomes, command: string): InstallPlan;
+  /**
+   * `http`: the agent posts each event but SessionStart to the server at this URL itself (Claude
+   * Code's http hooks), no process per event; undefined for agents without them.
+   * @throws SettingsFileError when a file does not parse or has the wrong shape; nothing is written
+   */
+  install(scope: Scope, homes: AgentHomes, command: string, http?: HttpHooks): InstallPlan;
+  /** Whether the agent can post events itself (Claude Code's http hooks). */
+  httpHooks?: boolean;
   /** @throws SettingsFileError as install */
   uninstall(scope: Scope, homes: AgentHomes): InstallPlan;
   /** Lines about what else the agent needs to run the hooks (Codex's feature flag, Gemini's hooksConfig). */
