@@ -51,7 +51,7 @@ export interface AppOptions {
  *   when it cannot be opened or migrated. Nothing is left open either way.
  */
 export async function createApp(config: Config, logger: Logger, options: AppOptions = {}): Promise<App> {
-  const db = await openDb(databaseTarget(config));
+  const db = await openDb({ ...databaseTarget(config), onSlowMigration: (note) => logger.warn(note) });
   // Events through Redis are signed with a secret the instances share through this database.
   let redis: RedisPubSub | undefined;
   try {

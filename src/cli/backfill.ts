@@ -43,7 +43,7 @@ export async function backfill(argv: string[]): Promise<number> {
   try {
     const [{ openDb }, { reconcile, verify }] = await Promise.all([import('../db/index.js'), import('../mirror/reconcile.js')]);
     // The lock holder is the one process allowed to migrate.
-    const db = await openDb(databaseTarget(config));
+    const db = await openDb({ ...databaseTarget(config), onSlowMigration: (note) => process.stderr.write(`entity-memory: ${note}\n`) });
     try {
       if (sessionId !== undefined && !(await db.session.findUnique({ where: { sessionId } }))) throw new CannotRun(`no session ${sessionId}`);
       const deps = await maintenanceDeps(db, config);

@@ -43,7 +43,7 @@ export async function redactCommand(argv: string[]): Promise<number> {
   }
   try {
     const [{ openDb }, { redactStored }] = await Promise.all([import('../db/index.js'), import('../services/sessions/redact-stored.js')]);
-    const db = await openDb(databaseTarget(config));
+    const db = await openDb({ ...databaseTarget(config), onSlowMigration: (note) => process.stderr.write(`entity-memory: ${note}\n`) });
     try {
       const report = await redactStored(db, { onProgress: progress('messages') });
       const kinds = Object.entries(report.counts)

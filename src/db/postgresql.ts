@@ -25,6 +25,8 @@ export interface PostgresOptions {
   readOnly?: boolean;
   /** Connections in the pool. Default 10 (pg's). */
   poolSize?: number;
+  /** Told before a migration that takes long (building the search index over the messages there). */
+  onSlowMigration?: (note: string) => void;
 }
 
 /** Whether `url` names a PostgreSQL database (what --database-url accepts besides a SQLite file). */
@@ -95,11 +97,16 @@ export async function appliedPostgresMigrations(url: string): Promise<Set<string
  * instance at a time does; `pending` is re-read under the lock (another instance may have applied
  * them meanwhile). Returns the names applied by this call.
  */
-export async function migratePostgres(url: string, migrationsDir: string): Promise<string[]> {
+export async function migratePostgres(url: string, migrationsDir: string, beforeApplying?: (messages: number) => void): Promise<string[]> {
   const lock = new pg.Client({ connectionString: url });
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
+    if (beforeApplying) {
+      // How many messages are there (none before the table is made): what a slow migration is about to go over.
+      const exists = await lock.query<{ found: string | null }>(`SELECT to_regclass('"Message"')::text AS found`);
+      beforeApplying(exists.rows[0]?.found ? Number((await lock.query<{ n: string }>('SELECT count(*) AS n FROM "Message"')).rows[0]!.n) : 0);
+    }
     const engine = await SchemaEngineSession.open(postgresFactory({ url, poolSize: 2 }));
     try {
       return await engine.applyMigrations(await readMigrations(migrationsDir));
