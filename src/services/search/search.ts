@@ -190,7 +190,7 @@ function statement(
 /**
  * The page's message ids and ranks. A query with words ranks its RANKED_MATCHES newest matches
  * (all of them when it has fewer): ranking every match of a word found in half of the messages
- * costs a read of each (300 ms at 250,000 messages), ranking the newest few thousand a few ms,
+ * costs a read of each (300 ms at 250,000 messages), ranking the newest 2,000 a few ms,
  * and in a memory of what happened the newest are the likelier ones. The newest are taken in
  * the index's own order (SQLite: its rowids, the messages' order of writing, read backward;
  * PostgreSQL: "createdAt"), then ranked; equal ranks newest first.
