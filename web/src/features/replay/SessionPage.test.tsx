@@ -113,6 +113,19 @@ describe('SessionPage', () => {
     expect(await screen.findByText('No session s1')).toBeTruthy();
   });
 
+  it('reads the page again while the mirror has not committed every closed turn, with no event heard', async () => {
+    // Opened right after an import: three turns closed, none committed yet; the mirror's event came before the page subscribed.
+    let reads = 0;
+    // (Mounting reads it twice here; a third read is the page's own.)
+    const server = renderPage({ SessionPage: () => (++reads <= 2 ? { session: { ...view(), head: null } } : { session: view() }) });
+    expect(await screen.findByText('Turn 3 / 3', {}, { timeout: 5_000 })).toBeTruthy();
+    const pageReads = server.sent.filter((op) => op.name === 'SessionPage').length;
+    expect(pageReads).toBeGreaterThanOrEqual(3);
+    // Caught up: no more reads of its own.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(server.sent.filter((op) => op.name === 'SessionPage').length).toBe(pageReads);
+  });
+
   it('shows the title, the project link, the mirror state and the position', async () => {
     renderPage({ SessionPage: () => ({ session: view() }) });
     const link = await screen.findByRole('link', { name: 'Project: Shop' });
