@@ -1,7 +1,8 @@
 /**
  * Which turn wrote each line, in Chromium (issue 28): from a turn's code changes, "Blame" opens
  * the file with a gutter per range; the agent's ranges link to their turn in the conversation,
- * the user's name their author; under it the file's history, each commit's blame a click away.
+ * the user's name their author; under it the file's history, each commit's blame a click away;
+ * and from the project's history, a commit's files, each with its blame at that commit.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,6 +69,16 @@ describe('blame in the UI', () => {
     // Turn 1's range opens the conversation at turn 1.
     await table.getByRole('link', { name: 'turn 1', exact: true }).click();
     await page.getByText('Turn 1 / 2', { exact: true }).waitFor(WAIT);
+    // From the project's history: a commit's files, each with Blame as it stood after that commit.
+    await page.goto(`${api.url}/projects/${createProject.projectId}`);
+    const newest = page.locator('li.commit').first();
+    await newest.waitFor(WAIT);
+    await newest.locator('summary', { hasText: 'Files' }).click();
+    await newest.getByRole('link', { name: /^Blame src\/price\.js at [0-9a-f]{7}$/ }).click();
+    await table.waitFor(WAIT);
+    await expect.poll(() => rows.count(), WAIT).toBe(3);
+    expect(new URL(page.url()).searchParams.get('rev')).toMatch(/^[0-9a-f]{40}$/);
+
     expect(blocked.urls).toEqual([]);
     expect(errors).toEqual([]);
   });

@@ -1,13 +1,15 @@
 /**
  * A project repo's history, newest first, a page at a time ("Load more"), each commit
- * marked "agent" or "you" (commits.ts). Pages are fetched by cursor; a live change
+ * marked "agent" or "you" (commits.ts), its files under "Files" (read when opened), each with
+ * "Blame" as it stood after that commit. Pages are fetched by cursor; a live change
  * starts again from the newest page, since new commits shift every later page.
  */
 import { useEffect, useState } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../../gql';
 import { Link } from '../../lib/Link';
-import { sessionPath } from '../../lib/router';
+import { dateTime } from '../../lib/dates';
+import { blamePath, sessionPath } from '../../lib/router';
 import { agentSessionOf, isAgentCommit } from './commits';
 import { useRefetchOn } from './useRefetchOn';
 
@@ -26,6 +28,7 @@ const ProjectHistoryQuery = graphql(`
         }
         edges {
           node {
+            id
             sha
             shortSha
             headline
@@ -45,6 +48,60 @@ const ProjectHistoryQuery = graphql(`
     }
   }
 `);
+
+// A commit's files, read when its "Files" is opened (one git process each: not for a whole page).
+const CommitFilesQuery = graphql(`
+  query ProjectCommitFiles($id: ID!) {
+    node(id: $id) {
+      ... on Commit {
+        id
+        diff {
+          files {
+            path
+            status
+          }
+        }
+      }
+    }
+  }
+`);
+
+/** The files a commit changed, each with "Blame" as it stood after the commit (a deleted one has none). */
+function CommitFiles({ projectId, id, sha }: { projectId: string; id: string; sha: string }) {
+  const [{ data, error }] = useQuery({ query: CommitFilesQuery, variables: { id } });
+  if (error) return <p role="alert">The files could not be loaded: {error.graphQLErrors[0]?.message ?? error.message}</p>;
+  const files = data?.node && 'diff' in data.node ? data.node.diff.files : undefined;
+  if (!files) return <p className="muted">Loading…</p>;
+  if (files.length === 0) return <p className="muted">No file changed.</p>;
+  return (
+    <ul className="commit-files">
+      {files.map((file) => (
+        <li key={file.path}>
+          <span className={`change-status change-${file.status.toLowerCase()}`}>{file.status.toLowerCase()}</span> <code>{file.path}</code>
+          {file.status !== 'DELETED' && (
+            <>
+              {' '}
+              <Link href={blamePath(projectId, file.path, sha)} aria-label={`Blame ${file.path} at ${sha.slice(0, 7)}`}>
+                Blame
+              </Link>
+            </>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** "Files" under a commit: its files, read once opened. */
+function FilesOf({ projectId, id, sha }: { projectId: string; id: string; sha: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <details className="commit-files-toggle" onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>Files</summary>
+      {open && <CommitFiles projectId={projectId} id={id} sha={sha} />}
+    </details>
+  );
+}
 
 export function ProjectHistory({ projectId, version }: { projectId: string; version: number }) {
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
@@ -107,7 +164,7 @@ function HistoryPage({
             <span className={`badge ${agent ? 'badge-agent' : 'badge-you'}`}>{agent ? 'agent' : 'you'}</span>
             <span className="commit-headline">{node.headline}</span>
             <span className="muted commit-meta">
-              <code title={node.sha}>{node.shortSha}</code> {node.author.name}, <time dateTime={node.author.date}>{new Date(node.author.date).toLocaleString()}</time>
+              <code title={node.sha}>{node.shortSha}</code> {node.author.name}, <time dateTime={node.author.date}>{dateTime(new Date(node.author.date))}</time>
               {session && (
                 <>
                   {' · '}
@@ -115,6 +172,7 @@ function HistoryPage({
                 </>
               )}
             </span>
+            <FilesOf projectId={projectId} id={node.id} sha={node.sha} />
           </li>
         );
       })}
