@@ -7,11 +7,11 @@
  */
 import { useQuery } from 'urql';
 import { graphql } from '../../gql';
-import type { ProjectBlameQuery, ProjectFileHistoryQuery } from '../../gql/graphql';
+import type { ProjectBlameQuery } from '../../gql/graphql';
 import { dateTime } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
 import { Link } from '../../lib/Link';
-import { projectPath, sessionPath, useSearch } from '../../lib/router';
+import { blamePath, projectPath, sessionPath, useSearch } from '../../lib/router';
 import './projects.css';
 
 const BlameQuery = graphql(`
@@ -90,7 +90,6 @@ const HistoryQuery = graphql(`
 `);
 
 type Range = NonNullable<ProjectBlameQuery['project']>['blame'][number];
-type Entry = NonNullable<ProjectFileHistoryQuery['project']>['fileHistory']['edges'][number]['node'];
 
 /** Where an agent's range (or commit) opens: its session at its turn. */
 function turnLink(range: Pick<Range, 'session' | 'turn'>): string | null {
@@ -101,22 +100,30 @@ function turnLink(range: Pick<Range, 'session' | 'turn'>): string | null {
   return `${sessionPath(range.session.sessionId)}?${params.toString()}`;
 }
 
+/** An agent's range or commit: its turn (a link to it in the conversation; "restore" for a restore), then its session. */
+function AgentTurn({ of, title }: { of: Pick<Range, 'session' | 'turn' | 'turnNumber'>; title?: string }) {
+  const href = turnLink(of);
+  const what = of.turnNumber !== null ? `turn ${of.turnNumber}` : 'restore';
+  const where = of.session?.title || of.session?.sessionId || '';
+  return (
+    <>
+      {href ? (
+        <Link href={href} title={title === undefined ? undefined : `${where}: ${title}`}>
+          {what}
+        </Link>
+      ) : (
+        what
+      )}
+      <span className="muted"> {where}</span>
+    </>
+  );
+}
+
 function Gutter({ range }: { range: Range }) {
   if (range.origin === 'AGENT') {
-    const href = turnLink(range);
-    const what = range.turnNumber !== null ? `turn ${range.turnNumber}` : 'restore';
-    const where = range.session?.title || range.session?.sessionId || '';
     return (
       <>
-        <span className="badge">agent</span>{' '}
-        {href ? (
-          <Link href={href} title={`${where}: ${range.commit.headline}`}>
-            {what}
-          </Link>
-        ) : (
-          what
-        )}
-        <span className="muted"> {where}</span>
+        <span className="badge">agent</span> <AgentTurn of={range} title={range.commit.headline} />
       </>
     );
   }
@@ -134,18 +141,6 @@ function Gutter({ range }: { range: Range }) {
 function FileHistory({ projectId, path, rev }: { projectId: string; path: string; rev: string | null }) {
   const [{ data, error }] = useQuery({ query: HistoryQuery, variables: { projectId, path } });
   const history = data?.project?.fileHistory;
-  const blameAt = (sha: string) => `${projectPath(projectId)}/blame?${new URLSearchParams({ path, rev: sha }).toString()}`;
-  const who = (entry: Entry) => {
-    if (entry.origin !== 'AGENT') return <>{entry.commit.author.name}</>;
-    const href = turnLink(entry);
-    const what = entry.turnNumber !== null ? `turn ${entry.turnNumber}` : 'restore';
-    const where = entry.session?.title || entry.session?.sessionId || '';
-    return (
-      <>
-        {href ? <Link href={href}>{what}</Link> : what} <span className="muted">{where}</span>
-      </>
-    );
-  };
   return (
     <section aria-labelledby="file-history-heading" className="file-history">
       <h2 id="file-history-heading">History</h2>
@@ -155,11 +150,12 @@ function FileHistory({ projectId, path, rev }: { projectId: string; path: string
         <ol aria-label="Commits that changed the file">
           {history.edges.map(({ node: entry }) => (
             <li key={entry.commit.sha} aria-current={rev !== null && entry.commit.sha.startsWith(rev) ? 'true' : undefined}>
-              <span className="badge">{entry.origin === 'AGENT' ? 'agent' : 'you'}</span> {who(entry)} {entry.commit.headline}{' '}
+              <span className="badge">{entry.origin === 'AGENT' ? 'agent' : 'you'}</span>{' '}
+              {entry.origin === 'AGENT' ? <AgentTurn of={entry} /> : entry.commit.author.name} {entry.commit.headline}{' '}
               <time className="muted" dateTime={entry.commit.author.date}>
                 {dateTime(new Date(entry.commit.author.date))}
               </time>{' '}
-              <Link href={blameAt(entry.commit.sha)}>Blame at {entry.commit.shortSha}</Link>
+              <Link href={blamePath(projectId, path, entry.commit.sha)}>Blame at {entry.commit.shortSha}</Link>
             </li>
           ))}
         </ol>
