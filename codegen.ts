@@ -6,7 +6,8 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
  *   (a test fails when the committed file is stale);
  * - test/graphql/, typed documents for the operations the tests write with `graphql(...)`;
  * - web/src/gql/, the same for the web UI's operations (the .ts and .tsx files under web/src);
- * - src/client/gql/, the same for the typed client for agent runtimes (src/client/).
+ * - src/client/gql/, the same for the typed client for agent runtimes (src/client/);
+ * - src/mcp/gql/, the same for the MCP server's tools and resources (src/mcp/).
  */
 /** The client preset as every output of typed documents uses it: plain types, no fragment masking. */
 const typedDocuments = {
@@ -39,6 +40,10 @@ const config: CodegenConfig = {
     },
     './src/client/gql/': {
       documents: ['src/client/**/*.ts', '!src/client/gql/**'],
+      ...typedDocuments,
+    },
+    './src/mcp/gql/': {
+      documents: ['src/mcp/**/*.ts', '!src/mcp/gql/**'],
       ...typedDocuments,
     },
   },

@@ -10,6 +10,7 @@ import { gitCanStart, HealthProbe } from './http/health.js';
 import { openDb, type Db } from './db/index.js';
 import { KeyedLocks } from './locks.js';
 import type { Logger } from './logger.js';
+import type { McpHttp } from './mcp/http.js';
 import { RepoHealthMonitor, type RepoHealthOptions } from './mirror/health.js';
 import { reconcile } from './mirror/reconcile.js';
 import { MirrorWorker, type MirrorWorkerOptions } from './mirror/worker.js';
@@ -32,6 +33,8 @@ export interface App {
   hooks: HookIntake;
   /** What /health says (src/http/health.ts). */
   health: HealthProbe;
+  /** The MCP server at /mcp (src/mcp/http.ts), loaded on its first request. */
+  mcp(): Promise<McpHttp>;
   /** Stops background work and closes the database (and Redis' connections). Safe to call twice. */
   close(): Promise<void>;
 }
@@ -173,6 +176,8 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     }
   })().catch((error: unknown) => logger.error({ err: error }, 'listening for mirror wake-ups failed; sessions written through other servers wait for the next scan'));
   let closed: Promise<void> | undefined;
+  // The MCP SDK loads when an agent first asks for it, not with every server start.
+  let mcp: Promise<McpHttp> | undefined;
   return {
     config,
     db,
@@ -181,8 +186,10 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     mirror,
     hooks,
     health: probe,
+    mcp: () => (mcp ??= import('./mcp/http.js').then(({ createMcpHttp }) => createMcpHttp(deps))),
     close: () => {
       closed ??= (async () => {
+        await (await mcp)?.close();
         await catchUp;
         await hooksStarted;
         await hooks.stop();

@@ -1,6 +1,6 @@
 /**
  * The command line: `entity-memory serve [flags]` (the default command), `backfill`, `verify`,
- * `redact`, `import`, `rewind`, `search`, `hooks` and `hook`.
+ * `redact`, `import`, `rewind`, `search`, `hooks`, `hook` and `mcp`.
  *
  * Exit status: 0 done; 2 could not run (a bad flag or value, no data dir, the data dir in use or
  * not a folder, the port taken, the database locked or behind, Redis out of reach), with one
@@ -16,6 +16,7 @@ import { CannotRun } from './cli/errors.js';
 import { version } from './cli/help.js';
 import { hookCommand, hooksCommand } from './cli/hooks.js';
 import { importCommand } from './cli/import.js';
+import { mcpCommand } from './cli/mcp.js';
 import { redactCommand } from './cli/redact.js';
 import { rewindCommand } from './cli/rewind.js';
 import { searchCommand } from './cli/search.js';
@@ -49,6 +50,7 @@ const USAGE = `usage: entity-memory [serve] [flags]        serve the API and mir
        entity-memory hooks install <claude-code|codex|gemini>   record the agent live through its hooks
        entity-memory hooks status           what is installed, the server, the last event
        entity-memory hooks uninstall <agent>   remove our hooks, leave the others
+       entity-memory mcp [--data-dir DIR]   the MCP tools on stdio, through the running server
        entity-memory <command> --help       a command's flags and defaults
        entity-memory --version`;
 
@@ -87,6 +89,7 @@ async function main(args: string[]): Promise<number | undefined> {
   if (command === 'search') return searchCommand(rest);
   if (command === 'hooks') return hooksCommand(rest);
   if (command === 'hook') return hookCommand(rest);
+  if (command === 'mcp') return mcpCommand(rest);
   if (command.startsWith('-')) return serve(args);
   throw new ConfigError(`unknown command ${JSON.stringify(command)}`);
 }

@@ -1,7 +1,7 @@
 /**
  * Which path goes where, in this order: `/health` (never gated), then the gate (src/http/gate.ts:
  * Host, Origin, token, body type), then the web UI's static files at every path but /graphql
- * (src/http/web-ui.ts), `/hooks/<agent>` (src/http/hooks-route.ts), then yoga at /graphql (POST, GET, and GraphiQL in a browser). The static
+ * (src/http/web-ui.ts), `/hooks/<agent>` (src/http/hooks-route.ts), `/mcp` (src/mcp/http.ts), then yoga at /graphql (POST, GET, and GraphiQL in a browser). The static
  * files are served while the database is still opening; the API answers 503 until it is open.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import { withRequest } from '../request-context.js';
 import { checkHttp, sendRefusal } from './gate.js';
 import { handleHookRequest, isHooksPath } from './hooks-route.js';
+import { isMcpPath } from '../mcp/path.js';
 import { createWebUi, DEFAULT_WEB_DIR, isWebUiPath } from './web-ui.js';
 
 export interface RouterOptions {
@@ -51,6 +52,18 @@ export function createRouter({ config, logger, token, app }: RouterOptions): (re
     }
     if (isHooksPath(path)) {
       void handleHookRequest(req, res, path, ready, logger);
+      return;
+    }
+    if (isMcpPath(path)) {
+      if (!ready) {
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'The server is starting; try again in a moment.' }, id: null }));
+        return;
+      }
+      const header = req.headers['x-request-id'];
+      withRequest(Array.isArray(header) ? header[0] : header, () => {
+        void ready.mcp().then((mcp) => mcp.handle(req, res));
+      });
       return;
     }
     // Static files: served while the database is still opening too.

@@ -12,6 +12,7 @@ import { openRealFileSync } from '../fs/inside.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from '../logger.js';
+import { isMcpPath } from '../mcp/path.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 
 /** web/dist of this package: where scripts/build-web.mjs builds to. */
@@ -62,7 +63,8 @@ const NOT_BUILT_PAGE = `<!doctype html>
 
 /** Paths the UI leaves to others: yoga's endpoint (GraphiQL in a browser) and the health check. */
 export function isWebUiPath(path: string): boolean {
-  return path !== '/health' && path !== '/graphql' && !path.startsWith('/graphql/');
+  // The API's paths are not the UI's: a GET of them carries the token like any other request.
+  return path !== '/health' && path !== '/graphql' && !path.startsWith('/graphql/') && !isMcpPath(path) && !path.startsWith('/hooks/');
 }
 
 /** A GET or HEAD of the UI: static files, no data, so no token (the gate's exemption). */
