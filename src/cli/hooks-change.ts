@@ -4,9 +4,10 @@ import { relative } from 'node:path';
 import type { HookAgent } from '../hooks/agent.js';
 import { hookCommandLine, hookScript } from '../hooks/install/command.js';
 import { agentHomes, type HttpHooks, type InstallPlan, type Scope } from '../hooks/install/installer.js';
+import { mcpServerCommand, mcpServersFile, registerMcpServer, unregisterMcpServer } from '../hooks/install/mcp-servers.js';
 import { readServerFile } from '../http/server-file.js';
 import { INSTALLERS } from '../hooks/install/installers.js';
-import { SettingsFileError, unifiedDiff, writeChange } from '../hooks/install/settings-file.js';
+import { readText, SettingsFileError, unifiedDiff, writeChange } from '../hooks/install/settings-file.js';
 import { CannotRun } from './errors.js';
 
 export interface HooksChange {
@@ -17,6 +18,29 @@ export interface HooksChange {
   dryRun: boolean;
   /** Claude Code's http hooks, posting to the data dir's running server. */
   http?: boolean;
+  /** Register `entity-memory mcp` as an MCP server too (install; default true). Uninstall always removes it. */
+  mcp?: boolean;
+}
+
+/** What the agent must do before it starts a registered MCP server, per agent and scope. */
+function mcpNote(agent: HookAgent, scope: Scope, file: string): string {
+  if (agent === 'claude-code' && scope.kind === 'project') {
+    return `MCP server entity-memory registered in ${file}; Claude Code asks once whether to use a project's .mcp.json servers (or list it in enabledMcpjsonServers)`;
+  }
+  if (agent === 'codex' && scope.kind === 'project') return `MCP server entity-memory registered in ${file}; Codex reads a project's .codex/config.toml once you trust the project`;
+  return `MCP server entity-memory registered in ${file} (entity-memory mcp --data-dir …: it needs the data dir's server running)`;
+}
+
+/** `plan` with one more edit of `path`: on top of the plan's own change of that file, if it has one. */
+function alsoEdit(plan: InstallPlan, path: string, edit: (text: string | undefined) => string | undefined): InstallPlan {
+  const existing = plan.changes.find((change) => change.path === path);
+  if (existing) {
+    const after = edit(existing.after) ?? existing.after;
+    return { ...plan, changes: plan.changes.map((change) => (change === existing ? { ...change, after } : change)) };
+  }
+  const before = readText(path);
+  const after = edit(before);
+  return after === undefined ? plan : { ...plan, changes: [...plan.changes, { path, before, after }] };
 }
 
 function scopeName(scope: Scope): string {
@@ -27,7 +51,7 @@ function scopeName(scope: Scope): string {
  * Prints and (unless a dry run) writes the change, one line per file.
  * @throws CannotRun when a file does not parse (`path:line:col: reason`); nothing is written then
  */
-export function changeHooks({ verb, agent, dataDir, scope, dryRun, http = false }: HooksChange): void {
+export function changeHooks({ verb, agent, dataDir, scope, dryRun, http = false, mcp = true }: HooksChange): void {
   const installer = INSTALLERS[agent];
   const homes = agentHomes();
   const command = hookCommandLine({ node: process.execPath, script: hookScript(), agent, dataDir });
@@ -42,6 +66,14 @@ export function changeHooks({ verb, agent, dataDir, scope, dryRun, http = false 
   let plan: InstallPlan;
   try {
     plan = verb === 'install' ? installer.install(scope, homes, command, httpHooks) : installer.uninstall(scope, homes);
+    const mcpFile = mcpServersFile(agent, scope, homes);
+    if (verb === 'uninstall') plan = alsoEdit(plan, mcpFile, (text) => unregisterMcpServer(agent, mcpFile, text));
+    else if (mcp) {
+      const before = plan.changes.find((change) => change.path === mcpFile)?.after ?? readText(mcpFile);
+      plan = alsoEdit(plan, mcpFile, (text) => registerMcpServer(agent, mcpFile, text, mcpServerCommand(dataDir)));
+      const after = plan.changes.find((change) => change.path === mcpFile)?.after;
+      if (after !== before) plan = { ...plan, notes: [...plan.notes, mcpNote(agent, scope, mcpFile)] };
+    }
   } catch (error) {
     if (error instanceof SettingsFileError) throw new CannotRun(error.message);
     throw error;
@@ -69,7 +101,9 @@ export function changeHooks({ verb, agent, dataDir, scope, dryRun, http = false 
     if (!existsSync(dataDir)) console.log(`note: the data dir ${dataDir} does not exist yet; events wait in its hooks/spool.jsonl until a server runs on it`);
     if (scope.kind === 'project') {
       // An uncommitted settings file is the user's uncommitted work to the project rules: every turn would be skipped.
-      console.log(`note: commit ${relative(scope.dir, hooksFile)} (or install with --user): while it is uncommitted it is your uncommitted change, and the agent's turns in this project are skipped, not committed`);
+      const files = changed.map((change) => relative(scope.dir, change.path)).filter((path) => !path.startsWith('..'));
+      const named = files.length > 0 ? files.join(' and ') : relative(scope.dir, hooksFile);
+      console.log(`note: commit ${named} (or install with --user): while ${files.length > 1 ? 'they are' : 'it is'} uncommitted ${files.length > 1 ? 'they are' : 'it is'} your uncommitted change, and the agent's turns in this project are skipped, not committed`);
     }
   } else {
     console.log(`${agent}: uninstalled ${scopeName(scope)}`);

@@ -15,7 +15,7 @@ import { answeredInfo, COMMON_LINES } from './help.js';
 
 const AGENT_NAMES = HOOK_AGENTS.join('|');
 
-export const HOOKS_HELP = `usage: entity-memory hooks install <${AGENT_NAMES}> [--user | --project DIR] [--http] [--dry-run] [--data-dir DIR]
+export const HOOKS_HELP = `usage: entity-memory hooks install <${AGENT_NAMES}> [--user | --project DIR] [--http] [--no-mcp] [--dry-run] [--data-dir DIR]
        entity-memory hooks uninstall <${AGENT_NAMES}> [--user | --project DIR] [--dry-run] [--data-dir DIR]
        entity-memory hooks status [--project DIR] [--data-dir DIR]
        entity-memory hook <${AGENT_NAMES}> [--data-dir DIR]
@@ -34,7 +34,13 @@ nothing would change nothing is written. Before a file is rewritten it is copied
                 [features] hooks = true in $CODEX_HOME/config.toml, which Codex needs to run hooks
   gemini        ~/.gemini/settings.json, or DIR/.gemini/settings.json; and hooksConfig.enabled = true
 
-uninstall removes our hook entries only (and an event left with none). It leaves Codex's feature
+install also registers entity-memory's MCP server (entity-memory mcp --data-dir DIR), so the agent
+can search and read back its own sessions and restore files as a turn left them:
+  claude-code   "mcpServers" in ~/.claude.json, or DIR/.mcp.json
+  codex         [mcp_servers.entity-memory] in $CODEX_HOME/config.toml, or DIR/.codex/config.toml
+  gemini        "mcpServers" in the same settings.json as its hooks
+
+uninstall removes our hook entries only (and an event left with none), and our MCP server entry. It leaves Codex's feature
 flag and Gemini's hooksConfig.enabled on: other hooks may need them.
 
 status prints, per agent, whether our hooks are installed for the user and for the project (DIR,
@@ -51,6 +57,7 @@ hook reads one event on stdin and sends it on, as the installed command does (ex
                        time a turn waits on hooks. An event posted while that server is down is
                        lost (the command hooks keep it in the spool); a server reachable beyond
                        loopback needs its token in $ENTITY_MEMORY_TOKEN where Claude Code runs
+  --no-mcp             install the hooks only, not the MCP server
   --dry-run            print the change as a unified diff and write nothing
   --data-dir DIR       the data dir whose server records the events; default $OPENPROGRAM_HOME,
                        else ~/.openprogram
@@ -73,7 +80,7 @@ function parse(argv: string[]) {
   try {
     return parseArgs({
       args: argv,
-      options: { 'data-dir': { type: 'string' }, project: { type: 'string' }, user: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, http: { type: 'boolean' } },
+      options: { 'data-dir': { type: 'string' }, project: { type: 'string' }, user: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, http: { type: 'boolean' }, 'no-mcp': { type: 'boolean' } },
       strict: true,
       allowPositionals: true,
     });
@@ -111,7 +118,16 @@ export async function hooksCommand(argv: string[]): Promise<number> {
   if (project !== undefined && !existsSync(project)) throw new CannotRun(`--project ${project}: no such folder`);
   const { changeHooks } = await import('./hooks-change.js');
   if (values.http && verb !== 'install') throw new ConfigError('--http is for hooks install');
-  changeHooks({ verb, agent, dataDir, scope: project === undefined ? { kind: 'user' } : { kind: 'project', dir: project }, dryRun: values['dry-run'] === true, http: values.http === true });
+  if (values['no-mcp'] && verb !== 'install') throw new ConfigError('--no-mcp is for hooks install (uninstall removes the MCP server entry too)');
+  changeHooks({
+    verb,
+    agent,
+    dataDir,
+    scope: project === undefined ? { kind: 'user' } : { kind: 'project', dir: project },
+    dryRun: values['dry-run'] === true,
+    http: values.http === true,
+    mcp: values['no-mcp'] !== true,
+  });
   return 0;
 }
 

@@ -16,6 +16,7 @@ import { wsClient, wsSubscribe } from '../helpers/ws.js';
 import { CreateProject, DirtyWarnings } from '../projects/operations.js';
 import { agentCommits, expectSnapshot, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
 import { claudeCodeBinary } from './claude-cli.js';
+import { SHARED_FILES } from './install-hooks.js';
 import { installClaudeHooks, runClaude, type ClaudeRun } from './run-claude.js';
 import { Hold, startScriptedModel, type Script, type ScriptedModel } from './scripted-model.js';
 
@@ -64,7 +65,7 @@ async function setUp(script: Script, options: { http?: boolean } = {}) {
   await installClaudeHooks(repo, api.dataDir, options.http ? ['--http'] : []);
   // The team shares its hook settings: committed, they are not the user's uncommitted work (which
   // would keep every turn from committing, as any uncommitted file does).
-  userGit(repo, 'add', '.claude/settings.json');
+  userGit(repo, 'add', ...SHARED_FILES['claude-code']);
   userGit(repo, 'commit', '-q', '-m', 'Record our Claude Code sessions');
   const { createProject } = await api.ok(CreateProject, { input: { name: 'App', workdir: repo } });
   const model = await startScriptedModel(script, repo);

@@ -16,7 +16,7 @@ import { wsClient, wsSubscribe } from '../helpers/ws.js';
 import { CreateProject, DirtyWarnings } from '../projects/operations.js';
 import { agentCommits, expectSnapshot, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
 import { codexCli } from './codex-cli.js';
-import { installHooks } from './install-hooks.js';
+import { installHooks, SHARED_FILES } from './install-hooks.js';
 import type { CliCommand } from './pinned-cli.js';
 import { codexHome, runCodex, writeCodexConfig, type CodexRun } from './run-codex.js';
 import { startScriptedCodex } from './scripted-codex.js';
@@ -71,7 +71,7 @@ async function setUp(script: Script) {
   await installHooks('codex', repo, api.dataDir, { HOME: home, CODEX_HOME: codexHome(home) });
   // Committed, the team's hook settings are not the user's uncommitted work (which would keep
   // every turn from committing, as any uncommitted file does).
-  userGit(repo, 'add', '.codex/hooks.json');
+  userGit(repo, 'add', ...SHARED_FILES['codex']);
   userGit(repo, 'commit', '-q', '-m', 'Record our Codex sessions');
   const { createProject } = await api.ok(CreateProject, { input: { name: 'App', workdir: repo } });
   const codex = async (prompt: string, resume = false): Promise<CodexRun> => {

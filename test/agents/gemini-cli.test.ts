@@ -16,7 +16,7 @@ import { wsClient, wsSubscribe } from '../helpers/ws.js';
 import { CreateProject, DirtyWarnings } from '../projects/operations.js';
 import { agentCommits, expectSnapshot, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
 import { geminiCli } from './gemini-cli.js';
-import { installHooks } from './install-hooks.js';
+import { installHooks, SHARED_FILES } from './install-hooks.js';
 import type { CliCommand } from './pinned-cli.js';
 import { runGemini, type GeminiRun } from './run-gemini.js';
 import { startScriptedGemini } from './scripted-gemini.js';
@@ -67,7 +67,7 @@ async function setUp(script: Script) {
   await installHooks('gemini', repo, api.dataDir);
   // Committed, the team's hook settings are not the user's uncommitted work (which would keep
   // every turn from committing, as any uncommitted file does).
-  userGit(repo, 'add', '.gemini/settings.json');
+  userGit(repo, 'add', ...SHARED_FILES['gemini']);
   userGit(repo, 'commit', '-q', '-m', 'Record our Gemini CLI sessions');
   const { createProject } = await api.ok(CreateProject, { input: { name: 'App', workdir: repo } });
   const model = await startScriptedGemini(script, repo);

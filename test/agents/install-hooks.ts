@@ -13,6 +13,17 @@ const ENTITY_MEMORY_BIN = fileURLToPath(new URL('../../bin/entity-memory.js', im
 export const HOOKS_FILE = { 'claude-code': join('.claude', 'settings.json'), gemini: join('.gemini', 'settings.json'), codex: join('.codex', 'hooks.json') } as const;
 
 /**
+ * Every file install writes in the repo: the hooks' and the MCP server's (Claude Code's .mcp.json,
+ * Codex's .codex/config.toml; Gemini keeps both in one file). A team commits them; uncommitted,
+ * they would be the user's uncommitted work, and every turn would be skipped.
+ */
+export const SHARED_FILES = {
+  'claude-code': [HOOKS_FILE['claude-code'], '.mcp.json'],
+  gemini: [HOOKS_FILE.gemini],
+  codex: [HOOKS_FILE.codex, join('.codex', 'config.toml')],
+} as const;
+
+/**
  * Installs the hooks of `agent` in `repo`, sending to the server of `dataDir`. `env` is added to
  * the command's: for Codex, the test's CODEX_HOME (whose config.toml gets `[features] hooks`),
  * never this machine's. `flags` are the command's own (`--http`).

@@ -126,7 +126,7 @@ ${added.map((event) => `        ${JSON.stringify(event)}: ${block([group(event)]
     const result = await cli('hooks', 'install', 'claude-code', '--project', project, '--data-dir', dataDir);
     expect(result.status, result.stderr).toBe(0);
     // Left uncommitted, the settings file would be the user's change and skip every turn: the install says so.
-    expect(result.stdout).toContain('note: commit .claude/settings.json (or install with --user)');
+    expect(result.stdout).toContain('note: commit .claude/settings.json and .mcp.json (or install with --user): while they are uncommitted');
     const settings = json(file);
     expect(settings.hooks.Stop).toEqual([
       { hooks: [{ type: 'command', command: 'say done', timeout: 1 }] },
@@ -187,7 +187,8 @@ trust_level = "trusted"
 hooks = false
 `;
     writeFileSync(config, toml);
-    const result = await cli('hooks', 'install', 'codex', '--data-dir', dataDir);
+    // The MCP server's table in the same file is test/hooks/install-mcp.test.ts's.
+    const result = await cli('hooks', 'install', 'codex', '--no-mcp', '--data-dir', dataDir);
     expect(result.status, result.stderr).toBe(0);
     expect(readFileSync(config, 'utf8')).toBe(toml.replace('hooks = false   # off while I debug', 'hooks = true   # off while I debug'));
     expect(result.stdout).toContain(`${config}: [features] hooks was off; turned on`);
@@ -207,10 +208,10 @@ hooks = false
     mkdirSync(codexHome, { recursive: true });
     const config = join(codexHome, 'config.toml');
     writeFileSync(config, 'model = "o4"\n\n[analytics]\nenabled = false\n');
-    expect((await cli('hooks', 'install', 'codex', '--data-dir', dataDir)).status).toBe(0);
+    expect((await cli('hooks', 'install', 'codex', '--no-mcp', '--data-dir', dataDir)).status).toBe(0);
     expect(readFileSync(config, 'utf8')).toBe('model = "o4"\n\n[analytics]\nenabled = false\n\n[features]\nhooks = true\n');
     writeFileSync(config, '[features] # flags\nweb_search = true\n');
-    expect((await cli('hooks', 'install', 'codex', '--data-dir', dataDir)).status).toBe(0);
+    expect((await cli('hooks', 'install', 'codex', '--no-mcp', '--data-dir', dataDir)).status).toBe(0);
     expect(readFileSync(config, 'utf8')).toBe('[features] # flags\nhooks = true\nweb_search = true\n');
   });
 
