@@ -126,7 +126,8 @@ for (let round = 1; round <= ROUNDS; round++) {
 
   // The same settings as ours, each command replaced by `node -e 0`.
   const trivialRepo = freshRepo(`trivial-${round}`);
-  const settings = await installClaudeHooks(trivialRepo, join(root, 'unused-data-dir'));
+  // --no-mcp here and below: the hooks' cost per turn is measured, not the MCP server's start with each session.
+  const settings = await installClaudeHooks(trivialRepo, join(root, 'unused-data-dir'), ['--no-mcp']);
   const installed = JSON.parse(readFileSync(settings, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
   for (const groups of Object.values(installed.hooks)) for (const group of groups) for (const handler of group.hooks) handler.command = `"${process.execPath}" -e 0`;
   writeFileSync(settings, JSON.stringify(installed, null, 2));
@@ -140,7 +141,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   const server = await startServer({ ...benchConfig(dataDir), allowedRoots: [root] }, createLogger('silent'));
   const repo = freshRepo(`hooked-${round}`);
   // --http: Claude Code's http hooks (install --http), posting each event but SessionStart to the server itself.
-  await installClaudeHooks(repo, dataDir, values.http ? ['--http'] : []);
+  await installClaudeHooks(repo, dataDir, values.http ? ['--http', '--no-mcp'] : ['--no-mcp']);
   git(repo, 'add', '.claude/settings.json');
   git(repo, 'commit', '-q', '-m', 'entity-memory hooks');
   await graphql(server, `mutation { createProject(input: { name: "bench", workdir: ${JSON.stringify(repo)} }) { projectId } }`);

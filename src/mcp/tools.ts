@@ -117,6 +117,15 @@ function moreLine(nextCursor: string | null, tool: string, cut: boolean): string
     : `\nThere is more: call ${tool} again with cursor "${nextCursor}".`;
 }
 
+/**
+ * `{ note }` for the structured content when there is something to say (how to ask for the rest):
+ * Claude Code gives the model a tool's structured content rather than its text, so both say it.
+ */
+function noteOf(note: string): { note?: string } {
+  const trimmed = note.trim();
+  return trimmed === '' ? {} : { note: trimmed };
+}
+
 function agentOf(session: { agentId: string | null; source: string | null }): string | null {
   return session.agentId ?? session.source;
 }
@@ -176,7 +185,7 @@ const search = tool({
           : `${found.totalCount} message${found.totalCount === 1 ? '' : 's'} match ${JSON.stringify(args.query)}${found.rankedMatches < found.totalCount ? ` (the ${found.rankedMatches} newest ranked)` : ''}; here ${kept.length}:`;
       return {
         text: [head, ...lines].join('\n') + moreLine(nextCursor, 'search', wasCut),
-        data: { totalCount: found.totalCount, hits: kept.map((k) => k.hit), nextCursor },
+        data: { totalCount: found.totalCount, hits: kept.map((k) => k.hit), nextCursor, ...noteOf(moreLine(nextCursor, 'search', wasCut)) },
       };
     });
   },
@@ -227,7 +236,7 @@ const listSessions = tool({
       const head = sessions.totalCount === 0 ? 'No session matches.' : `${sessions.totalCount} session${sessions.totalCount === 1 ? '' : 's'}; here ${kept.length}:`;
       return {
         text: [head, ...lines].join('\n') + moreLine(nextCursor, 'list_sessions', wasCut),
-        data: { totalCount: sessions.totalCount, sessions: kept.map((k) => k.session), nextCursor },
+        data: { totalCount: sessions.totalCount, sessions: kept.map((k) => k.session), nextCursor, ...noteOf(moreLine(nextCursor, 'list_sessions', wasCut)) },
       };
     });
   },
@@ -314,6 +323,7 @@ const getTurn = tool({
           fileCount: files.length,
           project,
           uri,
+          ...noteOf(notes.join(' ')),
         },
       };
     });
@@ -384,7 +394,7 @@ const getTurnDiff = tool({
       const head = `Turn ${turn.number} of session ${session.sessionId}: ${kind} ${source.sha.slice(0, 12)}, ${files.length} file${files.length === 1 ? '' : 's'}${args.path === undefined ? `, +${source.diff.additions} -${source.diff.deletions}` : ''}${args.offset > 0 ? ` (from character ${args.offset})` : ''}.`;
       return {
         text: [head, '', kept.text, ...notes].join('\n'),
-        data: { session: session.sessionId, turn: turn.number, sha: source.sha, kind, files: shownList, fileCount: list.length, patch: kept.text, nextOffset },
+        data: { session: session.sessionId, turn: turn.number, sha: source.sha, kind, files: shownList, fileCount: list.length, patch: kept.text, nextOffset, ...noteOf(notes.join(' ')) },
       };
     });
   },
@@ -446,7 +456,7 @@ const readFileAtTurn = tool({
       ];
       return {
         text: [`${blob.path} after turn ${args.turn} (${from}), ${blob.size} bytes${args.offset > 0 ? `, from character ${args.offset}` : ''}:`, '', kept.text, ...notes].join('\n'),
-        data: { session: session.sessionId, turn: args.turn, fromTurn: recorded.number, sha: at.sha, path: blob.path, exists: true, binary: false, size: blob.size, content: kept.text, nextOffset },
+        data: { session: session.sessionId, turn: args.turn, fromTurn: recorded.number, sha: at.sha, path: blob.path, exists: true, binary: false, size: blob.size, content: kept.text, nextOffset, ...noteOf(notes.join(' ')) },
       };
     });
   },
@@ -512,7 +522,7 @@ const projectHistory = tool({
       const head = `${name}: ${total} commit${total === 1 ? '' : 's'}${args.path !== undefined ? ` changed ${args.path}` : ''}; here ${kept.length}, newest first:`;
       return {
         text: [head, ...lines].join('\n') + moreLine(nextCursor, 'project_history', wasCut),
-        data: { projectId, name, totalCount: total, commits: kept.map((k) => k.commit), nextCursor },
+        data: { projectId, name, totalCount: total, commits: kept.map((k) => k.commit), nextCursor, ...noteOf(moreLine(nextCursor, 'project_history', wasCut)) },
       };
     });
   },
@@ -560,7 +570,7 @@ const restoreFiles = tool({
         : `Done: ${rewind.message}${rewind.undoTurn !== null ? ` To undo, restore_files to turn ${rewind.undoTurn}.` : ''}`;
       return {
         text: [head, ...lines, ...(wasCut ? [`… and ${changes.length - kept.length} more paths.`] : [])].join('\n'),
-        data: { ...data, changes: kept, changeCount: changes.length },
+        data: { ...data, changes: kept, changeCount: changes.length, ...noteOf(wasCut ? `${changes.length - kept.length} more paths are not listed.` : '') },
       };
     });
   },

@@ -71,8 +71,8 @@ async function setUp(script: Script, options: { http?: boolean } = {}) {
   const model = await startScriptedModel(script, repo);
   onCleanup(model.close);
   const home = join(root, 'home');
-  const claude = async (prompt: string, resume = false): Promise<ClaudeRun> => {
-    const run = await runClaude({ binary, repo, home, modelUrl: model.url, prompt, resume });
+  const claude = async (prompt: string, resume = false, allowedTools: string[] = []): Promise<ClaudeRun> => {
+    const run = await runClaude({ binary, repo, home, modelUrl: model.url, prompt, resume, allowedTools });
     expect(run.code, `claude exited ${run.code}\n${run.stderr}\n${run.stdout.slice(-2000)}`).toBe(0);
     expect(run.sessionId).toBeTruthy();
     expect(model.requests.filter((r) => r.kind === 'unknown')).toEqual([]);
@@ -352,5 +352,54 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     expect(await outcome(again, sessionId, 1)).toMatchObject({ result: 'COMMITTED', paths: ['a.txt', 'gen.txt'], dirtyPaths: [] });
     expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n')).toEqual(['a.txt', 'gen.txt']);
     expect(existsSync(join(api.dataDir, 'hooks', 'spool.jsonl'))).toBe(false);
+  }, 120_000);
+  it("answers the agent's own calls to entity-memory's MCP server, registered by hooks install: search and get_turn_diff, the answers in its transcript", async () => {
+    let earlier = '';
+    const { api, repo, model, claude, home } = await setUp({
+      turns: [
+        { match: /TURN1/, steps: [{ write: 'plan.md', content: 'Retries: exponential backoff, capped at 30 s.\n' }, { text: 'Wrote the plan.' }] },
+        {
+          match: /TURN2/,
+          steps: [
+            { tool: 'mcp__entity-memory__search', input: () => ({ query: 'exponential backoff', role: 'user' }) },
+            { tool: 'mcp__entity-memory__get_turn_diff', input: () => ({ session: earlier, turn: 1 }) },
+            { text: 'We chose exponential backoff, capped at 30 s.' },
+          ],
+        },
+      ],
+    });
+    expect(JSON.parse(readFileSync(join(repo, '.mcp.json'), 'utf8'))).toMatchObject({ mcpServers: { 'entity-memory': { args: expect.arrayContaining(['mcp', '--data-dir', api.dataDir]) } } });
+    earlier = (await claude('TURN1: write down the retry plan: exponential backoff')).sessionId!;
+    await recorded(api, earlier, 1);
+    expect((await outcome(api, earlier, 1)).result).toBe('COMMITTED');
+
+    const run = await claude('TURN2: what did we decide about retries?', false, ['mcp__entity-memory']);
+    // Claude Code offered our tools, and the model's calls were answered by them.
+    expect(model.requests.find((r) => r.turn === 1)?.tools).toEqual(expect.arrayContaining(['mcp__entity-memory__search', 'mcp__entity-memory__get_turn_diff']));
+    const transcript = readFileSync(join(home, '.claude', 'projects', readdirSync(join(home, '.claude', 'projects'))[0]!, `${run.sessionId!}.jsonl`), 'utf8');
+    // Claude Code 2.1.197 gives the model a tool's structuredContent (as JSON) when it has one.
+    const results = transcript
+      .split('\n')
+      .filter((line) => line.includes('"tool_result"'))
+      .map((line) => {
+        const [block] = (JSON.parse(line) as { message: { content: { content: string | { text: string }[]; is_error?: boolean }[] } }).message.content;
+        expect(block!.is_error ?? false).toBe(false);
+        const text = typeof block!.content === 'string' ? block!.content : block!.content.map((part) => part.text).join('');
+        return JSON.parse(text) as Record<string, unknown>;
+      });
+    expect(results).toHaveLength(2);
+    expect(results[0]).toMatchObject({ totalCount: 1, hits: [{ session: earlier, turn: 1, role: 'user', uri: `entity-memory://session/${earlier}/turn/1` }] });
+    expect(results[1]).toMatchObject({ session: earlier, turn: 1, kind: 'commit', files: [{ path: 'plan.md', status: 'added' }] });
+    expect(results[1]!.patch).toContain('+Retries: exponential backoff, capped at 30 s.');
+    // The calls are recorded as the second session's tool calls, like any other.
+    const session = await recorded(api, run.sessionId!, 1);
+    expect(shape(session).map(([role, tool]) => [role, tool])).toEqual([
+      ['USER', null],
+      ['ASSISTANT', 'mcp__entity-memory__search'],
+      ['TOOL', 'mcp__entity-memory__search'],
+      ['ASSISTANT', 'mcp__entity-memory__get_turn_diff'],
+      ['TOOL', 'mcp__entity-memory__get_turn_diff'],
+      ['ASSISTANT', null],
+    ]);
   }, 120_000);
 });

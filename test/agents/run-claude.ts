@@ -32,6 +32,8 @@ export interface ClaudeRunOptions {
   resume?: boolean;
   /** A backstop: the run is killed after this long (default 120 s) and its result says so. */
   timeoutMs?: number;
+  /** More tools to allow without asking (e.g. an MCP server's: mcp__entity-memory). */
+  allowedTools?: string[];
 }
 
 export interface ClaudeRun {
@@ -65,7 +67,7 @@ function environment(options: ClaudeRunOptions): Record<string, string> {
   };
 }
 
-export function claudeArgs(options: Pick<ClaudeRunOptions, 'prompt' | 'resume'>): string[] {
+export function claudeArgs(options: Pick<ClaudeRunOptions, 'prompt' | 'resume' | 'allowedTools'>): string[] {
   return [
     '-p',
     options.prompt,
@@ -83,6 +85,7 @@ export function claudeArgs(options: Pick<ClaudeRunOptions, 'prompt' | 'resume'>)
     'Edit',
     'MultiEdit',
     'Read',
+    ...(options.allowedTools ?? []),
     ...(options.resume ? ['--continue'] : []),
   ];
 }

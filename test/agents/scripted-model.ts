@@ -51,6 +51,8 @@ export type Step = (
   | { bash: string; description?: string }
   /** The Agent tool (Task on CLIs that call it so), general-purpose; its prompt should match a turn of its own. */
   | { subagent: string; description?: string }
+  /** Any tool by the name the CLI offers it under (an MCP tool: mcp__<server>__<tool>); `input` read when the step is answered. */
+  | { tool: string; input: () => Record<string, unknown> }
   /** Plain text: ends the turn. */
   | { text: string }
 ) & { hold?: Hold };
@@ -76,6 +78,8 @@ export interface ModelRequest {
   answer?: string;
   /** The tool call's id (`tool_use_id` in the CLI's hooks). */
   toolUseId?: string;
+  /** The tools the CLI offered the model in this request (steps only). */
+  tools?: string[];
 }
 
 export interface ScriptedModel {
@@ -133,6 +137,7 @@ function toolUse(step: Step, cwd: string, tools: string[], id: string): Block {
     const edits = step.edits.map((e) => ({ old_string: e.old, new_string: e.new }));
     return { type: 'tool_use', id, name: 'MultiEdit', input: { file_path: path(step.multiEdit), edits } };
   }
+  if ('tool' in step) return { type: 'tool_use', id, name: step.tool, input: step.input() };
   if ('bash' in step) return { type: 'tool_use', id, name: 'Bash', input: { command: step.bash, description: step.description ?? 'scripted command' } };
   if ('subagent' in step) {
     const name = tools.includes('Agent') ? 'Agent' : 'Task';
@@ -233,6 +238,7 @@ export async function startScriptedModel(script: Script, cwd: string): Promise<S
       kind: 'step',
       turn: picked?.turn ?? -1,
       step: picked?.step ?? -1,
+      tools,
       ...(block.type === 'text' ? { answer: 'text' } : { answer: block.name, toolUseId: block.id }),
     });
     answer(res, body, id, [block]);

@@ -91,6 +91,7 @@ describe('the MCP server over Streamable HTTP', () => {
     const first = await ok(client, 'search', { query: 'alpha', limit: 1 });
     expect(first.data.nextCursor).toEqual(expect.any(String));
     expect(first.text).toContain(`cursor "${first.data.nextCursor as string}"`);
+    expect(first.data.note).toContain(`cursor "${first.data.nextCursor as string}"`);
     const second = await ok(client, 'search', { query: 'alpha', limit: 1, cursor: first.data.nextCursor });
     expect((second.data.hits as { uri: string }[])[0]).not.toEqual((first.data.hits as { uri: string }[])[0]);
     const filtered = await ok(client, 'search', { query: 'alpha', role: 'user', project: dir });
@@ -150,6 +151,7 @@ describe('the MCP server over Streamable HTTP', () => {
     const next = whole.data.nextOffset as number;
     expect(next).toBeGreaterThan(0);
     expect(whole.text).toContain(`offset ${next}`);
+    expect(whole.data.note).toContain(`offset ${next}`);
     let patch = whole.data.patch as string;
     for (let offset: number | null = next; offset !== null; ) {
       const part = await ok(client, 'get_turn_diff', { session: 's', turn: 2, offset });
