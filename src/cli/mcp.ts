@@ -7,42 +7,42 @@
  * When the server restarts under a running agent, the session it had is gone (404): the relay
  * opens a new one with the agent's own initialize and sends the request again.
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
-import { DataDirBusyError, lockDataDir } from '../data-dir-lock.js';
-import { CannotRun } from './errors.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
-import { runningServer, type RunningServer } from './running-server.js';
+
+/** The script an agent starts (what hooks install registers): the relay, Node's built-ins only. */
+export const MCP_SCRIPT_NAME = 'entity-memory-mcp.cjs';
+
+export function mcpScript(): string {
+  return join(PACKAGE_ROOT, 'bin', MCP_SCRIPT_NAME);
+}
 
 const MCP_HELP = `usage: entity-memory mcp [--data-dir DIR]
 
 Serves entity-memory's MCP tools (search, list_sessions, get_turn, get_turn_diff,
 read_file_at_turn, project_history, restore_files, fork_session) and resources on stdin/stdout,
-for an agent that starts MCP servers as processes. It goes through the server running on the
-data dir (entity-memory serve, or npm start), which must be up; agents that speak Streamable
-HTTP can use that server's /mcp directly.
+for an agent that starts MCP servers as processes. It relays each message to the server running
+on the data dir (entity-memory serve, or npm start), which must be up; agents that speak
+Streamable HTTP can use that server's /mcp directly. hooks install registers the same relay as
+  <node> <this package>/bin/${MCP_SCRIPT_NAME} --data-dir <DIR>
 
 ${DATA_DIR_LINE}
 ${COMMON_LINES}
 
+The token is $ENTITY_MEMORY_TOKEN, else the data dir's token file.
+
 Exit status: 0 when the agent closes stdin; 2 when no server runs on the data dir or it does not
 answer, with one line on stderr.`;
 
-/** Where the server listens, or CannotRun when none holds the data dir. */
-async function serverOf(dataDirArgs: string[]): Promise<RunningServer> {
-  const config = loadConfig(dataDirArgs, process.env);
-  let lock;
-  try {
-    lock = await lockDataDir(config.dataDir, { command: 'mcp' });
-  } catch (error) {
-    if (error instanceof DataDirBusyError && error.holder?.command === 'serve') return runningServer(config, error.holder.pid);
-    throw error;
-  }
-  await lock.release();
-  throw new CannotRun(`no entity-memory server is running on the data dir ${config.dataDir}: start one (entity-memory serve, or npm start in its folder) and the agent's MCP server again`);
-}
-
-export async function mcpCommand(argv: string[]): Promise<number> {
+/**
+ * `mcp`: runs bin/entity-memory-mcp.cjs in this process (as `hook` runs the hook script), for the
+ * data dir of the flags and the environment.
+ */
+export async function mcpCommand(argv: string[]): Promise<number | undefined> {
   if (answeredInfo(argv, () => MCP_HELP)) return 0;
   let values: { 'data-dir'?: string };
   try {
@@ -50,8 +50,10 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   } catch (error) {
     throw new ConfigError((error as Error).message.split('\n')[0] ?? 'bad arguments');
   }
-  const server = await serverOf(values['data-dir'] !== undefined ? ['--data-dir', values['data-dir']] : []);
-  const [{ relay }] = await Promise.all([import('../mcp/relay.js')]);
-  await relay(server);
-  return 0;
+  const { dataDir } = loadConfig(values['data-dir'] !== undefined ? ['--data-dir', values['data-dir']] : [], process.env);
+  const script = mcpScript();
+  process.argv = [process.argv[0]!, script, '--data-dir', dataDir];
+  await import(pathToFileURL(script).href);
+  // The script exits when the agent closes stdin.
+  return undefined;
 }

@@ -368,7 +368,7 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
         },
       ],
     });
-    expect(JSON.parse(readFileSync(join(repo, '.mcp.json'), 'utf8'))).toMatchObject({ mcpServers: { 'entity-memory': { args: expect.arrayContaining(['mcp', '--data-dir', api.dataDir]) } } });
+    expect(JSON.parse(readFileSync(join(repo, '.mcp.json'), 'utf8'))).toMatchObject({ mcpServers: { 'entity-memory': { args: [expect.stringMatching(/bin\/entity-memory-mcp\.cjs$/), '--data-dir', api.dataDir] } } });
     earlier = (await claude('TURN1: write down the retry plan: exponential backoff')).sessionId!;
     await recorded(api, earlier, 1);
     expect((await outcome(api, earlier, 1)).result).toBe('COMMITTED');

@@ -24,7 +24,8 @@ function machine() {
   return { home, codexHome, dataDir, cli };
 }
 
-const entry = (dataDir: string) => ({ command: process.execPath, args: [BIN, 'mcp', '--data-dir', dataDir] });
+const MCP_BIN = join(import.meta.dirname, '..', '..', 'bin', 'entity-memory-mcp.cjs');
+const entry = (dataDir: string) => ({ command: process.execPath, args: [MCP_BIN, '--data-dir', dataDir] });
 
 /** Claude Code's state file as it has one: other keys, another MCP server, two-space JSON. */
 const CLAUDE_JSON = `{
@@ -102,7 +103,7 @@ args = ["--port", "9"]
     // For another data dir: the table is replaced in place.
     const elsewhere = tempDir('em-data-');
     expect((await cli('hooks', 'install', 'codex', '--data-dir', elsewhere)).status).toBe(0);
-    expect(readFileSync(config, 'utf8')).toContain(`args = [${JSON.stringify(BIN)}, "mcp", "--data-dir", ${JSON.stringify(elsewhere)}]\n`);
+    expect(readFileSync(config, 'utf8')).toContain(`args = [${JSON.stringify(MCP_BIN)}, "--data-dir", ${JSON.stringify(elsewhere)}]\n`);
     expect(readFileSync(config, 'utf8').match(/\[mcp_servers\.entity-memory\]/g)).toHaveLength(1);
     expect((await cli('hooks', 'uninstall', 'codex')).status).toBe(0);
     expect(readFileSync(config, 'utf8')).toBe(toml);

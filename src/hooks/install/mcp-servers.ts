@@ -1,5 +1,5 @@
 /**
- * Registering `entity-memory mcp` as an MCP server in an agent's settings, beside its hooks
+ * Registering entity-memory's MCP server (bin/entity-memory-mcp.cjs, what `entity-memory mcp` runs) in an agent's settings, beside its hooks
  * (`hooks install`, unless --no-mcp), so the agent can search and read back its own history:
  *
  * | agent | for the user | for a project |
@@ -23,15 +23,15 @@ import { parseSettings } from './settings-file.js';
 
 export const MCP_SERVER_NAME = 'entity-memory';
 
-/** The process an agent starts: this package's command line, `mcp`, for the data dir. */
+/** The process an agent starts: this package's MCP relay (bin/entity-memory-mcp.cjs, what `entity-memory mcp` runs), for the data dir. */
 export interface McpServerCommand {
   command: string;
   args: string[];
 }
 
 export function mcpServerCommand(dataDir: string, node = process.execPath): McpServerCommand {
-  const bin = join(PACKAGE_ROOT, 'bin', 'entity-memory.js');
-  return { command: node, args: [existsSync(bin) ? realpathSync(bin) : bin, 'mcp', '--data-dir', dataDir] };
+  const script = join(PACKAGE_ROOT, 'bin', 'entity-memory-mcp.cjs');
+  return { command: node, args: [existsSync(script) ? realpathSync(script) : script, '--data-dir', dataDir] };
 }
 
 /** The file the agent reads its MCP servers from, for `scope`. */
