@@ -10,7 +10,11 @@
  * now, the event is appended to `DIR/hooks/spool.jsonl` (one line, fsynced), which the server
  * replays when it starts, or within seconds when it runs.
  *
- * It never breaks the agent: it prints nothing, exits 0 whatever happens, and writes its own
+ * With `--context` (hooks install --context), a SessionStart's answer from the server holds the
+ * project's recent sessions, which it prints for the agent as the agents' hooks take context:
+ * `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"…"}}`.
+ *
+ * It never breaks the agent: it prints nothing else, exits 0 whatever happens, and writes its own
  * problems to `DIR/hooks/hook.log` (rotated at 1 MiB). It loads Node's built-in modules only, not
  * the server's code: the agent waits for every hook, and this is one process start. It is
  * CommonJS and speaks HTTP on a plain socket for the same reason: Node's ES module loader and its
@@ -33,11 +37,13 @@ const LOG_ROTATE_BYTES = 1024 * 1024;
 function args(argv) {
   const [agent, ...rest] = argv;
   let dataDir;
+  let context = false;
   for (let i = 0; i < rest.length; i++) {
     if (rest[i] === '--data-dir') dataDir = rest[++i];
     else if (rest[i].startsWith('--data-dir=')) dataDir = rest[i].slice('--data-dir='.length);
+    else if (rest[i] === '--context') context = true;
   }
-  return { agent, dataDir };
+  return { agent, dataDir, context };
 }
 
 function hooksDir(dataDir) {
@@ -113,48 +119,76 @@ function server(dataDir) {
 }
 
 /**
- * Resolves with the HTTP status, or 0 when there was none within the budget. One request on a
- * plain socket (`Connection: close`), and only the status line is read: loading node:http would
- * add a fifth to the start-up the agent waits for.
+ * Resolves with the HTTP status (0 when there was none within the budget) and, when `withBody`,
+ * the answer's body. One request on a plain socket (`Connection: close`); without `withBody` only
+ * the status line is read: loading node:http would add a fifth to the start-up the agent waits for.
  */
-function send(target, agent, body) {
+function send(target, path, body, withBody) {
   return new Promise((resolve) => {
     let settled = false;
-    let head = '';
+    const chunks = [];
+    let size = 0;
     const url = new URL(target.url);
     const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80) });
-    const done = (status) => {
+    const done = (status, text) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(status);
+      resolve({ status, body: text });
     };
-    const timer = setTimeout(() => done(0), BUDGET_MS);
+    const timer = setTimeout(() => done(0, undefined), BUDGET_MS);
     const lines = [
-      `POST /hooks/${agent} HTTP/1.1`,
+      `POST ${path} HTTP/1.1`,
       `Host: ${url.host}`,
       'Content-Type: application/json',
       `Content-Length: ${Buffer.byteLength(body)}`,
       'Connection: close',
     ];
     if (target.token) lines.push(`Authorization: Bearer ${target.token}`);
-    socket.setEncoding('latin1');
     socket.on('connect', () => socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`));
     socket.on('data', (chunk) => {
-      head += chunk;
-      const end = head.indexOf('\r\n');
-      if (end < 0 && head.length < 1024) return;
-      const status = /^HTTP\/1\.[01] (\d{3})\b/.exec(head);
-      done(status ? Number(status[1]) : 0);
+      chunks.push(chunk);
+      size += chunk.length;
+      const received = Buffer.concat(chunks, size);
+      const line = received.indexOf('\r\n');
+      if (line < 0 && size < 1024) return;
+      const status = /^HTTP\/1\.[01] (\d{3})\b/.exec(received.subarray(0, Math.max(line, 0)).toString('latin1'));
+      if (!status) return done(0, undefined);
+      if (!withBody) return done(Number(status[1]), undefined);
+      // The server answers with a Content-Length (src/http/hooks-route.ts).
+      const end = received.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const length = /\r\ncontent-length:\s*(\d+)/i.exec(received.subarray(0, end).toString('latin1'));
+      const bodyBytes = received.subarray(end + 4);
+      if (length && bodyBytes.length >= Number(length[1])) done(Number(status[1]), bodyBytes.subarray(0, Number(length[1])).toString('utf8'));
     });
-    socket.on('error', () => done(0));
-    socket.on('close', () => done(0));
+    socket.on('error', () => done(0, undefined));
+    // Closed before a whole body came: the status, if it came, still says what happened to the event.
+    socket.on('close', () => {
+      const status = /^HTTP\/1\.[01] (\d{3})\b/.exec(Buffer.concat(chunks, size).subarray(0, 64).toString('latin1'));
+      done(status ? Number(status[1]) : 0, undefined);
+    });
   });
 }
 
+/**
+ * The agent's SessionStart context: one JSON line on stdout, in the shape Claude Code, Codex and
+ * Gemini CLI all take from a SessionStart hook. Nothing when there is nothing to say.
+ */
+function giveContext(body) {
+  let context;
+  try {
+    context = JSON.parse(body).context;
+  } catch {
+    return;
+  }
+  if (typeof context !== 'string' || context === '') return;
+  process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } })}\n`);
+}
+
 async function main() {
-  const { agent, dataDir } = args(process.argv.slice(2));
+  const { agent, dataDir, context } = args(process.argv.slice(2));
   if (!dataDir) return; // Nowhere to log: installed by hand, wrongly.
   if (!AGENTS.has(agent)) return log(dataDir, `unknown agent ${JSON.stringify(agent)}: the hook command names claude-code, codex or gemini`);
   const { text, over } = await readStdin();
@@ -169,7 +203,10 @@ async function main() {
   const body = JSON.stringify(payload);
   const target = server(dataDir);
   if (target) {
-    const status = await send(target, agent, body);
+    // --context (hooks install --context): a SessionStart's answer carries the project's recent sessions for the agent.
+    const withContext = context && payload !== null && typeof payload === 'object' && payload.hook_event_name === 'SessionStart';
+    const { status, body: answer } = await send(target, `/hooks/${agent}${withContext ? '?context=1' : ''}`, body, withContext);
+    if (withContext && answer !== undefined) giveContext(answer);
     if (status >= 200 && status < 300) return;
     // Refused as not an event: keeping it would not change that.
     if (status === 400 || status === 404 || status === 413) return log(dataDir, `${agent}: the server refused an event (HTTP ${status}); see its log`);

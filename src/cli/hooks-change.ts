@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { HookAgent } from '../hooks/agent.js';
 import { hookCommandLine, hookScript } from '../hooks/install/command.js';
+import type { HookCommandFor } from '../hooks/install/hook-groups.js';
 import { agentHomes, type HttpHooks, type InstallPlan, type Scope } from '../hooks/install/installer.js';
 import { mcpServerCommand, mcpServersFile, registerMcpServer, unregisterMcpServer } from '../hooks/install/mcp-servers.js';
 import { readServerFile } from '../http/server-file.js';
@@ -20,6 +21,8 @@ export interface HooksChange {
   http?: boolean;
   /** Register `entity-memory mcp` as an MCP server too (install; default true). Uninstall always removes it. */
   mcp?: boolean;
+  /** SessionStart's hook answers with the project's recent sessions (src/services/hooks/session-context.ts). */
+  context?: boolean;
 }
 
 /** What the agent must do before it starts a registered MCP server, per agent and scope. */
@@ -51,10 +54,13 @@ function scopeName(scope: Scope): string {
  * Prints and (unless a dry run) writes the change, one line per file.
  * @throws CannotRun when a file does not parse (`path:line:col: reason`); nothing is written then
  */
-export function changeHooks({ verb, agent, dataDir, scope, dryRun, http = false, mcp = true }: HooksChange): void {
+export function changeHooks({ verb, agent, dataDir, scope, dryRun, http = false, mcp = true, context = false }: HooksChange): void {
   const installer = INSTALLERS[agent];
   const homes = agentHomes();
-  const command = hookCommandLine({ node: process.execPath, script: hookScript(), agent, dataDir });
+  const base = { node: process.execPath, script: hookScript(), agent, dataDir };
+  const plain = hookCommandLine(base);
+  const withContext = hookCommandLine({ ...base, context: true });
+  const command: HookCommandFor = context ? (event) => (event === 'SessionStart' ? withContext : plain) : plain;
   let httpHooks: HttpHooks | undefined;
   if (http) {
     if (!installer.httpHooks) throw new CannotRun(`--http is for claude-code (Claude Code's http hooks); ${agent} runs command hooks only`);
@@ -98,6 +104,7 @@ export function changeHooks({ verb, agent, dataDir, scope, dryRun, http = false,
   for (const note of plan.notes) console.log(`note: ${note}`);
   if (verb === 'install') {
     console.log(`${agent}: installed ${scopeName(scope)} (events ${installer.events.join(', ')}); data dir ${dataDir}`);
+    if (context) console.log(`note: at each session start the agent is given the project's last sessions (at most 1,500 characters; nothing for a project without history)`);
     if (!existsSync(dataDir)) console.log(`note: the data dir ${dataDir} does not exist yet; events wait in its hooks/spool.jsonl until a server runs on it`);
     if (scope.kind === 'project') {
       // An uncommitted settings file is the user's uncommitted work to the project rules: every turn would be skipped.

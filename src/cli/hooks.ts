@@ -15,7 +15,7 @@ import { answeredInfo, COMMON_LINES } from './help.js';
 
 const AGENT_NAMES = HOOK_AGENTS.join('|');
 
-export const HOOKS_HELP = `usage: entity-memory hooks install <${AGENT_NAMES}> [--user | --project DIR] [--http] [--no-mcp] [--dry-run] [--data-dir DIR]
+export const HOOKS_HELP = `usage: entity-memory hooks install <${AGENT_NAMES}> [--user | --project DIR] [--http] [--no-mcp] [--context] [--dry-run] [--data-dir DIR]
        entity-memory hooks uninstall <${AGENT_NAMES}> [--user | --project DIR] [--dry-run] [--data-dir DIR]
        entity-memory hooks status [--project DIR] [--data-dir DIR]
        entity-memory hook <${AGENT_NAMES}> [--data-dir DIR]
@@ -58,6 +58,9 @@ hook reads one event on stdin and sends it on, as the installed command does (ex
                        lost (the command hooks keep it in the spool); a server reachable beyond
                        loopback needs its token in $ENTITY_MEMORY_TOKEN where Claude Code runs
   --no-mcp             install the hooks only, not the MCP server
+  --context            at each session start, give the agent the project's last sessions (title,
+                       when, the last prompt, the files touched; at most 1,500 characters, nothing
+                       for a project without history) and a line about the MCP tools
   --dry-run            print the change as a unified diff and write nothing
   --data-dir DIR       the data dir whose server records the events; default $OPENPROGRAM_HOME,
                        else ~/.openprogram
@@ -80,7 +83,7 @@ function parse(argv: string[]) {
   try {
     return parseArgs({
       args: argv,
-      options: { 'data-dir': { type: 'string' }, project: { type: 'string' }, user: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, http: { type: 'boolean' }, 'no-mcp': { type: 'boolean' } },
+      options: { 'data-dir': { type: 'string' }, project: { type: 'string' }, user: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, http: { type: 'boolean' }, 'no-mcp': { type: 'boolean' }, context: { type: 'boolean' } },
       strict: true,
       allowPositionals: true,
     });
@@ -105,7 +108,7 @@ export async function hooksCommand(argv: string[]): Promise<number> {
   const project = values.project === undefined ? undefined : absolutePath(values.project, '--project');
   if (verb === 'status') {
     if (agentRaw !== undefined) throw new ConfigError(`hooks status takes no agent (it shows them all), got ${JSON.stringify(agentRaw)}`);
-    if (values.user || values['dry-run'] || values.http) throw new ConfigError(`hooks status takes --project and --data-dir only`);
+    if (values.user || values['dry-run'] || values.http || values['no-mcp'] || values.context) throw new ConfigError(`hooks status takes --project and --data-dir only`);
     const { hooksStatus } = await import('./hooks-status.js');
     await hooksStatus({ dataDir, project });
     return 0;
@@ -119,6 +122,7 @@ export async function hooksCommand(argv: string[]): Promise<number> {
   const { changeHooks } = await import('./hooks-change.js');
   if (values.http && verb !== 'install') throw new ConfigError('--http is for hooks install');
   if (values['no-mcp'] && verb !== 'install') throw new ConfigError('--no-mcp is for hooks install (uninstall removes the MCP server entry too)');
+  if (values.context && verb !== 'install') throw new ConfigError('--context is for hooks install');
   changeHooks({
     verb,
     agent,
@@ -127,6 +131,7 @@ export async function hooksCommand(argv: string[]): Promise<number> {
     dryRun: values['dry-run'] === true,
     http: values.http === true,
     mcp: values['no-mcp'] !== true,
+    context: values.context === true,
   });
   return 0;
 }

@@ -5,7 +5,8 @@
  * (durable): 200 `{"outcome"}` (recorded, duplicate, or skipped with why), 200 `{"ignored"}` for
  * an event entity-memory does not record; 400 for a body that is not an event, 404 for an
  * unknown agent, 413 over the size limit, 503 while the server starts or cannot record now (the
- * hook command then keeps the event in its spool).
+ * hook command then keeps the event in its spool). With `?context=1`, a SessionStart's answer also
+ * holds `context`: the project's recent sessions for the agent (src/services/hooks/session-context.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../app.js';
@@ -20,8 +21,10 @@ export function isHooksPath(path: string): boolean {
 }
 
 function answer(res: ServerResponse, status: number, body: object): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  // A length, not chunks: the hook script reads the answer off a plain socket.
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }
 
 function refuse(res: ServerResponse, status: number, code: string, message: string): void {
@@ -47,6 +50,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
   });
 }
 
+function wantsContext(req: IncomingMessage): boolean {
+  const query = (req.url ?? '').split('?')[1] ?? '';
+  return new URLSearchParams(query).get('context') === '1';
+}
+
 export async function handleHookRequest(req: IncomingMessage, res: ServerResponse, path: string, app: App | undefined, logger: Logger): Promise<void> {
   const agent = path.slice('/hooks/'.length);
   if (!isHookAgent(agent)) return refuse(res, 404, 'NOT_FOUND', `No hooks for ${JSON.stringify(agent.slice(0, 40))}: use /hooks/${HOOK_AGENTS.join(', /hooks/')}.`);
@@ -66,6 +74,14 @@ export async function handleHookRequest(req: IncomingMessage, res: ServerRespons
   try {
     const result = await app.hooks.receive(agent, payload);
     if ('invalid' in result) return refuse(res, 400, 'BAD_USER_INPUT', `Not a ${agent} hook event: ${result.invalid}.`);
+    // `?context=1` (a SessionStart hook installed with --context): the project's recent sessions, for the agent.
+    if (wantsContext(req) && 'outcome' in result) {
+      const context = await app.hooks.sessionStartContext(agent, payload).catch((error: unknown) => {
+        logger.warn({ err: error, agent }, 'could not put together the session-start context; the agent starts without it');
+        return '';
+      });
+      if (context !== '') return answer(res, 200, { ...result, context });
+    }
     return answer(res, 200, result);
   } catch (error) {
     logger.error({ err: error, agent }, 'could not record a hook event; the hook keeps it in its spool');

@@ -17,10 +17,10 @@ export interface HookRun {
   stderr: string;
 }
 
-/** Runs the hook command for `agent` with `stdin`, in an environment of its own (as agents run hooks). */
-export function runHook(agent: string, dataDir: string, stdin: string | object, script = HOOK_BIN): Promise<HookRun> {
+/** Runs the hook command for `agent` with `stdin`, in an environment of its own (as agents run hooks); `flags` after its own (`--context`). */
+export function runHook(agent: string, dataDir: string, stdin: string | object, script = HOOK_BIN, flags: string[] = []): Promise<HookRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, agent, '--data-dir', dataDir], {
+    const child = spawn(process.execPath, [script, agent, '--data-dir', dataDir, ...flags], {
       env: { PATH: process.env.PATH ?? '' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

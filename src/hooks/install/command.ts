@@ -24,6 +24,8 @@ export interface HookCommand {
   agent: string;
   /** Absolute path of the data dir whose server records the events. */
   dataDir: string;
+  /** SessionStart's, installed with --context: its answer gives the agent the project's recent sessions. */
+  context?: boolean;
 }
 
 /** `word` as one word for a POSIX shell: bare when it is plain, else in single quotes. */
@@ -33,7 +35,7 @@ export function shellQuote(word: string): string {
 }
 
 export function hookCommandLine(command: HookCommand): string {
-  return [command.node, command.script, command.agent, '--data-dir', command.dataDir].map(shellQuote).join(' ');
+  return [command.node, command.script, command.agent, '--data-dir', command.dataDir, ...(command.context ? ['--context'] : [])].map(shellQuote).join(' ');
 }
 
 /** The path an http hook of ours posts to (POST /hooks/<agent>, src/http/hooks-route.ts). */
@@ -93,8 +95,9 @@ export function shellWords(line: string): string[] | undefined {
 /** An installed command read back, or undefined when it is ours but not in the form install writes. */
 export function parseHookCommandLine(line: string): HookCommand | undefined {
   const words = shellWords(line);
-  if (!words || words.length !== 5 || words[3] !== '--data-dir' || !SCRIPT_NAMES.some((name) => words[1]!.endsWith(name))) return undefined;
-  return { node: words[0]!, script: words[1]!, agent: words[2]!, dataDir: words[4]! };
+  const context = words?.length === 6 && words[5] === '--context';
+  if (!words || (words.length !== 5 && !context) || words[3] !== '--data-dir' || !SCRIPT_NAMES.some((name) => words[1]!.endsWith(name))) return undefined;
+  return { node: words[0]!, script: words[1]!, agent: words[2]!, dataDir: words[4]!, ...(context ? { context } : {}) };
 }
 
 /** This package's hook script, by its real path: what an installed hook runs. */

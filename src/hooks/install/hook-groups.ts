@@ -28,9 +28,13 @@ export interface HookGroupsFormat {
   handler(command: string, event: HookEventSpec): Record<string, unknown>;
 }
 
+/** The command our handler runs: one for every event, or one per event (SessionStart's with `--context`). */
+export type HookCommandFor = string | ((event: string) => string);
+
 /** Our group for `event`: what install writes there. */
-export function ourGroup(format: HookGroupsFormat, event: HookEventSpec, command: string): Record<string, unknown> {
-  return { ...(event.matcher === undefined ? {} : { matcher: event.matcher }), hooks: [format.handler(command, event)] };
+export function ourGroup(format: HookGroupsFormat, event: HookEventSpec, command: HookCommandFor): Record<string, unknown> {
+  const line = typeof command === 'string' ? command : command(event.name);
+  return { ...(event.matcher === undefined ? {} : { matcher: event.matcher }), hooks: [format.handler(line, event)] };
 }
 
 /**
@@ -107,7 +111,7 @@ function removal(text: string, array: Node, found: OurHandler): TextEdit[] {
 }
 
 /** The next edit that brings the file closer to having our groups installed, or undefined when it has them. */
-function nextInstallEdit(path: string, text: string, style: TextStyle, format: HookGroupsFormat, command: string): TextEdit[] | undefined {
+function nextInstallEdit(path: string, text: string, style: TextStyle, format: HookGroupsFormat, command: HookCommandFor): TextEdit[] | undefined {
   const root = tree(text);
   const hooks = hooksObject(path, text, root);
   if (!hooks) return insertChild(text, root, 'hooks', Object.fromEntries(format.events.map((event) => [event.name, [ourGroup(format, event, command)]])), style);
@@ -152,7 +156,7 @@ function settle(text: string, next: (text: string) => TextEdit[] | undefined): s
  * `text` (the file's, undefined when there is none) with our group in each of the format's events.
  * @throws SettingsFileError when the file does not parse or has `hooks` of the wrong shape
  */
-export function installHookGroups(path: string, text: string | undefined, format: HookGroupsFormat, command: string): string {
+export function installHookGroups(path: string, text: string | undefined, format: HookGroupsFormat, command: HookCommandFor): string {
   const parsed = parseSettings(path, text);
   const style = detectStyle(parsed.text);
   return settle(parsed.text, (current) => nextInstallEdit(path, current, style, format, command));

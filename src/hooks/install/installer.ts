@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HookAgent } from '../agent.js';
+import type { HookCommandFor } from './hook-groups.js';
 import type { FileChange } from './settings-file.js';
 
 /** Where hooks are installed: for the user (every project), or in one project's folder. */
@@ -42,7 +43,7 @@ export interface AgentInstaller {
    * Code's http hooks), no process per event; undefined for agents without them.
    * @throws SettingsFileError when a file does not parse or has the wrong shape; nothing is written
    */
-  install(scope: Scope, homes: AgentHomes, command: string, http?: HttpHooks): InstallPlan;
+  install(scope: Scope, homes: AgentHomes, command: HookCommandFor, http?: HttpHooks): InstallPlan;
   /** Whether the agent can post events itself (Claude Code's http hooks). */
   httpHooks?: boolean;
   /** @throws SettingsFileError as install */

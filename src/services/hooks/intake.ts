@@ -16,6 +16,7 @@ import { isHookAgent, readHookEvent, type HookAgent } from '../../hooks/events.j
 import { KeyedLocks } from '../../locks.js';
 import type { Deps } from '../deps.js';
 import { eventStamp, recordHookEvent, type HookOutcome } from './record-hook-event.js';
+import { sessionStartContext } from './session-context.js';
 
 export const SPOOL_FILE = 'spool.jsonl';
 const REPLAYING = /^spool\.\d+\.\d+\.replaying$/;
@@ -78,6 +79,16 @@ export class HookIntake {
     // the turn skipped as dirty, and every later turn with it).
     if (await this.spoolWaiting()) await this.replaySpool();
     return this.record(agent, payload);
+  }
+
+  /**
+   * What a SessionStart hook installed with `--context` gives the agent (src/services/hooks/session-context.ts);
+   * '' for any other event, a subagent's, or a project with no history.
+   */
+  async sessionStartContext(agent: HookAgent, payload: unknown): Promise<string> {
+    const read = readHookEvent(agent, payload);
+    if (!('event' in read) || read.event.kind !== 'session-start' || read.event.subagent) return '';
+    return sessionStartContext(this.deps, read.event.sessionId, read.event.cwd);
   }
 
   /** Whether a spool is there to replay (one stat: every event asks). */
