@@ -58,11 +58,11 @@ interface HookedSession {
 
 const AGENT_EMAIL = 'agent@openprogram.invalid';
 
-async function setUp(script: Script, options: { http?: boolean } = {}) {
+async function setUp(script: Script, options: { http?: boolean; context?: boolean } = {}) {
   const root = tempDir('em-agents-');
   const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
   const repo = userRepo(root);
-  await installClaudeHooks(repo, api.dataDir, options.http ? ['--http'] : []);
+  await installClaudeHooks(repo, api.dataDir, [...(options.http ? ['--http'] : []), ...(options.context ? ['--context'] : [])]);
   // The team shares its hook settings: committed, they are not the user's uncommitted work (which
   // would keep every turn from committing, as any uncommitted file does).
   userGit(repo, 'add', ...SHARED_FILES['claude-code']);
@@ -353,7 +353,7 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n')).toEqual(['a.txt', 'gen.txt']);
     expect(existsSync(join(api.dataDir, 'hooks', 'spool.jsonl'))).toBe(false);
   }, 120_000);
-  it("answers the agent's own calls to entity-memory's MCP server, registered by hooks install: search and get_turn_diff, the answers in its transcript", async () => {
+  it("answers the agent's own calls to entity-memory's MCP server, registered by hooks install: search and get_turn_diff, the answers in its transcript; with --context the next session starts knowing the last", async () => {
     let earlier = '';
     const { api, repo, model, claude, home } = await setUp({
       turns: [
@@ -367,13 +367,18 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
           ],
         },
       ],
-    });
+    }, { context: true });
     expect(JSON.parse(readFileSync(join(repo, '.mcp.json'), 'utf8'))).toMatchObject({ mcpServers: { 'entity-memory': { args: [expect.stringMatching(/bin\/entity-memory-mcp\.cjs$/), '--data-dir', api.dataDir] } } });
     earlier = (await claude('TURN1: write down the retry plan: exponential backoff')).sessionId!;
     await recorded(api, earlier, 1);
     expect((await outcome(api, earlier, 1)).result).toBe('COMMITTED');
 
     const run = await claude('TURN2: what did we decide about retries?', false, ['mcp__entity-memory']);
+    // The SessionStart hook (--context) gave Claude Code the first session, which it passed on to the model.
+    const second = model.requests.filter((r) => r.turn === 1);
+    expect(second[0]?.body).toContain('Recent sessions of this project (App), newest first:');
+    expect(second[0]?.body).toContain(`(session ${earlier}, turn 1): last asked \\"TURN1: write down the retry plan: exponential backoff\\"; files: plan.md`);
+    expect(model.requests.filter((r) => r.turn === 0).some((r) => r.body?.includes('Recent sessions of this project'))).toBe(false);
     // Claude Code offered our tools, and the model's calls were answered by them.
     expect(model.requests.find((r) => r.turn === 1)?.tools).toEqual(expect.arrayContaining(['mcp__entity-memory__search', 'mcp__entity-memory__get_turn_diff']));
     const transcript = readFileSync(join(home, '.claude', 'projects', readdirSync(join(home, '.claude', 'projects'))[0]!, `${run.sessionId!}.jsonl`), 'utf8');

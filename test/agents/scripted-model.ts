@@ -80,6 +80,8 @@ export interface ModelRequest {
   toolUseId?: string;
   /** The tools the CLI offered the model in this request (steps only). */
   tools?: string[];
+  /** The request's body as sent (steps only): what the model was given. */
+  body?: string;
 }
 
 export interface ScriptedModel {
@@ -220,7 +222,8 @@ export async function startScriptedModel(script: Script, cwd: string): Promise<S
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"not_found_error","message":"not scripted"}}');
       return;
     }
-    const body = JSON.parse(await readBody(req)) as MessagesBody;
+    const text = await readBody(req);
+    const body = JSON.parse(text) as MessagesBody;
     const tools = (body.tools ?? []).map((t) => t.name);
     const id = `msg_scripted_${prefix}_${n}`;
     if (tools.length === 0) {
@@ -239,6 +242,7 @@ export async function startScriptedModel(script: Script, cwd: string): Promise<S
       turn: picked?.turn ?? -1,
       step: picked?.step ?? -1,
       tools,
+      body: text,
       ...(block.type === 'text' ? { answer: 'text' } : { answer: block.name, toolUseId: block.id }),
     });
     answer(res, body, id, [block]);
