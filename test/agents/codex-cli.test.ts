@@ -60,7 +60,7 @@ interface HookedSession {
 
 const AGENT_EMAIL = 'agent@openprogram.invalid';
 
-async function setUp(script: Script) {
+async function setUp(script: Script, options: { context?: boolean } = {}) {
   const root = tempDir('em-codex-');
   const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
   const repo = userRepo(root);
@@ -68,7 +68,7 @@ async function setUp(script: Script) {
   onCleanup(model.close);
   const home = join(root, 'home');
   writeCodexConfig(home, repo, model.url);
-  await installHooks('codex', repo, api.dataDir, { HOME: home, CODEX_HOME: codexHome(home) });
+  await installHooks('codex', repo, api.dataDir, { HOME: home, CODEX_HOME: codexHome(home) }, options.context ? ['--context'] : []);
   // Committed, the team's hook settings are not the user's uncommitted work (which would keep
   // every turn from committing, as any uncommitted file does).
   userGit(repo, 'add', ...SHARED_FILES['codex']);
@@ -287,5 +287,23 @@ describe('the real Codex CLI, recorded through its hooks', () => {
     expect(await outcome(again, sessionId, 1)).toMatchObject({ result: 'COMMITTED', paths: ['a.txt', 'gen.txt'], dirtyPaths: [] });
     expect(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n')).toEqual(['a.txt', 'gen.txt']);
     expect(existsSync(join(api.dataDir, 'hooks', 'spool.jsonl'))).toBe(false);
+  }, 120_000);
+  it('gives the next session the last one at its start when the hooks are installed with --context', async () => {
+    const { api, model, codex } = await setUp(
+      {
+        turns: [
+          { match: /TURN1/, steps: [{ write: 'plan.md', content: 'Retries: exponential backoff.\\n' }, { text: 'Wrote the plan.' }] },
+          { match: /TURN2/, steps: [{ text: 'Noted.' }] },
+        ],
+      },
+      { context: true },
+    );
+    const first = (await codex('TURN1: write down the retry plan')).sessionId!;
+    await recorded(api, first, 1);
+    await codex('TURN2: what did we plan?');
+    const [request] = model.requests.filter((r) => r.turn === 1);
+    expect(request?.body).toContain('Recent sessions of this project (App), newest first:');
+    expect(request?.body).toContain(`(session ${first}, turn 1): last asked`);
+    expect(model.requests.filter((r) => r.turn === 0).some((r) => r.body?.includes('Recent sessions of this project'))).toBe(false);
   }, 120_000);
 });

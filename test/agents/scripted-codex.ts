@@ -112,7 +112,8 @@ export async function startScriptedCodex(script: Script): Promise<ScriptedModel>
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not scripted","type":"not_found"}}');
       return;
     }
-    const body = JSON.parse(await readBody(req)) as ResponsesBody;
+    const raw = await readBody(req);
+    const body = JSON.parse(raw) as ResponsesBody;
     const id = `resp_scripted_${prefix}_${n}`;
     if ((body.tools ?? []).length === 0) {
       const schema = body.text?.format?.schema;
@@ -130,6 +131,7 @@ export async function startScriptedCodex(script: Script): Promise<ScriptedModel>
       kind: 'step',
       turn: picked?.turn ?? -1,
       step: picked?.step ?? -1,
+      body: raw,
       ...(item.type === 'message' ? { answer: 'text' } : { answer: item.name, toolUseId: item.call_id }),
     });
     answer(res, id, item);

@@ -137,7 +137,8 @@ export async function startScriptedGemini(script: Script, cwd: string): Promise<
       return;
     }
     const [, model, method] = call as unknown as [string, string, string];
-    const body = JSON.parse(await readBody(req)) as GenerateBody;
+    const raw = await readBody(req);
+    const body = JSON.parse(raw) as GenerateBody;
     if (method === 'countTokens') {
       requests.push({ method: 'POST', path, kind: 'count' });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"totalTokens": 10}');
@@ -163,6 +164,7 @@ export async function startScriptedGemini(script: Script, cwd: string): Promise<
       kind: 'step',
       turn: picked?.turn ?? -1,
       step: picked?.step ?? -1,
+      body: raw,
       ...(part.functionCall ? { answer: part.functionCall.name, toolUseId: part.functionCall.id } : { answer: 'text' }),
     });
     reply(res, stream, model, id, [part]);
