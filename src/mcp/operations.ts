@@ -78,11 +78,7 @@ export const TurnFields = graphql(`
     branch
     open
     messages {
-      role
-      content
-      toolName
-      toolCallId
-      metadata
+      ...McpTurnMessage
     }
     projectCommit {
       result
@@ -99,6 +95,16 @@ export const TurnFields = graphql(`
         ...McpChangedFiles
       }
     }
+  }
+`);
+
+export const TurnMessageFields = graphql(`
+  fragment McpTurnMessage on Message {
+    role
+    content
+    toolName
+    toolCallId
+    metadata
   }
 `);
 
@@ -370,11 +376,7 @@ export const ConversationQuery = graphql(`
             number
             open
             messages {
-              role
-              content
-              toolName
-              toolCallId
-              metadata
+              ...McpTurnMessage
             }
             projectCommit {
               result

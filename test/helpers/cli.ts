@@ -11,9 +11,9 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `file ARGS…` with exactly `env`, `stdin` written then closed; killed at the test's end if still running. */
-export function runProcess(file: string, args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<CliRun> {
-  const child = spawn(file, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+/** Runs `file ARGS…` with exactly `env` (in `cwd`, default this one's), `stdin` written then closed; killed at the test's end if still running. */
+export function runProcess(file: string, args: string[], env: NodeJS.ProcessEnv, stdin = '', cwd?: string): Promise<CliRun> {
+  const child = spawn(file, args, { env, stdio: ['pipe', 'pipe', 'pipe'], ...(cwd !== undefined ? { cwd } : {}) });
   onCleanup(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });

@@ -3,13 +3,11 @@
  * command line), lists and calls the tools over both transports: `entity-memory mcp` on stdio and
  * the server's /mcp over Streamable HTTP with the token.
  */
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli.js';
+import { BIN, runProcess } from '../helpers/cli.js';
 import { EMBEDDED } from '../helpers/database.js';
-import { onCleanup } from '../helpers/leftovers.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -17,20 +15,8 @@ const TOKEN = 'tok_inspector_0123456789abcdefABCDEF';
 // Its build folder: the CLI (1.0.3) finds its own package.json relative to the working directory.
 const INSPECTOR_BUILD = dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/build/index.js'));
 
-function inspector(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(INSPECTOR_BUILD, 'index.js'), ...args], {
-    cwd: INSPECTOR_BUILD,
-    env: { ...process.env, LOG_LEVEL: 'silent', ENTITY_MEMORY_TOKEN: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  onCleanup(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
+function inspector(args: string[]) {
+  return runProcess(process.execPath, [join(INSPECTOR_BUILD, 'index.js'), ...args], { ...process.env, LOG_LEVEL: 'silent', ENTITY_MEMORY_TOKEN: '' }, '', INSPECTOR_BUILD);
 }
 
 describe('the MCP Inspector CLI', () => {
