@@ -1,6 +1,6 @@
 /**
  * Issue 29: the MCP server against a real server, a real project repo and real sessions, with the
- * SDK's own Client over Streamable HTTP: every tool (committed turns, a skipped turn with its
+ * SDK's own Client over each transport (Streamable HTTP at /mcp; `entity-memory mcp` on stdio): every tool (committed turns, a skipped turn with its
  * snapshot, a restore and its undo, a fork), both resource templates, the bound on an answer's
  * size, and bad input answered as a tool error naming the field, changing nothing.
  */
@@ -12,7 +12,7 @@ import { git } from '../helpers/git.js';
 import { forTheFile } from '../helpers/leftovers.js';
 import type { TestServer } from '../helpers/server.js';
 import { expectUntouched, outcome, picture, projectServer, projectSession, userRepo } from '../projects/project-turns.js';
-import { callTool, httpClient, ok } from './mcp-client.js';
+import { callTool, httpClient, ok, stdioClient } from './mcp-client.js';
 
 const MAX = 25_000;
 
@@ -40,7 +40,7 @@ async function writeTurn(api: TestServer, dir: string, prompt: string, files: Re
 
 const read = (dir: string, path: string) => (existsSync(join(dir, path)) ? readFileSync(join(dir, path), 'utf8') : null);
 
-describe('the MCP server over Streamable HTTP', () => {
+describe.each(['Streamable HTTP', 'stdio (entity-memory mcp)'])('the MCP server over %s', (transport) => {
   let api: TestServer;
   let dir: string;
   let projectId: string;
@@ -58,7 +58,7 @@ describe('the MCP server over Streamable HTTP', () => {
     writeFileSync(join(dir, 'scratch.txt'), 'the user’s own notes\n');
     const skipped = await outcome(api, 's', await writeTurn(api, dir, 'write the gamma file', { 'c.txt': 'gamma\n' }));
     expect(skipped.result).toBe('SKIPPED_DIRTY');
-    client = await httpClient(api);
+    client = transport === 'Streamable HTTP' ? await httpClient(api) : await stdioClient(api.dataDir);
   }));
 
   it('lists exactly the tools of the issue, each with a described schema and the right hints', async () => {
