@@ -115,7 +115,7 @@ export function createMcpServer(deps: Deps): Server {
     try {
       return await listResources(run, request.params?.cursor);
     } catch (error) {
-      throw asMcpError(error);
+      throw asMcpError(error, deps);
     }
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
@@ -123,14 +123,16 @@ export function createMcpServer(deps: Deps): Server {
       const text = await readResource(run, request.params.uri);
       return { contents: [{ uri: request.params.uri, mimeType: 'text/markdown', text }] };
     } catch (error) {
-      throw asMcpError(error);
+      throw asMcpError(error, deps);
     }
   });
   return server;
 }
 
-function asMcpError(error: unknown): McpError {
+/** A resource request's failure as the protocol's error: not found (-32002), bad input, or ours (logged). */
+function asMcpError(error: unknown, deps: Deps): McpError {
   if (error instanceof McpError) return error;
   if (error instanceof ToolError) return new McpError(error.code === 'NOT_FOUND' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, error.message, { code: error.code });
+  deps.logger.error({ err: error }, 'an MCP resource request failed');
   return new McpError(ErrorCode.InternalError, 'Unexpected server error; it was logged by the entity-memory server.');
 }

@@ -5,6 +5,7 @@
  * (src/mcp/operations.ts), so its checks, limits and errors are the API's.
  */
 import { resolve as resolvePath } from 'node:path';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AGENT_EMAIL } from '../projects/agent-commits.js';
 import { encodeCursor } from '../services/page.js';
@@ -25,13 +26,6 @@ import {
 } from './operations.js';
 import { clip, cut, firstLine, outcomeLine, promptOf, replyOf, sessionUri, toolCallsOf, turnUri } from './render.js';
 
-export interface ToolAnnotations {
-  title?: string;
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
-}
 
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
