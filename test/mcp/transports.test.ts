@@ -74,6 +74,21 @@ describe('/mcp behind the gate of /graphql', () => {
   });
 });
 
+describe('resources/list', () => {
+  it('pages through every session, newest first, 50 at a time', async () => {
+    const api = await startTestServer();
+    for (let n = 0; n < 55; n++) await recordTurn(api, `paged-${String(n).padStart(2, '0')}`, `prompt ${n}`);
+    const client = await httpClient(api);
+    const first = await client.listResources();
+    expect(first.resources).toHaveLength(50);
+    expect(first.resources[0]).toMatchObject({ uri: 'entity-memory://session/paged-54', mimeType: 'text/markdown' });
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await client.listResources({ cursor: first.nextCursor });
+    expect(second.resources.map((r) => r.uri)).toEqual(['paged-04', 'paged-03', 'paged-02', 'paged-01', 'paged-00'].map((id) => `entity-memory://session/${id}`));
+    expect(second.nextCursor).toBeUndefined();
+  });
+});
+
 describe('entity-memory mcp (stdio)', () => {
   it('relays the tools and resources of the server running on the data dir, across a restart of that server', async () => {
     const dataDir = tempDir();
