@@ -141,6 +141,25 @@ describe('command line', () => {
     for (const text of texts) expect(out.stdout()).toContain(text);
   });
 
+  it("npm start runs the command line as the README shows it: serve by default, `npm start -- <command>` any command", async () => {
+    const npm = (args: string[]) => {
+      const child = spawn('npm', ['start', '--silent', '--', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      onCleanup(() => {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      });
+      return output(child);
+    };
+    const version = npm(['--version']);
+    expect(await version.exit, version.stderr()).toBe(0);
+    expect(version.stdout()).toMatch(/^entity-memory \d+\.\d+\.\d+\n$/);
+    const hooks = npm(['hooks', '--help']);
+    expect(await hooks.exit, hooks.stderr()).toBe(0);
+    expect(hooks.stdout()).toMatch(/^usage: entity-memory hooks install /);
+    const serveHelp = npm(['serve', '--help']);
+    expect(await serveHelp.exit).toBe(0);
+    expect(serveHelp.stdout()).toMatch(/^usage: entity-memory serve \[flags\]/);
+  });
+
   it('serve --help lists every serve flag', async () => {
     const out = output(run(['serve', '--help']));
     expect(await out.exit).toBe(0);
