@@ -6,11 +6,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOOK_AGENTS } from '../hooks/agent.js';
+import { HOOK_AGENTS, type HookAgent } from '../hooks/agent.js';
 import { isOurHttpUrl, OLDER_HOOK_SCRIPT_NAME, parseHookCommandLine } from '../hooks/install/command.js';
 import { installedCommands } from '../hooks/install/hook-groups.js';
 import { agentHomes, type AgentHomes, type AgentInstaller, type Scope } from '../hooks/install/installer.js';
 import { INSTALLERS } from '../hooks/install/installers.js';
+import { mcpServersFile, registeredMcpServer } from '../hooks/install/mcp-servers.js';
 import { readText, SettingsFileError } from '../hooks/install/settings-file.js';
 import { readServerFile } from '../http/server-file.js';
 
@@ -54,6 +55,18 @@ function installedLine(installer: AgentInstaller, scope: Scope, homes: AgentHome
   if (others.length > 0) parts.push(`also in ${others.join(', ')} (install again to tidy)`);
   if (handlers.length > byEvent.size) parts.push('more than one entity-memory hook in an event (install again to tidy)');
   return { line: `${label} ${parts.join(', ')}`, dataDirs };
+}
+
+/** Whether our MCP server is registered beside the hooks (hooks install, src/hooks/install/mcp-servers.ts), for which data dir. */
+function mcpLine(agent: HookAgent, scope: Scope, homes: AgentHomes): string | undefined {
+  const path = mcpServersFile(agent, scope, homes);
+  const text = readText(path);
+  if (text === undefined) return undefined;
+  const server = registeredMcpServer(agent, path, text);
+  if (!server) return undefined;
+  const dataDir = server.args[server.args.indexOf('--data-dir') + 1];
+  const missing = [server.command, server.args[0] ?? ''].filter((file) => !existsSync(file));
+  return `MCP server entity-memory registered in ${path}, data dir ${dataDir ?? '(unreadable)'}${missing.length > 0 ? `, MISSING ${missing.join(', ')} (install again)` : ''}`;
 }
 
 /** How long ago `at` was, in a few words. */
@@ -127,6 +140,8 @@ export async function hooksStatus({ dataDir, project }: { dataDir: string; proje
       const { line, dataDirs: named } = installedLine(installer, scope, homes);
       console.log(line);
       for (const dir of named) if (!dataDirs.includes(dir)) dataDirs.push(dir);
+      const mcp = mcpLine(agent, scope, homes);
+      if (mcp) console.log(`  ${mcp}`);
     }
     // A file that does not parse was said above.
     const notes = scopes.flatMap((scope) => {

@@ -56,6 +56,8 @@ describe('hooks install registers the MCP server', () => {
       'entity-memory': { type: 'stdio', ...entry(dataDir), env: {} },
     });
     expect(written.numStartups).toBe(12);
+    const status = await cli('hooks', 'status', '--data-dir', dataDir);
+    expect(status.stdout).toContain(`  MCP server entity-memory registered in ${file}, data dir ${dataDir}\n`);
     const text = readFileSync(file, 'utf8');
     const again = await cli('hooks', 'install', 'claude-code', '--data-dir', dataDir);
     expect(again.status).toBe(0);
