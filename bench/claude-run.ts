@@ -4,7 +4,8 @@
  * --input-format stream-json`, the next prompt sent once the last one's result is out), each turn
  * a Write and a reply, every fifth a Bash command too. Arm A: no hooks. Arm B: a trivial command
  * hook (`node -e 0`) on the same events as ours: what any command hook costs the agent (Claude
- * Code starts a shell and a process per event, and waits). Arm C: our hooks installed (`hooks
+ * Code starts a shell and a process per event, and waits); with --http, the same http hooks as
+ * ours posting to a server that answers at once (what Claude Code's http hooks cost it alone). Arm C: our hooks installed (`hooks
  * install claude-code --project`, committed) and a server recording them, the repo a project (so
  * every turn is captured and committed). The arms alternate, each run in a repo of its own; the
  * figures are C's wall time against A's (issue 25: ≤ 1.1) and against B's. C's session is then
@@ -13,6 +14,8 @@
  * Usage: npm run bench -- claude-run [--turns N] [--rounds R] [--http]   (or npx tsx bench/claude-run.ts)
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,6 +120,14 @@ async function graphql(server: RunningServer, query: string): Promise<Record<str
 }
 
 const times = { plain: [] as number[], trivial: [] as number[], hooked: [] as number[] };
+// What an http hook costs the agent with nothing behind it: a server that answers every POST at once.
+const trivialServer = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+});
+await new Promise<void>((resolve) => trivialServer.listen(0, '127.0.0.1', resolve));
+const trivialUrl = `http://127.0.0.1:${(trivialServer.address() as AddressInfo).port}/hooks/claude-code`;
+
 let checked = '';
 console.log(`Claude Code ${TURNS}-turn sessions, ${ROUNDS} round(s) of each arm, alternated`);
 for (let round = 1; round <= ROUNDS; round++) {
@@ -128,14 +139,19 @@ for (let round = 1; round <= ROUNDS; round++) {
   const trivialRepo = freshRepo(`trivial-${round}`);
   // --no-mcp here and below: the hooks' cost per turn is measured, not the MCP server's start with each session.
   const settings = await installClaudeHooks(trivialRepo, join(root, 'unused-data-dir'), ['--no-mcp']);
-  const installed = JSON.parse(readFileSync(settings, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-  for (const groups of Object.values(installed.hooks)) for (const group of groups) for (const handler of group.hooks) handler.command = `"${process.execPath}" -e 0`;
+  const installed = JSON.parse(readFileSync(settings, 'utf8')) as { hooks: Record<string, { hooks: Record<string, unknown>[] }[]> };
+  for (const [event, groups] of Object.entries(installed.hooks)) {
+    for (const group of groups) {
+      // --http: the same http hooks as ours but posting to a server that answers at once (SessionStart stays a command, as ours).
+      group.hooks = group.hooks.map(() => (values.http && event !== 'SessionStart' ? { type: 'http', url: trivialUrl, timeout: 10 } : { type: 'command', command: `"${process.execPath}" -e 0`, timeout: 10 }));
+    }
+  }
   writeFileSync(settings, JSON.stringify(installed, null, 2));
   git(trivialRepo, 'add', '.claude/settings.json');
   git(trivialRepo, 'commit', '-q', '-m', 'trivial hooks');
   const trivial = await session(trivialRepo, join(root, `home-trivial-${round}`));
   times.trivial.push(trivial);
-  console.log(`round ${round}: node -e 0 hooks ${(trivial / 1000).toFixed(1)} s`);
+  console.log(`round ${round}: ${values.http ? 'trivial http' : 'node -e 0'} hooks ${(trivial / 1000).toFixed(1)} s`);
 
   const dataDir = join(root, `data-${round}`);
   const server = await startServer({ ...benchConfig(dataDir), allowedRoots: [root] }, createLogger('silent'));
@@ -166,8 +182,10 @@ for (let round = 1; round <= ROUNDS; round++) {
 const plain = percentile(times.plain, 50);
 const trivial = percentile(times.trivial, 50);
 const hooked = percentile(times.hooked, 50);
+const trivialName = values.http ? 'trivial http' : 'node -e 0';
 const perTurn = (ms: number) => `${(ms / 1000).toFixed(1)} s (${(ms / TURNS).toFixed(0)} ms/turn)`;
 console.log(`\nhooked session: ${checked}`);
 console.log(
-  `claude-run: ${TURNS} turns without hooks ${perTurn(plain)}, node -e 0 hooks ${perTurn(trivial)}, ours ${perTurn(hooked)}: ours ${(hooked / plain).toFixed(2)}× no hooks (target ≤ 1.1), ${(hooked / trivial).toFixed(2)}× node -e 0 hooks`,
+  `claude-run: ${TURNS} turns without hooks ${perTurn(plain)}, ${trivialName} hooks ${perTurn(trivial)}, ours ${perTurn(hooked)}: ours ${(hooked / plain).toFixed(2)}× no hooks (target ≤ 1.1), ${(hooked / trivial).toFixed(2)}× ${trivialName} hooks`,
 );
+trivialServer.close();
