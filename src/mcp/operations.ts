@@ -144,6 +144,7 @@ export const TurnDiffQuery = graphql(`
       sessionId
       project {
         projectId
+        workdir
       }
       turns(after: $after, first: $first, last: $last) {
         edges {
@@ -192,6 +193,7 @@ export const TurnStatesQuery = graphql(`
       sessionId
       project {
         projectId
+        workdir
       }
       turns(before: $before, last: $last) {
         edges {

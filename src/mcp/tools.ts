@@ -4,7 +4,8 @@
  * were after a turn, fork the conversation at a turn). Each runs the API's own operations
  * (src/mcp/operations.ts), so its checks, limits and errors are the API's.
  */
-import { resolve as resolvePath } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AGENT_EMAIL } from '../projects/agent-commits.js';
@@ -61,7 +62,11 @@ const sinceInput = z
 const cursorInput = z.string().min(1).max(1000).describe('`nextCursor` from the page before; leave out for the first page.');
 const limitInput = (byDefault: number, max: number, what: string) =>
   z.number().int().min(1).max(max).default(byDefault).describe(`How many ${what}: ${byDefault} when left out, at most ${max}.`);
-const pathInput = z.string().min(1).max(4096).describe('A path relative to the project folder, with / between folders, e.g. src/app.ts.');
+const pathInput = z
+  .string()
+  .min(1)
+  .max(4096)
+  .describe("A file of the project: relative to its folder (src/app.ts), or absolute inside it (as the agent's own tools name files).");
 const offsetInput = z
   .number()
   .int()
@@ -90,7 +95,13 @@ function turnNotFound(sessionId: string, turn: number | undefined, total: number
 
 async function projectIdOf(run: Run, project: string): Promise<string> {
   if (!project.includes('/') && !project.includes('\\')) return project;
-  const folder = resolvePath(project);
+  let folder = resolvePath(project);
+  try {
+    // Projects are kept by their real path; the agent may name the folder through a symlink.
+    folder = realpathSync(folder);
+  } catch {
+    // A folder that is not there: compared as given, and found in no project.
+  }
   const { projects } = await run(ProjectsQuery, {});
   const owning = projects.edges
     .map((edge) => edge.node)
@@ -98,6 +109,39 @@ async function projectIdOf(run: Run, project: string): Promise<string> {
     .sort((a, b) => b.workdir.length - a.workdir.length)[0];
   if (!owning) throw new ToolError(`No project has the folder ${folder}: list_sessions shows each session's project.`, 'NOT_FOUND', { field: 'project' });
   return owning.projectId;
+}
+
+/**
+ * `path` relative to the project folder `workdir`: as given when relative; an absolute path inside
+ * the folder made relative; one outside it refused (the API checks the rest: no `..`, no `.git`).
+ */
+function projectPath(path: string, workdir: string): string {
+  if (!isAbsolute(path)) return path;
+  let inside = relative(workdir, resolvePath(path));
+  // The folder as the agent names it may reach the project through a symlink (macOS's /tmp): its real path.
+  if (inside.startsWith('..') || isAbsolute(inside)) inside = relative(workdir, realFolderOf(path));
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+    throw new ToolError(`${path} is not inside the project folder ${workdir}: give a file of the project, relative to that folder or inside it.`, 'BAD_USER_INPUT', { field: 'path' });
+  }
+  return inside.split(sep).join('/');
+}
+
+/** `path` with its folder's symlinks resolved (the file itself may not exist); as given when the folder does not either. */
+function realFolderOf(path: string): string {
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return resolvePath(path);
+  }
+}
+
+/** The project's id and folder, from its id or a folder inside it. */
+async function projectOf(run: Run, project: string): Promise<{ projectId: string; workdir: string }> {
+  const projectId = await projectIdOf(run, project);
+  const { projects } = await run(ProjectsQuery, {});
+  const found = projects.edges.find((edge) => edge.node.projectId === projectId)?.node;
+  if (!found) throw new ToolError(`No project ${JSON.stringify(project)}: list_sessions shows each session's project.`, 'NOT_FOUND', { field: 'project' });
+  return found;
 }
 
 function isoDate(text: string | undefined): string | undefined {
@@ -363,12 +407,13 @@ const getTurnDiff = tool({
     }
     const kind = outcome?.commit ? 'commit' : 'snapshot';
     let files = source.diff.files;
-    if (args.path !== undefined) {
-      files = files.filter((f) => f.path === args.path || f.oldPath === args.path);
+    const wanted = args.path === undefined ? undefined : projectPath(args.path, session.project!.workdir);
+    if (wanted !== undefined) {
+      files = files.filter((f) => f.path === wanted || f.oldPath === wanted);
       if (files.length === 0) {
         const names = source.diff.files.map((f) => f.path);
         throw new ToolError(
-          `Turn ${turn.number}'s diff does not touch ${args.path}; it changed ${names.length === 0 ? 'no file' : names.slice(0, 20).join(', ') + (names.length > 20 ? `, and ${names.length - 20} more` : '')}.`,
+          `Turn ${turn.number}'s diff does not touch ${wanted}; it changed ${names.length === 0 ? 'no file' : names.slice(0, 20).join(', ') + (names.length > 20 ? `, and ${names.length - 20} more` : '')}.`,
           'NOT_FOUND',
           { field: 'path' },
         );
@@ -417,9 +462,10 @@ const readFileAtTurn = tool({
         { field: 'turn' },
       );
     }
+    const path = projectPath(args.path, session.project.workdir);
     const { session: again } = await run(FileAtQuery, {
       sessionId: session.sessionId,
-      path: args.path,
+      path,
       ...(recorded.number > 1 ? { after: encodeCursor('turn', recorded.number - 1) } : {}),
     });
     const outcome = again?.turns.edges[0]?.node.projectCommit;
@@ -430,8 +476,8 @@ const readFileAtTurn = tool({
     const blob = at.file;
     if (!blob) {
       return {
-        text: `${args.path} did not exist after turn ${args.turn} (${from}).`,
-        data: { session: session.sessionId, turn: args.turn, fromTurn: recorded.number, sha: at.sha, path: args.path, exists: false, content: null, nextOffset: null },
+        text: `${path} did not exist after turn ${args.turn} (${from}).`,
+        data: { session: session.sessionId, turn: args.turn, fromTurn: recorded.number, sha: at.sha, path, exists: false, content: null, nextOffset: null },
       };
     }
     if (blob.isBinary || blob.text === null) {
@@ -471,13 +517,14 @@ const projectHistory = tool({
   input: z.strictObject({ project: projectInput, path: pathInput.optional(), limit: limitInput(20, 100, 'commits'), cursor: cursorInput.optional() }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   async call(args, run) {
-    const projectId = await projectIdOf(run, args.project);
+    const { projectId, workdir } = await projectOf(run, args.project);
+    const path = args.path === undefined ? undefined : projectPath(args.path, workdir);
     const page = { projectId, first: args.limit, ...(args.cursor ? { after: args.cursor } : {}) };
     let name: string;
     let total: number;
     let pageInfo: { hasNextPage: boolean; endCursor: string | null };
     let items: { cursor: string; commit: Record<string, unknown> & { sha: string; headline: string; by: string; session: string | null; turn: number | null; author: string; date: string } }[];
-    if (args.path === undefined) {
+    if (path === undefined) {
       const { project } = await run(ProjectHistoryQuery, page);
       if (!project) throw new ToolError(`No project ${JSON.stringify(projectId)}.`, 'NOT_FOUND', { field: 'project' });
       ({ name } = project);
@@ -489,7 +536,7 @@ const projectHistory = tool({
         return { cursor, commit: { sha: node.sha, headline: node.headline, by: agent ? 'agent' : 'user', session: trailers.session, turn: trailers.turn, author: node.author.name, date: node.author.date } };
       });
     } else {
-      const { project } = await run(FileHistoryQuery, { ...page, path: args.path });
+      const { project } = await run(FileHistoryQuery, { ...page, path });
       if (!project) throw new ToolError(`No project ${JSON.stringify(projectId)}.`, 'NOT_FOUND', { field: 'project' });
       ({ name } = project);
       total = project.fileHistory.totalCount;
@@ -513,7 +560,7 @@ const projectHistory = tool({
         ({ commit: c }) =>
           `- ${c.sha.slice(0, 12)} ${c.by === 'agent' ? `agent${c.session ? ` (session ${c.session}${c.turn !== null ? `, turn ${c.turn}` : ''})` : ''}` : `user ${c.author}`}, ${c.date}: ${firstLine(c.headline, 120)}`,
       );
-      const head = `${name}: ${total} commit${total === 1 ? '' : 's'}${args.path !== undefined ? ` changed ${args.path}` : ''}; here ${kept.length}, newest first:`;
+      const head = `${name}: ${total} commit${total === 1 ? '' : 's'}${path !== undefined ? ` changed ${path}` : ''}; here ${kept.length}, newest first:`;
       return {
         text: [head, ...lines].join('\n') + moreLine(nextCursor, 'project_history', wasCut),
         data: { projectId, name, totalCount: total, commits: kept.map((k) => k.commit), nextCursor, ...noteOf(moreLine(nextCursor, 'project_history', wasCut)) },

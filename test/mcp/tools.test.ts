@@ -143,6 +143,7 @@ describe.each(['Streamable HTTP', 'stdio (entity-memory mcp)'])('the MCP server 
     const diff = await ok(client, 'get_turn_diff', { session: 's', turn: 2, path: 'a.txt' });
     expect(diff.data).toMatchObject({ kind: 'commit', fileCount: 1, nextOffset: null });
     expect(diff.data.patch).toMatch(/^diff --git a\/a\.txt b\/a\.txt\n(.*\n)*--- a\/a\.txt\n\+\+\+ b\/a\.txt\n@@ .* @@\n-alpha\n\+beta\n$/);
+    expect((await ok(client, 'get_turn_diff', { session: 's', turn: 2, path: join(dir, 'a.txt') })).data.patch).toBe(diff.data.patch);
     const snapshot = await ok(client, 'get_turn_diff', { session: 's' });
     expect(snapshot.data).toMatchObject({ turn: 3, kind: 'snapshot', files: [{ path: 'c.txt', status: 'added' }] });
     expect(snapshot.data.patch).toContain('+gamma');
@@ -170,6 +171,10 @@ describe.each(['Streamable HTTP', 'stdio (entity-memory mcp)'])('the MCP server 
   it('read_file_at_turn: the file as the agent left it after each turn, from the commit or the snapshot, cut with an offset', async () => {
     expect((await ok(client, 'read_file_at_turn', { session: 's', turn: 1, path: 'a.txt' })).data).toMatchObject({ content: 'alpha\n', fromTurn: 1, exists: true });
     expect((await ok(client, 'read_file_at_turn', { session: 's', turn: 2, path: 'a.txt' })).data).toMatchObject({ content: 'beta\n' });
+    // As the agent's own tools name files: absolute, inside the project folder.
+    expect((await ok(client, 'read_file_at_turn', { session: 's', turn: 2, path: join(dir, 'a.txt') })).data).toMatchObject({ path: 'a.txt', content: 'beta\n' });
+    const outside = await callTool(client, 'read_file_at_turn', { session: 's', turn: 2, path: '/etc/passwd' });
+    expect(outside).toMatchObject({ isError: true, text: `/etc/passwd is not inside the project folder ${dir}: give a file of the project, relative to that folder or inside it.` });
     const gamma = await ok(client, 'read_file_at_turn', { session: 's', turn: 3, path: 'c.txt' });
     expect(gamma.text).toMatch(/turn 3's snapshot/);
     expect(gamma.data).toMatchObject({ content: 'gamma\n' });
@@ -197,6 +202,8 @@ describe.each(['Streamable HTTP', 'stdio (entity-memory mcp)'])('the MCP server 
     expect(history.text).toMatch(/user Dana/);
     const file = await ok(client, 'project_history', { project: dir, path: 'a.txt' });
     expect((file.data.commits as { turn: number }[]).map((c) => c.turn)).toEqual([2, 1]);
+    const absolute = await ok(client, 'project_history', { project: projectId, path: join(dir, 'a.txt') });
+    expect((absolute.data.commits as { turn: number }[]).map((c) => c.turn)).toEqual([2, 1]);
   });
 
   it('resources: both templates, sessions listed, a session and a turn read as markdown', async () => {
