@@ -621,7 +621,8 @@ const forkSession = tool({
   name: 'fork_session',
   title: 'Fork the conversation at a turn',
   description:
-    "Moves the session's conversation back to a turn, so that its next user message starts a new branch from there (named fork-<that message's id>); the later turns stay on their branch, nothing is deleted. Files are not touched (restore_files does that).",
+    "Moves the session's recorded conversation back to a turn, so that its next user message starts a new branch from there (named fork-<that message's id>); the later turns stay on their branch, nothing is deleted. " +
+      "It changes entity-memory's record, not what the agent itself remembers of the conversation; files are not touched (restore_files does that).",
   input: z.strictObject({ session: sessionInput, turn: z.number().int().min(1).max(1_000_000_000).describe('The turn to continue from.') }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async call(args, run) {
