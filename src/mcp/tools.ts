@@ -27,7 +27,6 @@ import {
 } from './operations.js';
 import { clip, cut, firstLine, outcomeLine, promptOf, replyOf, sessionUri, toolCallsOf, turnUri } from './render.js';
 
-
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
   title: string;
@@ -117,10 +116,11 @@ async function projectIdOf(run: Run, project: string): Promise<string> {
  */
 function projectPath(path: string, workdir: string): string {
   if (!isAbsolute(path)) return path;
+  const outside = (rel: string) => rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
   let inside = relative(workdir, resolvePath(path));
   // The folder as the agent names it may reach the project through a symlink (macOS's /tmp): its real path.
-  if (inside.startsWith('..') || isAbsolute(inside)) inside = relative(workdir, realFolderOf(path));
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+  if (outside(inside)) inside = relative(workdir, realFolderOf(path));
+  if (outside(inside)) {
     throw new ToolError(`${path} is not inside the project folder ${workdir}: give a file of the project, relative to that folder or inside it.`, 'BAD_USER_INPUT', { field: 'path' });
   }
   return inside.split(sep).join('/');
