@@ -14,8 +14,8 @@
  * only to keep the session (the id the initialize answer carries, sent back as `Mcp-Session-Id`
  * with the negotiated `MCP-Protocol-Version`), to answer a request the server could not take with
  * an error for that id (never a dropped request), and to open the session again with the agent's
- * own initialize when the server restarted (404). With no server on DIR it says so in one line on
- * stderr and exits 2.
+ * own initialize when the server restarted (404, or refused: then it reads DIR/server.json again, for
+ * a server started on another port). With no server on DIR it says so in one line on stderr and exits 2.
  *
  * Like the hook script, it is CommonJS and loads Node's built-in modules only: an agent starts it
  * with every session and waits for its answer to initialize; the server's code (and the SDK's
@@ -40,8 +40,8 @@ function cannotRun(message) {
   process.exit(2);
 }
 
-/** The server holding the data dir: where it listens (its server.json, its pid alive) and the token. */
-function target(dataDir) {
+/** The server holding the data dir: where it listens (its server.json, its pid alive) and the token; undefined when none does. */
+function readTarget(dataDir) {
   let info;
   try {
     info = JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8'));
@@ -50,9 +50,7 @@ function target(dataDir) {
   } catch (error) {
     if (!(error && error.code === 'EPERM')) info = undefined;
   }
-  if (!info) {
-    cannotRun(`no entity-memory server is running on the data dir ${dataDir}: start one (entity-memory serve, or npm start in its folder) and the agent's MCP server again`);
-  }
+  if (!info) return undefined;
   let token = process.env.ENTITY_MEMORY_TOKEN || undefined;
   if (token === undefined) {
     try {
@@ -63,6 +61,17 @@ function target(dataDir) {
   }
   return { url: info.url, token };
 }
+
+function target(dataDir) {
+  const found = readTarget(dataDir);
+  if (!found) {
+    cannotRun(`no entity-memory server is running on the data dir ${dataDir}: start one (entity-memory serve, or npm start in its folder) and the agent's MCP server again`);
+  }
+  return found;
+}
+
+/** Errors of a server that is not there (stopped, or listening elsewhere now). */
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'ETIMEDOUT']);
 
 /** A body's messages: JSON (one message or a batch), or the `data:` of each event of an SSE stream. */
 function messagesOf(contentType, body) {
@@ -98,10 +107,19 @@ async function* stdinLines() {
   if (rest !== '') yield rest;
 }
 
-async function relay({ url, token }) {
-  const endpoint = new URL('/mcp', url);
-  // node:https (and TLS with it) loads only for a server behind https: a local one is plain http.
-  const send = endpoint.protocol === 'https:' ? require('node:https').request : http.request;
+async function relay(dataDir, first) {
+  let url;
+  let token;
+  let endpoint;
+  let send;
+  /** Sends to `found` from now on (the server started again, maybe on another port). */
+  const point = (found) => {
+    ({ url, token } = found);
+    endpoint = new URL('/mcp', url);
+    // node:https (and TLS with it) loads only for a server behind https: a local one is plain http.
+    send = endpoint.protocol === 'https:' ? require('node:https').request : http.request;
+  };
+  point(first);
   let sessionId;
   let protocolVersion;
   let initialize;
@@ -148,7 +166,7 @@ async function relay({ url, token }) {
     return answer;
   };
 
-  /** After a 404 (the server restarted): the agent's initialize again, its answer the relay's own. */
+  /** After a 404 or a refused connection (the server restarted): the agent's initialize again, its answer the relay's own. */
   const reopen = async () => {
     await open(initialize);
     if (initialized) await post(initialized);
@@ -194,7 +212,19 @@ async function relay({ url, token }) {
       answer.messages.forEach(out);
       if (answer.status >= 400 && answer.messages.length === 0) failed(message, new Error(`HTTP ${answer.status}`));
     } catch (error) {
-      failed(message, error);
+      // Not there: the server may have started again elsewhere (its server.json says where); one more try there.
+      const again = CONNECTION_ERRORS.has(error && error.code) && initialize ? readTarget(dataDir) : undefined;
+      if (!again) return failed(message, error);
+      try {
+        point(again);
+        session = reopen();
+        await session;
+        const answer = await post(line);
+        answer.messages.forEach(out);
+        if (answer.status >= 400 && answer.messages.length === 0) failed(message, new Error(`HTTP ${answer.status}`));
+      } catch (retried) {
+        failed(message, retried);
+      }
     }
   };
 
@@ -210,7 +240,8 @@ async function relay({ url, token }) {
   if (sessionId) await post(undefined, 'DELETE').catch(() => undefined);
 }
 
-relay(target(dataDirOf(process.argv.slice(2), process.env))).then(
+const dataDir = dataDirOf(process.argv.slice(2), process.env);
+relay(dataDir, target(dataDir)).then(
   () => process.exit(0),
   (error) => cannotRun(`the MCP relay failed: ${error && error.message ? error.message : String(error)}`),
 );

@@ -90,7 +90,7 @@ describe('resources/list', () => {
 });
 
 describe('entity-memory mcp (stdio)', () => {
-  it('relays the tools and resources of the server running on the data dir, across a restart of that server', async () => {
+  it('relays the tools and resources of the server running on the data dir, across restarts of that server, on its port or another', async () => {
     const dataDir = tempDir();
     let api = await startTestServer({ dataDir, ...EMBEDDED });
     await recordTurn(api, 'stdio-1', 'how do we rotate the signing keys');
@@ -116,6 +116,12 @@ describe('entity-memory mcp (stdio)', () => {
     api = await startTestServer({ dataDir, ...EMBEDDED, port: Number(new URL(api.url).port) });
     const after = await ok(client, 'get_turn', { session: 'stdio-1' });
     expect(after.data).toMatchObject({ turn: 1 });
+
+    // Started again on another port (a free one, whichever the system gives): the relay reads where from the data dir's server.json.
+    await api.server.stop();
+    api = await startTestServer({ dataDir, ...EMBEDDED });
+    const moved = await ok(client, 'search', { query: 'signing keys', role: 'user' });
+    expect(moved.data).toMatchObject({ totalCount: 1 });
   });
 
   it('says in one line that no server runs on the data dir, and exits 2', async () => {
