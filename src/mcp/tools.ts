@@ -92,8 +92,23 @@ function turnNotFound(sessionId: string, turn: number | undefined, total: number
   return new ToolError(`Session ${sessionId}${has}: turn ${turn} is not one of them.`, 'NOT_FOUND', { field: 'turn' });
 }
 
+/** A `project` argument that names a folder rather than an id. */
+const isFolder = (project: string) => project.includes('/') || project.includes('\\');
+
+/** The project's id, from its id (checked by the operation that takes it) or a folder inside it. */
 async function projectIdOf(run: Run, project: string): Promise<string> {
-  if (!project.includes('/') && !project.includes('\\')) return project;
+  return isFolder(project) ? (await projectOf(run, project)).projectId : project;
+}
+
+/** The project's id and folder, from its id or a folder inside it (the deepest project holding it). */
+async function projectOf(run: Run, project: string): Promise<{ projectId: string; workdir: string }> {
+  const { projects } = await run(ProjectsQuery, {});
+  const nodes = projects.edges.map((edge) => edge.node);
+  if (!isFolder(project)) {
+    const found = nodes.find((node) => node.projectId === project);
+    if (!found) throw new ToolError(`No project ${JSON.stringify(project)}: list_sessions shows each session's project.`, 'NOT_FOUND', { field: 'project' });
+    return found;
+  }
   let folder = resolvePath(project);
   try {
     // Projects are kept by their real path; the agent may name the folder through a symlink.
@@ -101,13 +116,11 @@ async function projectIdOf(run: Run, project: string): Promise<string> {
   } catch {
     // A folder that is not there: compared as given, and found in no project.
   }
-  const { projects } = await run(ProjectsQuery, {});
-  const owning = projects.edges
-    .map((edge) => edge.node)
+  const owning = nodes
     .filter((p) => folder === p.workdir || folder.startsWith(p.workdir.endsWith('/') ? p.workdir : `${p.workdir}/`))
     .sort((a, b) => b.workdir.length - a.workdir.length)[0];
   if (!owning) throw new ToolError(`No project has the folder ${folder}: list_sessions shows each session's project.`, 'NOT_FOUND', { field: 'project' });
-  return owning.projectId;
+  return owning;
 }
 
 /**
@@ -133,15 +146,6 @@ function realFolderOf(path: string): string {
   } catch {
     return resolvePath(path);
   }
-}
-
-/** The project's id and folder, from its id or a folder inside it. */
-async function projectOf(run: Run, project: string): Promise<{ projectId: string; workdir: string }> {
-  const projectId = await projectIdOf(run, project);
-  const { projects } = await run(ProjectsQuery, {});
-  const found = projects.edges.find((edge) => edge.node.projectId === projectId)?.node;
-  if (!found) throw new ToolError(`No project ${JSON.stringify(project)}: list_sessions shows each session's project.`, 'NOT_FOUND', { field: 'project' });
-  return found;
 }
 
 function isoDate(text: string | undefined): string | undefined {
