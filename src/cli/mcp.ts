@@ -1,25 +1,14 @@
 /**
  * `entity-memory mcp`: the MCP server on stdio, for agents that start MCP servers as processes.
- * It relays each JSON-RPC message between stdio and the running server's /mcp (Streamable HTTP,
- * the token from ENTITY_MEMORY_TOKEN or the data dir), so there is one server holding the data
- * dir and one implementation of the tools. The SDK's transports carry the messages both ways.
- *
- * When the server restarts under a running agent, the session it had is gone (404): the relay
- * opens a new one with the agent's own initialize and sends the request again.
+ * It runs bin/entity-memory-mcp.cjs, which relays each JSON-RPC message between stdio and the
+ * running server's /mcp (the token from ENTITY_MEMORY_TOKEN or the data dir), so there is one
+ * server holding the data dir and one implementation of the tools.
  */
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { MCP_SCRIPT_NAME, mcpScript } from '../hooks/install/command.js';
 import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
-
-/** The script an agent starts (what hooks install registers): the relay, Node's built-ins only. */
-export const MCP_SCRIPT_NAME = 'entity-memory-mcp.cjs';
-
-export function mcpScript(): string {
-  return join(PACKAGE_ROOT, 'bin', MCP_SCRIPT_NAME);
-}
 
 const MCP_HELP = `usage: entity-memory mcp [--data-dir DIR]
 

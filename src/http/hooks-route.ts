@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../app.js';
 import { HOOK_AGENTS, isHookAgent } from '../hooks/events.js';
 import type { Logger } from '../logger.js';
+import { readBody } from './read-body.js';
 
 /** Largest event read: the hook command cuts a tool's output to stay well under it. */
 export const MAX_HOOK_BODY_BYTES = 16 * 1024 * 1024;
@@ -29,25 +30,6 @@ function answer(res: ServerResponse, status: number, body: object): void {
 
 function refuse(res: ServerResponse, status: number, code: string, message: string): void {
   answer(res, status, { errors: [{ message, extensions: { code } }] });
-}
-
-/** The body as text, or null once it ran past `limit` (the rest is not read). */
-function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.pause();
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function wantsContext(req: IncomingMessage): boolean {

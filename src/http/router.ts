@@ -8,11 +8,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../app.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { isMcpPath } from '../mcp/path.js';
 import { withRequest } from '../request-context.js';
 import { checkHttp, sendRefusal } from './gate.js';
 import { handleHookRequest, isHooksPath } from './hooks-route.js';
-import { isMcpPath } from '../mcp/path.js';
 import { createWebUi, DEFAULT_WEB_DIR, isWebUiPath } from './web-ui.js';
+
+/** The client's `X-Request-Id`, if it sent one (withRequest checks its shape). */
+function requestIdOf(req: IncomingMessage): string | undefined {
+  const header = req.headers['x-request-id'];
+  return Array.isArray(header) ? header[0] : header;
+}
 
 export interface RouterOptions {
   config: Config;
@@ -60,8 +66,7 @@ export function createRouter({ config, logger, token, app }: RouterOptions): (re
         res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'The server is starting; try again in a moment.' }, id: null }));
         return;
       }
-      const header = req.headers['x-request-id'];
-      withRequest(Array.isArray(header) ? header[0] : header, () => {
+      withRequest(requestIdOf(req), () => {
         void ready.mcp().then((mcp) => mcp.handle(req, res));
       });
       return;
@@ -79,8 +84,7 @@ export function createRouter({ config, logger, token, app }: RouterOptions): (re
       return;
     }
     const yoga = ready.yoga;
-    const header = req.headers['x-request-id'];
-    withRequest(Array.isArray(header) ? header[0] : header, () => {
+    withRequest(requestIdOf(req), () => {
       void yoga.handle(req, res);
     });
   };

@@ -5,8 +5,7 @@
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { execute, GraphQLError } from 'graphql';
-import { withRequest } from '../request-context.js';
-import { currentRequestId } from '../request-context.js';
+import { currentRequestId, withRequest } from '../request-context.js';
 import { schema } from '../schema/index.js';
 import type { Deps } from '../services/deps.js';
 import { maskError } from '../yoga.js';

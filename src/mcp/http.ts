@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { readBody } from '../http/read-body.js';
 import type { Deps } from '../services/deps.js';
 import { createMcpServer } from './server.js';
 
@@ -42,19 +43,14 @@ function refuse(res: ServerResponse, status: number, code: number, message: stri
 
 /** The body parsed as JSON; undefined after answering a refusal (too large, not JSON). */
 async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ body: unknown } | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_MCP_BODY_BYTES) {
-      refuse(res, 413, -32600, `An MCP request is at most ${MAX_MCP_BODY_BYTES} bytes.`);
-      req.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
+  const text = await readBody(req, MAX_MCP_BODY_BYTES);
+  if (text === null) {
+    refuse(res, 413, -32600, `An MCP request is at most ${MAX_MCP_BODY_BYTES} bytes.`);
+    req.destroy();
+    return undefined;
   }
   try {
-    return { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
+    return { body: JSON.parse(text) as unknown };
   } catch {
     refuse(res, 400, -32700, 'The body is not JSON: send one JSON-RPC message (or a batch) as application/json.');
     return undefined;

@@ -14,6 +14,8 @@ export const HOOK_SCRIPT_NAME = 'entity-memory-hook.cjs';
 /** The script hooks installed before it named (it still runs the new one). */
 export const OLDER_HOOK_SCRIPT_NAME = 'entity-memory-hook.js';
 const SCRIPT_NAMES = [HOOK_SCRIPT_NAME, OLDER_HOOK_SCRIPT_NAME];
+/** The stdio MCP relay (bin/). */
+export const MCP_SCRIPT_NAME = 'entity-memory-mcp.cjs';
 
 /** What an installed hook command runs. */
 export interface HookCommand {
@@ -100,8 +102,18 @@ export function parseHookCommandLine(line: string): HookCommand | undefined {
   return { node: words[0]!, script: words[1]!, agent: words[2]!, dataDir: words[4]!, ...(context ? { context } : {}) };
 }
 
-/** This package's hook script, by its real path: what an installed hook runs. */
-export function hookScript(): string {
-  const script = join(PACKAGE_ROOT, 'bin', HOOK_SCRIPT_NAME);
+/** A script of this package's bin/, by its real path: what an agent's settings name. */
+function packageScript(name: string): string {
+  const script = join(PACKAGE_ROOT, 'bin', name);
   return existsSync(script) ? realpathSync(script) : script;
+}
+
+/** This package's hook script: what an installed hook runs. */
+export function hookScript(): string {
+  return packageScript(HOOK_SCRIPT_NAME);
+}
+
+/** This package's stdio MCP relay: what install registers as the agent's MCP server, and `entity-memory mcp` runs. */
+export function mcpScript(): string {
+  return packageScript(MCP_SCRIPT_NAME);
 }

@@ -11,12 +11,10 @@
  * Only the `entity-memory` entry is written or removed; every other server and setting stays as
  * it was, byte for byte.
  */
-import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { getNodeValue } from 'jsonc-parser';
 import type { HookAgent } from '../agent.js';
-import { PACKAGE_ROOT } from '../../package-root.js';
-import { setSetting } from './hook-groups.js';
+import { mcpScript } from './command.js';
+import { setSetting, settingValue } from './hook-groups.js';
 import type { AgentHomes, Scope } from './installer.js';
 import { applyTextEdits, property, removeChild } from './json-edits.js';
 import { parseSettings } from './settings-file.js';
@@ -30,8 +28,7 @@ export interface McpServerCommand {
 }
 
 export function mcpServerCommand(dataDir: string, node = process.execPath): McpServerCommand {
-  const script = join(PACKAGE_ROOT, 'bin', 'entity-memory-mcp.cjs');
-  return { command: node, args: [existsSync(script) ? realpathSync(script) : script, '--data-dir', dataDir] };
+  return { command: node, args: [mcpScript(), '--data-dir', dataDir] };
 }
 
 /** The file the agent reads its MCP servers from, for `scope`. */
@@ -87,7 +84,7 @@ export function registeredMcpServer(agent: HookAgent, path: string, text: string
   } catch {
     return undefined;
   }
-  const entry = (getNodeValue(parsed.root) as { mcpServers?: Record<string, { command?: unknown; args?: unknown }> }).mcpServers?.[MCP_SERVER_NAME];
+  const entry = settingValue(parsed.text, ['mcpServers', MCP_SERVER_NAME]) as { command?: unknown; args?: unknown } | undefined;
   return entry && typeof entry.command === 'string' && Array.isArray(entry.args) ? { command: entry.command, args: entry.args.map(String) } : undefined;
 }
 
