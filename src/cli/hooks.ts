@@ -40,8 +40,9 @@ can search and read back its own sessions and restore files as a turn left them:
   codex         [mcp_servers.entity-memory] in $CODEX_HOME/config.toml, or DIR/.codex/config.toml
   gemini        "mcpServers" in the same settings.json as its hooks
 
-uninstall removes our hook entries only (and an event left with none), and our MCP server entry. It leaves Codex's feature
-flag and Gemini's hooksConfig.enabled on: other hooks may need them.
+uninstall removes our hook entries only (and an event left with none), and our MCP server
+entry. It leaves Codex's feature flag and Gemini's hooksConfig.enabled on: other hooks may need
+them.
 
 status prints, per agent, whether our hooks are installed for the user and for the project (DIR,
 or the current folder when it has the agent's settings file), for which data dir and node; Codex's
