@@ -15,7 +15,7 @@ import {
   type DiffView,
   type FileChangeView,
 } from '../services/replay/read-commits.js';
-import { DIFF_STATUSES, isFullSha } from '../git/index.js';
+import { DIFF_STATUSES, isFullSha, type CommitInfo } from '../git/index.js';
 import { isValidId } from '../ids.js';
 import type { Deps } from '../services/deps.js';
 import { readProjectCommit } from '../services/projects/read-projects.js';
@@ -134,6 +134,16 @@ const FileChange = builder.objectRef<FileChangeView>('FileChange').implement({
 
 export const Commit = builder.objectRef<CommitRef>('Commit');
 
+/**
+ * `read` of a commit's git fields: at once when the commit came with them (a project commit read
+ * by a log or a blame), after its git read otherwise. A list of ranges (blame) resolves each of its
+ * fields without a promise.
+ */
+function fromInfo<T>(c: CommitRef, read: (info: CommitInfo) => T): T | Promise<T> {
+  const info = commitInfoOf(c);
+  return info instanceof Promise ? info.then(read) : read(info);
+}
+
 const Diff = builder.objectRef<DiffView>('Diff').implement({
   fields: (t) => ({
     base: t.field({ type: Commit, nullable: true, complexity: SHARED_GIT_COST, resolve: (d) => d.base() }),
@@ -168,13 +178,13 @@ builder.node(Commit, {
   fields: (t) => ({
     sha: t.string({ resolve: (c) => commitShaOf(c) }),
     shortSha: t.string({ resolve: (c) => commitShaOf(c).slice(0, 7) }),
-    message: t.string({ resolve: async (c) => (await commitInfoOf(c)).message }),
-    headline: t.string({ resolve: async (c) => (await commitInfoOf(c)).message.split('\n', 1)[0] ?? '' }),
-    author: t.field({ type: GitActor, resolve: async (c) => (await commitInfoOf(c)).author }),
-    committer: t.field({ type: GitActor, resolve: async (c) => (await commitInfoOf(c)).committer }),
+    message: t.string({ resolve: (c) => fromInfo(c, (info) => info.message) }),
+    headline: t.string({ resolve: (c) => fromInfo(c, (info) => info.message.split('\n', 1)[0] ?? '') }),
+    author: t.field({ type: GitActor, resolve: (c) => fromInfo(c, (info) => info.author) }),
+    committer: t.field({ type: GitActor, resolve: (c) => fromInfo(c, (info) => info.committer) }),
     parentShas: t.stringList({
       description: 'The parents\' shas, first parent first; unlike parents, no git process is started.',
-      resolve: async (c) => (await commitInfoOf(c)).parents,
+      resolve: (c) => fromInfo(c, (info) => info.parents),
     }),
     parents: t.field({
       type: [Commit],

@@ -230,9 +230,9 @@ const BlameRangeRef = builder.objectRef<BlameLines>('BlameRange').implement({
     lines: t.exposeStringList('lines', { description: "The lines' text at the rev blamed, without their line ends." }),
     commit: t.field({ type: Commit, resolve: (range) => range.commit }),
     origin: t.field({ type: LineOriginEnum, resolve: (range) => range.origin }),
-    session: t.field({ type: Session, nullable: true, description: ORIGIN_DESCRIPTIONS.session, resolve: (range) => range.session() }),
+    session: t.field({ type: Session, nullable: true, description: ORIGIN_DESCRIPTIONS.session, resolve: (range) => range.session }),
     turnNumber: t.exposeInt('turnNumber', { nullable: true, description: ORIGIN_DESCRIPTIONS.turnNumber }),
-    turn: t.field({ type: Turn, nullable: true, description: ORIGIN_DESCRIPTIONS.turn, resolve: (range) => range.turn() }),
+    turn: t.field({ type: Turn, nullable: true, description: ORIGIN_DESCRIPTIONS.turn, resolve: (range) => range.turn }),
   }),
 });
 
@@ -241,9 +241,9 @@ const FileCommitRef = builder.objectRef<FileCommit>('FileCommit').implement({
   fields: (t) => ({
     commit: t.field({ type: Commit, resolve: (entry) => entry.commit }),
     origin: t.field({ type: LineOriginEnum, resolve: (entry) => entry.origin }),
-    session: t.field({ type: Session, nullable: true, description: ORIGIN_DESCRIPTIONS.session, resolve: (entry) => entry.session() }),
+    session: t.field({ type: Session, nullable: true, description: ORIGIN_DESCRIPTIONS.session, resolve: (entry) => entry.session }),
     turnNumber: t.exposeInt('turnNumber', { nullable: true, description: ORIGIN_DESCRIPTIONS.turnNumber }),
-    turn: t.field({ type: Turn, nullable: true, description: ORIGIN_DESCRIPTIONS.turn, resolve: (entry) => entry.turn() }),
+    turn: t.field({ type: Turn, nullable: true, description: ORIGIN_DESCRIPTIONS.turn, resolve: (entry) => entry.turn }),
   }),
 });
 

@@ -19,10 +19,10 @@ export interface CommitOrigin {
   origin: LineOrigin;
   sessionId: string | null;
   turnNumber: number | null;
-  /** The agent's session, read when asked for (once per session of the answer). */
-  session: () => Promise<Session | null>;
+  /** The agent's session (read with the origins: one query for the sessions of the whole answer). */
+  session: Session | null;
   /** The agent's turn (null for a restore, or the user's). */
-  turn: () => Promise<Turn | null>;
+  turn: Turn | null;
 }
 
 export interface BlameLines extends CommitOrigin {
@@ -89,7 +89,7 @@ export async function projectFileHistory(project: Project, args: PageArgs & { pa
   );
 }
 
-const USER: CommitOrigin = { origin: 'USER', sessionId: null, turnNumber: null, session: async () => null, turn: async () => null };
+const USER: CommitOrigin = { origin: 'USER', sessionId: null, turnNumber: null, session: null, turn: null };
 
 /** The agent's commits among `shas`: those a turn or a restore recorded as its project commit. */
 async function originsOf(deps: AttributionDeps, projectId: string, shas: string[]): Promise<Map<string, CommitOrigin>> {
@@ -99,17 +99,16 @@ async function originsOf(deps: AttributionDeps, projectId: string, shas: string[
     deps.db.turn.findMany({ where: { projectId, projectCommitSha: { in: shas } } }),
     deps.db.projectRestore.findMany({ where: { projectId, commitSha: { in: shas } }, select: { commitSha: true, sessionId: true } }),
   ]);
-  const sessions = new Map<string, Promise<Session | null>>();
-  const session = (sessionId: string) => () => {
-    let read = sessions.get(sessionId);
-    if (!read) sessions.set(sessionId, (read = deps.db.session.findUnique({ where: { sessionId } })));
-    return read;
-  };
+  // Values, not lazy reads: a blame has a range per line, and a promise per range and field cost more than this one query.
+  const sessionIds = [...new Set([...turns.map((t) => t.sessionId), ...restores.map((r) => r.sessionId)])];
+  const sessions = new Map(
+    sessionIds.length === 0 ? [] : (await deps.db.session.findMany({ where: { sessionId: { in: sessionIds } } })).map((s) => [s.sessionId, s] as const),
+  );
   for (const restore of restores) {
-    origins.set(restore.commitSha!, { origin: 'AGENT', sessionId: restore.sessionId, turnNumber: null, session: session(restore.sessionId), turn: async () => null });
+    origins.set(restore.commitSha!, { origin: 'AGENT', sessionId: restore.sessionId, turnNumber: null, session: sessions.get(restore.sessionId) ?? null, turn: null });
   }
   for (const turn of turns) {
-    origins.set(turn.projectCommitSha!, { origin: 'AGENT', sessionId: turn.sessionId, turnNumber: turn.number, session: session(turn.sessionId), turn: async () => turn });
+    origins.set(turn.projectCommitSha!, { origin: 'AGENT', sessionId: turn.sessionId, turnNumber: turn.number, session: sessions.get(turn.sessionId) ?? null, turn });
   }
   return origins;
 }
