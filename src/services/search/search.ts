@@ -233,9 +233,14 @@ async function hydrate(db: Db, rows: { id: string; rank: number }[], terms: read
   if (rows.length === 0) return [];
   const messages = new Map((await db.message.findMany({ where: { id: { in: rows.map((r) => r.id) } } })).map((m) => [m.id, m]));
   const sessionIds = [...new Set([...messages.values()].map((m) => m.sessionId))];
-  const sessions = new Map((await db.session.findMany({ where: { sessionId: { in: sessionIds } } })).map((s) => [s.sessionId, s]));
   const turnIds = [...new Set([...messages.values()].flatMap((m) => (m.turnId ? [m.turnId] : [])))];
-  const turns = new Map((await db.turn.findMany({ where: { id: { in: turnIds } }, select: { id: true, number: true } })).map((t) => [t.id, t.number]));
+  // The two reads at once: each is a round trip to the database, and a search is asked as the user types.
+  const [sessionRows, turnRows] = await Promise.all([
+    db.session.findMany({ where: { sessionId: { in: sessionIds } } }),
+    turnIds.length === 0 ? [] : db.turn.findMany({ where: { id: { in: turnIds } }, select: { id: true, number: true } }),
+  ]);
+  const sessions = new Map(sessionRows.map((s) => [s.sessionId, s]));
+  const turns = new Map(turnRows.map((t) => [t.id, t.number]));
   const hits: SearchHit[] = [];
   for (const row of rows) {
     const message = messages.get(row.id);
