@@ -47,6 +47,7 @@ import {
   type TreeFile,
 } from './parse.js';
 import { assertRev, EMPTY_TREE_SHA1, isFullSha, isShaPrefix } from './refs.js';
+import { cachedAnswer, keepAnswer } from './sha-cache.js';
 import { DEFAULT_GIT_TIMEOUT_MS, gitEnv, runGit, runGitBuffer, type GitResult } from './run.js';
 import { paced } from './spawn-pace.js';
 
@@ -173,9 +174,14 @@ export class GitRepo {
     if (limit === 0) return [];
     const rev = opts.all ? undefined : assertRev(opts.ref ?? 'HEAD');
     if (opts.path !== undefined) assertRepoPath(opts.path);
+    // From a commit's sha, the log is that commit's history: fixed for good (sha-cache.ts).
+    const key = rev !== undefined && isFullSha(rev) ? `log ${rev} ${skip} ${limit} ${opts.path ?? ''}` : null;
+    const kept = key === null ? undefined : cachedAnswer<CommitInfo[]>(this.dir, key);
+    if (kept) return kept;
     try {
       const { stdout } = await this.git(logArgv({ rev, all: opts.all, skip, limit, ...(opts.path !== undefined ? { path: opts.path } : {}) }));
-      return parseLog(stdout);
+      const infos = parseLog(stdout);
+      return key === null ? infos : keepAnswer(this.dir, key, infos);
     } catch (error) {
       if (error instanceof GitObjectNotFoundError && rev === 'HEAD' && (await this.readHead()).sha === null) return [];
       throw error;
@@ -192,6 +198,8 @@ export class GitRepo {
   async commitInfo(sha: string): Promise<CommitInfo | null> {
     if (!isFullSha(sha)) return this.oneCommitInfo(sha);
     const key = sha.toLowerCase();
+    const kept = cachedAnswer<CommitInfo>(this.dir, `info ${key}`);
+    if (kept) return kept;
     return new Promise((resolve, reject) => {
       // Keyed by folder: readers build a new instance per use, and those of one request share the process.
       let batch = pendingInfos.get(this.dir);
@@ -266,7 +274,11 @@ export class GitRepo {
    */
   async diffFiles(sha: string, base: string | null): Promise<FileDiff[]> {
     const [from, to] = diffRange(sha, base);
-    return parseRawNumstat((await this.git(diffRawNumstatArgv(from, to))).stdout);
+    const key = diffKey(from, to);
+    const kept = key && (cachedAnswer<FileDiff[]>(this.dir, `files ${key}`) ?? cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(this.dir, `files+patches ${key}`)?.files);
+    if (kept) return kept;
+    const files = parseRawNumstat((await this.git(diffRawNumstatArgv(from, to))).stdout);
+    return key ? keepAnswer(this.dir, `files ${key}`, files) : files;
   }
 
   /**
@@ -275,14 +287,22 @@ export class GitRepo {
    */
   async diffPatches(sha: string, base: string | null): Promise<(string | null)[]> {
     const [from, to] = diffRange(sha, base);
+    const key = diffKey(from, to);
+    const kept = key && (cachedAnswer<(string | null)[]>(this.dir, `patches ${key}`) ?? cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(this.dir, `files+patches ${key}`)?.patches);
+    if (kept) return kept;
     const { stdout } = await this.git(diffPatchArgv(from, to));
-    return parsePatches(stdout);
+    const patches = parsePatches(stdout);
+    return key ? keepAnswer(this.dir, `patches ${key}`, patches) : patches;
   }
 
   /** `diffFiles` and `diffPatches` of the same commits from one spawn (when both are wanted). */
   async diffFilesAndPatches(sha: string, base: string | null): Promise<{ files: FileDiff[]; patches: (string | null)[] }> {
     const [from, to] = diffRange(sha, base);
-    return parseRawNumstatPatches((await this.git(diffRawNumstatPatchArgv(from, to))).stdout);
+    const key = diffKey(from, to);
+    const kept = key && cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(this.dir, `files+patches ${key}`);
+    if (kept) return kept;
+    const both = parseRawNumstatPatches((await this.git(diffRawNumstatPatchArgv(from, to))).stdout);
+    return key ? keepAnswer(this.dir, `files+patches ${key}`, both) : both;
   }
 
   // --- for SessionRepo's writes ----------------------------------------------
@@ -403,6 +423,7 @@ export class GitRepo {
   /** Answers a batch of `commitInfo` calls; one unknown sha sends the batch back to one process per sha. */
   private async loadInfos(waiters: Map<string, InfoWaiter[]>): Promise<void> {
     const settle = (sha: string, outcome: { info: CommitInfo | null } | { error: unknown }) => {
+      if ('info' in outcome && outcome.info !== null) keepAnswer(this.dir, `info ${sha}`, outcome.info);
       for (const w of waiters.get(sha) ?? []) 'info' in outcome ? w.resolve(outcome.info) : w.reject(outcome.error);
     };
     const shas = [...waiters.keys()];
@@ -447,6 +468,11 @@ function diffRange(sha: string, base: string | null): [string, string] {
   const to = assertRev(sha);
   if (base === null) return [to.length === 64 ? EMPTY_TREE_SHA256 : EMPTY_TREE_SHA1, to];
   return [assertRev(base), to];
+}
+
+/** The key of a diff between two commits (or the empty tree) named by full shas; null when either is a ref. */
+function diffKey(from: string, to: string): string | null {
+  return isFullSha(from) && isFullSha(to) ? `${from.toLowerCase()} ${to.toLowerCase()}` : null;
 }
 
 function assertCount(n: unknown, what: string): number {

@@ -13,6 +13,7 @@ import { eventually } from '../helpers/git.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { Checkout, RetryTurn } from '../branching/operations.js';
 import { AppendMessage, CreateSession, EndTurn, RecordTurn } from './operations.js';
+import { clearShaCache } from '../../src/git/sha-cache.js';
 
 const stops: (() => void)[] = [];
 afterEach(() => {
@@ -87,9 +88,20 @@ describe('reads from the database first', () => {
       expect(node.head).toMatchObject({ sha: node.timeline.edges[0]!.node.sha, turn: { number: 3 } });
       for (const e of node.turns.edges) expect(e.node.commit!.turn.number).toBe(e.node.number);
     }
-    // The shas are git's: a git-only field of the same commits reads the repo, once per session.
-    const headlines = await counted(api, `{ sessions(first: 3) { edges { node { turns(first: 10) { edges { node { number commit { headline } } } } } } } }`);
-    expect(headlines.git.length).toBe(3);
+    // The shas are git's: a git-only field of the same commits reads the repo, once per session
+    // (nothing kept of them yet: src/git/sha-cache.ts), then never again for those commits.
+    clearShaCache();
+    const headlinesQuery = `{ sessions(first: 3) { edges { node { turns(first: 10) { edges { node { number commit { headline } } } } } } } }`;
+    const firstGit: string[] = [];
+    const stop = onGitSpawn((e) => firstGit.push(e.argv.join(' ')));
+    stops.push(stop);
+    const first = await api.raw(headlinesQuery);
+    stop();
+    expect(first.errors).toBeUndefined();
+    expect(firstGit.filter((argv) => / log /.test(argv))).toHaveLength(3);
+    const headlines = await counted(api, headlinesQuery);
+    expect(headlines.git).toEqual([]);
+    expect(headlines.data).toEqual(first.data);
     type Headlines = { sessions: { edges: { node: { turns: { edges: { node: { number: number; commit: { headline: string } } }[] } } }[] } };
     for (const s of (headlines.data as Headlines).sessions.edges) {
       for (const t of s.node.turns.edges) expect(t.node.commit.headline).toContain(`question ${t.node.number}`);

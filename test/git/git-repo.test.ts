@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GitError } from '../../src/git/errors.js';
 import { GitRepo } from '../../src/git/git-repo.js';
+import { clearShaCache } from '../../src/git/sha-cache.js';
 import { onGitSpawn, type GitSpawnEvent } from '../../src/git/run.js';
 import { git, tempDir } from './helpers.js';
 
@@ -42,7 +43,10 @@ describe('GitRepo', () => {
       const both = await repo.diffFilesAndPatches(sha, base);
       off();
       expect(events.filter((e) => e.argv.includes('diff-tree'))).toHaveLength(1);
+      // Each from its own process, not from the answer just kept (sha-cache.ts).
+      clearShaCache();
       const files = await repo.diffFiles(sha, base);
+      clearShaCache();
       expect(both).toEqual({ files, patches: await repo.diffPatches(sha, base) });
       expect(both.files.length).toBe(sha === tip ? 4 : 3);
     }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CreateSession, RecordTurn } from '../api/operations.js';
 import { onGitSpawn } from '../../src/git/index.js';
+import { clearShaCache } from '../../src/git/sha-cache.js';
 import { RepoHealthMonitor, type RepoFault } from '../../src/mirror/health.js';
 import { capturedLogger } from '../helpers/logger.js';
 import { eventually, git } from '../helpers/git.js';
@@ -177,6 +178,9 @@ describe('self-healing while running', () => {
       if (saved === undefined) delete process.env.ENTITY_MEMORY_GIT_BINARY;
       else process.env.ENTITY_MEMORY_GIT_BINARY = saved;
     });
+    // What git said of the commits so far is kept (src/git/sha-cache.ts), and would answer without
+    // git: forgotten, so each git-backed field has to ask git, and degrades.
+    clearShaCache();
 
     await turns(api, 's', 1, 3);
     const failing = await eventually(async () => {
