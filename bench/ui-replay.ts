@@ -21,10 +21,13 @@
  * first); (b) from the click event's dispatch, with "Back to latest" between rounds. Every
  * measured state is checked afterwards with getByRole/getByText, the names of ui.md.
  * --profile adds one more cold open under Chromium's CPU profiler and prints where its samples fell.
- * Usage: npx tsx bench/ui-replay.ts [--quick] [--profile] [--web-dir <dir>]   (or npm run bench -- ui-replay)
+ * --compare-web-dir <dir> (another build, e.g. of an earlier commit) adds, after (a), cold opens
+ * of the two builds in turn on the same server and data (COMPARE_RUNS each; the page served is
+ * swapped between opens, both builds' assets side by side), and their p50 ratio.
+ * Usage: npx tsx bench/ui-replay.ts [--quick] [--profile] [--web-dir <dir>] [--compare-web-dir <dir>]   (or npm run bench -- ui-replay)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Session as InspectorSession } from 'node:inspector';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -45,6 +48,8 @@ const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const profiling = argv.includes('--profile');
 const webDirArg = argv.includes('--web-dir') ? argv[argv.indexOf('--web-dir') + 1] : undefined;
+const compareDirArg = argv.includes('--compare-web-dir') ? argv[argv.indexOf('--compare-web-dir') + 1] : undefined;
+const COMPARE_RUNS = quick ? 5 : 15;
 const TURNS = quick ? 2_000 : 10_000;
 const COLD_RUNS = quick ? 3 : 5;
 const WARMUP = 2;
@@ -64,7 +69,9 @@ const addedFile = (turn: number) => `src/turn-${turn}.ts`;
 const started = Date.now();
 const root = await mkdtemp(join(tmpdir(), 'em-bench-ui-replay-'));
 // The project's folder is beside the data dir (never inside it), under the allowed root.
-const config = { ...benchConfig(join(root, 'data')), allowedRoots: [root], ...(webDirArg ? { webDir: webDirArg } : {}) };
+/** With --compare-web-dir: the folder served, holding both builds' assets; its index.html is the build of the open. */
+const abDir = join(root, 'web-ab');
+const config = { ...benchConfig(join(root, 'data')), allowedRoots: [root], ...(compareDirArg ? { webDir: abDir } : webDirArg ? { webDir: webDirArg } : {}) };
 
 let server: RunningServer | undefined;
 let browser: Browser | undefined;
@@ -409,6 +416,14 @@ try {
     const build = await ensureWebBuild({ log: (message: string) => console.log(`  ${message}`) });
     console.log(`  web UI: web/dist ${build.built ? `built in ${fmt(build.ms ?? 0)} ms` : 'up to date'}`);
   }
+  const builtDir = webDirArg ?? join(ROOT, 'web', 'dist');
+  if (compareDirArg) {
+    for (const dir of [builtDir, compareDirArg]) cpSync(dir, abDir, { recursive: true });
+    console.log(`  compared with: ${compareDirArg} (--compare-web-dir)`);
+  }
+  /** Serves `dir`'s page from now on (--compare-web-dir). */
+  const servePageOf = (dir: string) => copyFileSync(join(dir, 'index.html'), join(abDir, 'index.html'));
+  if (compareDirArg) servePageOf(builtDir);
   let t0 = performance.now();
   server = await startServer(config, createLogger('silent'));
   const { app } = server;
@@ -481,6 +496,24 @@ try {
     }
   }
 
+  // --compare-web-dir: the two builds' cold opens in turn (this one first, then the other, and so on).
+  const compared = { built: [] as number[], other: [] as number[] };
+  if (compareDirArg) {
+    for (let i = 0; i < 2 * COMPARE_RUNS; i++) {
+      const arm = i % 2 === 0 ? 'built' : 'other';
+      servePageOf(arm === 'built' ? builtDir : compareDirArg);
+      const tab = await newTab();
+      try {
+        await tab.page.goto(`${server.url}/sessions/${SESSION_ID}`, { waitUntil: 'commit' });
+        const times = await orMissingNames(tab.page, `"Turn ${TURNS} / ${TURNS}" after opening the page (${arm})`, waitInPage(tab.page, TURNS, TURNS, true));
+        compared[arm].push(times.frame);
+      } finally {
+        await tab.context.close();
+      }
+    }
+    servePageOf(builtDir);
+  }
+
   // With --profile: one more cold open under Chromium's CPU profiler (not timed).
   let profile = '';
   if (profiling) {
@@ -550,6 +583,11 @@ try {
   console.log(line('    "Back to latest" -> back at the tip', '', back, ''));
   console.log(line('(c) baseline: the page data, one POST from Node', '', pageData, ''));
   console.log(line('(d) baseline: the previous turn\'s data, one POST', '', previousData, ''));
+  if (compareDirArg) {
+    console.log(line(`    this build, in turn with the other (${COMPARE_RUNS}x)`, '', compared.built, ''));
+    console.log(line(`    --compare-web-dir's build (${COMPARE_RUNS}x)`, '', compared.other, ''));
+    console.log(`    ratio p50 this build / the other: ${(p50(compared.built) / p50(compared.other)).toFixed(2)}`);
+  }
   console.log(`\nthe last cold open, ms from navigation: ${openTrace}`);
   console.log(`\nits GraphQL operations, each alone from Node (p50 of ${ROUNDS}; the statements and git processes of one):\n${await eachAlone(openBodies)}`);
   if (profile) console.log(`\na cold open's main thread (--profile), ms of samples:\n${profile}`);

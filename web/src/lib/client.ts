@@ -6,6 +6,7 @@
  */
 import { createClient as createWsClient } from 'graphql-ws';
 import { Client, cacheExchange, fetchExchange, subscriptionExchange } from 'urql';
+import { takePreloaded } from './preloaded';
 import { currentToken } from './token';
 
 type Listener = () => void;
@@ -25,6 +26,19 @@ export function retryDelayMs(retries: number, random: () => number = Math.random
 export function onReconnected(listener: Listener): () => void {
   reconnectListeners.add(listener);
   return () => reconnectListeners.delete(listener);
+}
+
+/**
+ * fetch, or the answer the preload script already has for the same request (lib/preloaded.ts),
+ * once; when that answer failed, the request is sent as usual.
+ */
+function fetchOrPreloaded(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const preloaded = takePreloaded(init?.body);
+  if (!preloaded) return fetch(input, init);
+  return preloaded.then(
+    (response) => (response?.ok ? response : fetch(input, init)),
+    () => fetch(input, init),
+  );
 }
 
 export function createClient(origin: string = window.location.origin): Client {
@@ -50,6 +64,7 @@ export function createClient(origin: string = window.location.origin): Client {
   return new Client({
     url: `${origin}/graphql`,
     preferGetMethod: false,
+    fetch: fetchOrPreloaded,
     fetchOptions: (): RequestInit => {
       const token = currentToken();
       return token ? { headers: { authorization: `Bearer ${token}` } } : {};

@@ -9,8 +9,9 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useClient } from 'urql';
 import { TimelinePageQuery } from './operations';
+import { TIMELINE_PAGE } from './window';
 
-export const PAGE_SIZE = 50;
+export const PAGE_SIZE = TIMELINE_PAGE;
 /** Commits read to see what is new on top. */
 const TOP_SIZE = 20;
 const ROW_HEIGHT = 44;
