@@ -1,11 +1,12 @@
 /**
  * The command line: `entity-memory serve [flags]` (the default command), `backfill`, `verify`,
- * `redact`, `import`, `rewind`, `search`, `hooks`, `hook` and `mcp`.
+ * `gc`, `redact`, `import`, `rewind`, `search`, `hooks`, `hook` and `mcp`.
  *
  * Exit status: 0 done; 2 could not run (a bad flag or value, no data dir, the data dir in use or
  * not a folder, the port taken, the database locked or behind, Redis out of reach), with one
  * line on stderr and nothing on stdout;
  * `verify` and `backfill` exit with the number of sessions out of sync or failed, 1 to 125
+ * (`gc`: of repos it could not compact)
  * (`redact`: of session repos it could not rebuild)
  * (125: that many or more), after a table on stdout; `import` with the number of files that had
  * errors, 1 to 125, after its summary; `rewind` 1 when a path the user changed refused it; `search` 1 when nothing matched; `hook` always 0, as an agent's hook must; 1 for anything unexpected (a bug: the stack is printed).
@@ -13,6 +14,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { backfill } from './cli/backfill.js';
 import { CannotRun } from './cli/errors.js';
+import { gcCommand } from './cli/gc.js';
 import { version } from './cli/help.js';
 import { hookCommand, hooksCommand } from './cli/hooks.js';
 import { importCommand } from './cli/import.js';
@@ -40,6 +42,7 @@ setFlagsFromString('--liftoff-only');
 const USAGE = `usage: entity-memory [serve] [flags]        serve the API and mirror sessions into git (the default)
        entity-memory backfill [flags]       bring the session repos in line with the database now
        entity-memory verify [flags]         compare each session's turns with its repo, read-only
+       entity-memory gc [--dry-run]         compact the session repos, drop old moved-aside copies
        entity-memory redact --existing      take secrets out of what was stored before, repos rebuilt
        entity-memory import claude-code [PATH…] [--follow]   import Claude Code transcripts
        entity-memory import codex [PATH…] [--follow]   import Codex CLI rollouts
@@ -83,6 +86,7 @@ async function main(args: string[]): Promise<number | undefined> {
   if (command === 'serve') return serve(rest);
   if (command === 'backfill') return backfill(rest);
   if (command === 'verify') return verifyCommand(rest);
+  if (command === 'gc') return gcCommand(rest);
   if (command === 'redact') return redactCommand(rest);
   if (command === 'import') return importCommand(rest);
   if (command === 'rewind') return rewindCommand(rest);

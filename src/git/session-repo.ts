@@ -337,6 +337,19 @@ export class SessionRepo extends GitRepo {
     await this.git(['repack', '-d', '-q', '--geometric=2', '--no-write-bitmap-index'], { timeoutMs: this.worktreeTimeoutMs });
   }
 
+  /**
+   * Everything in one pack, unreachable objects dropped: `repack -a -d` (a new pack of every
+   * object reachable from the refs, the index and HEAD, written before the old packs are removed),
+   * then `prune` of the loose objects no ref reaches, then `pack-refs --all`. Each step is git's
+   * own, safe to interrupt: killed, the repo keeps either the old packs or the new one.
+   */
+  async compact(): Promise<void> {
+    const run = { timeoutMs: this.worktreeTimeoutMs };
+    await this.git(['repack', '-a', '-d', '-q', '--no-write-bitmap-index'], run);
+    await this.git(['prune', '--expire=now'], run);
+    await this.git(['pack-refs', '--all'], run);
+  }
+
   /** Loose objects and their size in KiB, and the number of packs (`count-objects -v`). */
   async looseObjects(): Promise<{ count: number; sizeKiB: number; packs: number }> {
     const { stdout } = await this.git(['count-objects', '-v']);
