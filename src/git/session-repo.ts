@@ -334,20 +334,26 @@ export class SessionRepo extends GitRepo {
    * bucket trees of successive turns delta against each other.
    */
   async packLooseObjects(): Promise<void> {
-    await this.git(['repack', '-d', '-q', '--geometric=2', '--no-write-bitmap-index'], { timeoutMs: this.worktreeTimeoutMs });
+    await this.git(['repack', '-d', '-n', '-q', '--geometric=2', '--no-write-bitmap-index'], { timeoutMs: this.worktreeTimeoutMs });
   }
 
   /**
    * Everything in one pack, unreachable objects dropped: `repack -a -d` (a new pack of every
    * object reachable from the refs, the index and HEAD, written before the old packs are removed),
    * then `prune` of the loose objects no ref reaches, then `pack-refs --all`. Each step is git's
-   * own, safe to interrupt: killed, the repo keeps either the old packs or the new one.
+   * own, safe to interrupt: killed, the repo keeps either the old packs or the new one. Then the
+   * files git's templates and dumb-transport info left, which no one reads in a session repo and
+   * which take a disk block each: the sample hooks (never run: only `*.sample`), `info/refs` and
+   * `objects/info/packs` (for serving over dumb HTTP; repack here no longer writes them, `-n`).
    */
   async compact(): Promise<void> {
     const run = { timeoutMs: this.worktreeTimeoutMs };
-    await this.git(['repack', '-a', '-d', '-q', '--no-write-bitmap-index'], run);
+    await this.git(['repack', '-a', '-d', '-n', '-q', '--no-write-bitmap-index'], run);
     await this.git(['prune', '--expire=now'], run);
     await this.git(['pack-refs', '--all'], run);
+    const hooks = join(this.gitDir, 'hooks');
+    const samples = (await readdir(hooks).catch(() => [] as string[])).filter((name) => name.endsWith('.sample'));
+    for (const file of [...samples.map((name) => join(hooks, name)), join(this.gitDir, 'info', 'refs'), join(this.gitDir, 'objects', 'info', 'packs')]) await rm(file, { force: true });
   }
 
   /** Loose objects and their size in KiB, and the number of packs (`count-objects -v`). */

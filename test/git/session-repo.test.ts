@@ -80,6 +80,8 @@ describe('SessionRepo.init', () => {
     expect(git(repo.dir, 'config', 'gc.auto')).toBe('0');
     expect(git(repo.dir, 'config', 'core.fsync')).toBe('objects,derived-metadata,reference');
     expect(await repo.headState()).toEqual({ branch: 'main', sha: null });
+    // No template: no sample hooks, description or info/exclude (a disk block each, in every repo).
+    expect(readdirSync(join(repo.dir, '.git')).sort()).toEqual(['HEAD', 'config', 'objects', 'refs']);
 
     const { commands } = await spawnsDuring(() => repo.init());
     expect(commands).toEqual(['config']); // one `config --list`, nothing to rewrite

@@ -5,7 +5,7 @@
  * moved-aside copies older than 14 days and keeps the newer; beside a running server it is refused.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bytesOnDisk } from '../../src/mirror/gc.js';
@@ -60,6 +60,10 @@ describe('entity-memory gc', () => {
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, 'HEAD'), 'ref: refs/heads/main\n');
     }
+    // What git init's templates put in repos made before they were left out: removed, samples only.
+    mkdirSync(join(idle, '.git', 'hooks'), { recursive: true });
+    writeFileSync(join(idle, '.git', 'hooks', 'pre-commit.sample'), '#!/bin/sh\n');
+    writeFileSync(join(idle, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\n');
     const before = { idle: picture(idle), bytes: await bytesOnDisk(join(idle, '.git')), packs: packs(idle) };
 
     const dry = await cli(['gc', '--dry-run', '--data-dir', api.dataDir]);
@@ -87,6 +91,7 @@ describe('entity-memory gc', () => {
     // The branches where they were, nothing broken, and the dangling blob gone.
     expect(before.idle.fsck).toMatch(/^dangling blob [0-9a-f]{40}\n$/);
     expect(picture(idle)).toEqual({ refs: before.idle.refs, fsck: '' });
+    expect(readdirSync(join(idle, '.git', 'hooks'))).toEqual(['post-checkout']);
     expect([row('open').after, row('open').skipped]).toEqual([null, 'a turn is open']);
     expect(row('recent').after).toBeNull();
     expect([existsSync(old), existsSync(fresh)]).toEqual([false, true]);
