@@ -1,6 +1,6 @@
 /**
  * The command line: `entity-memory serve [flags]` (the default command), `backfill`, `verify`,
- * `gc`, `redact`, `import`, `rewind`, `search`, `hooks`, `hook` and `mcp`.
+ * `gc`, `redact`, `import`, `rewind`, `search`, `hooks`, `hook`, `mcp` and `service`.
  *
  * Exit status: 0 done; 2 could not run (a bad flag or value, no data dir, the data dir in use or
  * not a folder, the port taken, the database locked or behind, Redis out of reach), with one
@@ -23,6 +23,7 @@ import { redactCommand } from './cli/redact.js';
 import { rewindCommand } from './cli/rewind.js';
 import { searchCommand } from './cli/search.js';
 import { serve } from './cli/serve.js';
+import { serviceCommand } from './cli/service.js';
 import { verifyCommand } from './cli/verify.js';
 import { ConfigError } from './config.js';
 import { DataDirBusyError } from './data-dir-lock.js';
@@ -54,6 +55,7 @@ const USAGE = `usage: entity-memory [serve] [flags]        serve the API and mir
        entity-memory hooks status           what is installed, the server, the last event
        entity-memory hooks uninstall <agent>   remove our hooks, leave the others
        entity-memory mcp [--data-dir DIR]   the MCP tools on stdio, through the running server
+       entity-memory service install|uninstall|status   the server started at login (systemd, launchd)
        entity-memory <command> --help       a command's flags and defaults
        entity-memory --version`;
 
@@ -94,6 +96,7 @@ async function main(args: string[]): Promise<number | undefined> {
   if (command === 'hooks') return hooksCommand(rest);
   if (command === 'hook') return hookCommand(rest);
   if (command === 'mcp') return mcpCommand(rest);
+  if (command === 'service') return serviceCommand(rest);
   if (command.startsWith('-')) return serve(args);
   throw new ConfigError(`unknown command ${JSON.stringify(command)}`);
 }

@@ -2,7 +2,8 @@
  * `hooks status`: for each agent and scope, whether our hooks are installed and for which data
  * dir; what else the agent needs (Codex's feature flag, Gemini's hooksConfig); then for each data
  * dir named, whether its server answers, the last event it recorded, and the events waiting in
- * its spool. Reads only; a file it cannot read is said, not fatal.
+ * its spool; then whether the server is installed as a service of the login (`entity-memory
+ * service`) and answers. Reads only; a file it cannot read is said, not fatal.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { INSTALLERS } from '../hooks/install/installers.js';
 import { mcpServersFile, registeredMcpServer } from '../hooks/install/mcp-servers.js';
 import { readText, SettingsFileError } from '../hooks/install/settings-file.js';
 import { readServerFile } from '../http/server-file.js';
+import { serviceStatusLines } from './service.js';
 
 /** How long `status` waits for a server's /health. */
 const HEALTH_TIMEOUT_MS = 1000;
@@ -160,4 +162,6 @@ export async function hooksStatus({ dataDir, project }: { dataDir: string; proje
     const spool = spoolLine(dir);
     if (spool) console.log(`data dir ${dir}: ${spool}`);
   });
+  // Whether the server is kept running for them (entity-memory service).
+  for (const line of await serviceStatusLines()) console.log(line);
 }

@@ -103,7 +103,7 @@ export function parseHookCommandLine(line: string): HookCommand | undefined {
 }
 
 /** A script of this package's bin/, by its real path: what an agent's settings name. */
-function packageScript(name: string): string {
+export function packageScript(name: string): string {
   const script = join(PACKAGE_ROOT, 'bin', name);
   return existsSync(script) ? realpathSync(script) : script;
 }
