@@ -1,17 +1,43 @@
 /**
  * The shell: the sidebar (the search field, Sessions, Projects) and the page the address bar names.
  */
-import { BranchesPanel } from '../features/branches/BranchesPanel';
-import { BlameView } from '../features/projects/BlameView';
+import { lazy, Suspense, type ComponentProps, type ComponentType } from 'react';
 import { DirtyTreeBanner } from '../features/projects/DirtyTreeBanner';
-import { ProjectPage } from '../features/projects/ProjectPage';
 import { ProjectsNav } from '../features/projects/ProjectsNav';
 import { SessionPage } from '../features/replay/SessionPage';
 import { SearchBox } from '../features/search/SearchBox';
-import { SearchPage } from '../features/search/SearchPage';
 import { SessionsNav } from '../features/sessions/SessionsNav';
+import { loadedOr } from '../lib/lazy';
 import { Link } from '../lib/Link';
 import { parseRoute, usePathname } from '../lib/router';
+
+/** Shown in place of a page whose code could not be loaded (the server restarted with a new build, say). */
+function NotLoaded() {
+  return (
+    <main className="empty">
+      <h1>This page could not be loaded</h1>
+      <p>Reload the page to try again.</p>
+    </main>
+  );
+}
+
+// The pages other than a session's, and the session page's branch panel (shown once the timeline
+// is in), load when first shown: a session page's cold open compiles less of the app first.
+const ProjectPage = lazy(() => loadedOr<ComponentType<{ projectId: string }>>(() => import('../features/projects/ProjectPage').then((m) => ({ default: m.ProjectPage })), NotLoaded));
+const BlameView = lazy(() => loadedOr<ComponentType<{ projectId: string }>>(() => import('../features/projects/BlameView').then((m) => ({ default: m.BlameView })), NotLoaded));
+const SearchPage = lazy(() => loadedOr<ComponentType>(() => import('../features/search/SearchPage').then((m) => ({ default: m.SearchPage })), NotLoaded));
+type BranchesProps = ComponentProps<ComponentProps<typeof SessionPage>['Branches']>;
+const LazyBranchesPanel = lazy(() =>
+  loadedOr<ComponentType<BranchesProps>>(() => import('../features/branches/BranchesPanel').then((m) => ({ default: m.BranchesPanel })), () => null),
+);
+/** The branch panel in a boundary of its own: while it loads, the rest of the session page stays. */
+function BranchesPanel(props: BranchesProps) {
+  return (
+    <Suspense fallback={null}>
+      <LazyBranchesPanel {...props} />
+    </Suspense>
+  );
+}
 
 export function App() {
   const route = parseRoute(usePathname());
@@ -31,9 +57,11 @@ export function App() {
       <div className="page">
       <DirtyTreeBanner />
       {route.name === 'session' && <SessionPage key={route.sessionId} sessionId={route.sessionId} Branches={BranchesPanel} />}
-      {route.name === 'project' && <ProjectPage key={route.projectId} projectId={route.projectId} />}
-      {route.name === 'search' && <SearchPage />}
-      {route.name === 'blame' && <BlameView key={route.projectId} projectId={route.projectId} />}
+      <Suspense fallback={<main className="empty" aria-busy="true" />}>
+        {route.name === 'project' && <ProjectPage key={route.projectId} projectId={route.projectId} />}
+        {route.name === 'search' && <SearchPage />}
+        {route.name === 'blame' && <BlameView key={route.projectId} projectId={route.projectId} />}
+      </Suspense>
       {route.name === 'home' && (
         <main className="empty">
           <h1>entity-memory</h1>
