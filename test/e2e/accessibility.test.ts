@@ -5,17 +5,15 @@
  * snapshot, the restore preview open), the search page and a file's blame. No serious or critical
  * violation.
  */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CreateSession } from '../api/operations.js';
-import { startTestServer } from '../helpers/server.js';
-import { tempDir } from '../helpers/temp.js';
-import { CreateProject } from '../projects/operations.js';
-import { FAST_COMMITTER, outcome, recordTurn, userGit } from '../projects/project-turns.js';
+import { outcome, recordTurn } from '../projects/project-turns.js';
 import { openPage } from './browser.js';
+import { shopProject } from './shop.js';
 
 const WAIT = { timeout: 45_000 };
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -42,17 +40,9 @@ async function seriousViolations(page: Page): Promise<string[]> {
 
 describe('accessibility', () => {
   it('the session page and the project page have no serious or critical axe-core violation', async () => {
-    const root = tempDir('em-e2e-a11y-');
-    const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
-    const workdir = join(root, 'shop');
-    mkdirSync(join(workdir, 'src'), { recursive: true });
-    userGit(workdir, 'init', '-q', '-b', 'main');
-    writeFileSync(join(workdir, 'README.md'), '# Shop\n');
-    userGit(workdir, 'add', '-A');
-    userGit(workdir, 'commit', '-q', '-m', 'Start the shop');
-    const { createProject } = await api.ok(CreateProject, { input: { name: 'Shop', workdir } });
+    const { api, workdir, projectId } = await shopProject('em-e2e-a11y-');
     const sessionId = 'prices';
-    await api.ok(CreateSession, { input: { sessionId, title: 'Show prices in euros', projectId: createProject.projectId } });
+    await api.ok(CreateSession, { input: { sessionId, title: 'Show prices in euros', projectId: projectId } });
     writeFileSync(join(workdir, 'src', 'price.js'), 'export const price = (n) => `${n} EUR`;\n');
     await api.raw(
       `mutation ($input: RecordTurnInput!) { recordTurn(input: $input) { number } }`,
@@ -87,7 +77,7 @@ describe('accessibility', () => {
     await page.getByRole('dialog', { name: 'Rewind to turn 1' }).getByText(/back to its state after turn 1/).waitFor(WAIT);
     expect(await seriousViolations(page)).toEqual([]);
 
-    await page.goto(`${api.url}/projects/${createProject.projectId}`);
+    await page.goto(`${api.url}/projects/${projectId}`);
     const sessions = page.getByRole('region', { name: 'Sessions', exact: true });
     await sessions.getByText('Turn 2').first().waitFor(WAIT);
     await sessions.getByRole('button', { name: 'Restore files to turn 1', exact: true }).click();
@@ -107,7 +97,7 @@ describe('accessibility', () => {
     await page.goto(`${api.url}/search?q=euro*`);
     await page.getByRole('region', { name: 'Show prices in euros' }).locator('mark').first().waitFor(WAIT);
     expect(await seriousViolations(page)).toEqual([]);
-    await page.goto(`${api.url}/projects/${createProject.projectId}/blame?path=README.md`);
+    await page.goto(`${api.url}/projects/${projectId}/blame?path=README.md`);
     await page.getByRole('table', { name: 'Blame' }).getByRole('row').first().waitFor(WAIT);
     expect(await seriousViolations(page)).toEqual([]);
   });

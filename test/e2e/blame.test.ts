@@ -4,30 +4,20 @@
  * the user's name their author; under it the file's history, each commit's blame a click away;
  * and from the project's history, a commit's files, each with its blame at that commit.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CreateSession } from '../api/operations.js';
-import { startTestServer } from '../helpers/server.js';
-import { tempDir } from '../helpers/temp.js';
-import { CreateProject } from '../projects/operations.js';
-import { FAST_COMMITTER, outcome, recordTurn, userGit } from '../projects/project-turns.js';
+import { outcome, recordTurn, userGit } from '../projects/project-turns.js';
 import { openPage } from './browser.js';
+import { shopProject } from './shop.js';
 
 const WAIT = { timeout: 45_000 };
 
 describe('blame in the UI', () => {
   it("opens a turn's file with each range's turn or author, and an agent's range opens its turn", async () => {
-    const root = tempDir('em-e2e-blame-');
-    const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
-    const workdir = join(root, 'shop');
-    mkdirSync(join(workdir, 'src'), { recursive: true });
-    userGit(workdir, 'init', '-q', '-b', 'main');
-    writeFileSync(join(workdir, 'README.md'), '# Shop\n');
-    userGit(workdir, 'add', '-A');
-    userGit(workdir, 'commit', '-q', '-m', 'Start the shop');
-    const { createProject } = await api.ok(CreateProject, { input: { name: 'Shop', workdir } });
-    await api.ok(CreateSession, { input: { sessionId: 'prices', title: 'Prices', projectId: createProject.projectId } });
+    const { api, workdir, projectId } = await shopProject('em-e2e-blame-');
+    await api.ok(CreateSession, { input: { sessionId: 'prices', title: 'Prices', projectId: projectId } });
     writeFileSync(join(workdir, 'src', 'price.js'), 'export const price = (n) => n;\nexport const tax = 0.2;\n');
     await recordTurn(api, { sessionId: 'prices', content: 'Add prices', touchedPaths: ['src/price.js'] });
     expect((await outcome(api, 'prices', 1)).result).toBe('COMMITTED');
@@ -44,7 +34,7 @@ describe('blame in the UI', () => {
     await code.getByRole('link', { name: 'Blame src/price.js', exact: true }).click();
     const table = page.getByRole('table', { name: 'Blame', exact: true });
     await table.waitFor(WAIT);
-    expect(new URL(page.url()).pathname).toBe(`/projects/${createProject.projectId}/blame`);
+    expect(new URL(page.url()).pathname).toBe(`/projects/${projectId}/blame`);
     const rows = table.getByRole('row');
     await expect.poll(() => rows.count(), WAIT).toBe(3);
     const texts = (await rows.allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
@@ -70,7 +60,7 @@ describe('blame in the UI', () => {
     await table.getByRole('link', { name: 'turn 1', exact: true }).click();
     await page.getByText('Turn 1 / 2', { exact: true }).waitFor(WAIT);
     // From the project's history: a commit's files, each with Blame as it stood after that commit.
-    await page.goto(`${api.url}/projects/${createProject.projectId}`);
+    await page.goto(`${api.url}/projects/${projectId}`);
     const newest = page.locator('li.commit').first();
     await newest.waitFor(WAIT);
     await newest.locator('summary', { hasText: 'Files' }).click();

@@ -4,16 +4,14 @@
  * latest turn is sent once (twice would mean the app asked again), the page shows what they say,
  * and an address at an older turn preloads only the page query and still opens there.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { CreateSession } from '../api/operations.js';
-import { startTestServer } from '../helpers/server.js';
-import { tempDir } from '../helpers/temp.js';
-import { CreateProject } from '../projects/operations.js';
-import { FAST_COMMITTER, outcome, recordTurn, userGit } from '../projects/project-turns.js';
+import { outcome, recordTurn } from '../projects/project-turns.js';
 import { openPage } from './browser.js';
+import { shopProject } from './shop.js';
 
 const WAIT = { timeout: 45_000 };
 
@@ -32,17 +30,9 @@ const count = (names: string[], name: string) => names.filter((n) => n === name)
 
 describe('a cold open of a session page', () => {
   it("sends the page's first reads once, before the app runs, and the app shows their answers", async () => {
-    const root = tempDir('em-e2e-cold-open-');
-    const api = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
-    const workdir = join(root, 'shop');
-    mkdirSync(join(workdir, 'src'), { recursive: true });
-    userGit(workdir, 'init', '-q', '-b', 'main');
-    writeFileSync(join(workdir, 'README.md'), '# Shop\n');
-    userGit(workdir, 'add', '-A');
-    userGit(workdir, 'commit', '-q', '-m', 'Start the shop');
-    const { createProject } = await api.ok(CreateProject, { input: { name: 'Shop', workdir } });
+    const { api, workdir, projectId } = await shopProject('em-e2e-cold-open-');
     const sessionId = 'prices';
-    await api.ok(CreateSession, { input: { sessionId, title: 'Show prices in euros', projectId: createProject.projectId } });
+    await api.ok(CreateSession, { input: { sessionId, title: 'Show prices in euros', projectId: projectId } });
     writeFileSync(join(workdir, 'src', 'price.js'), 'export const price = (n) => `${n} EUR`;\n');
     await recordTurn(api, { sessionId, content: 'Show prices in euros', touchedPaths: ['src/price.js'] });
     expect((await outcome(api, sessionId, 1)).result).toBe('COMMITTED');
