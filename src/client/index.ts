@@ -23,7 +23,10 @@ import { createClient as createWsClient, type Client as WsClient } from 'graphql
 import WebSocket from 'ws';
 import type {
   AppendMessageInput,
+  ApplyTurnSnapshotInput,
   CheckoutInput,
+  ClientProjectCommitFragment,
+  ClientProjectFilesFragment,
   ClientImportSessionMutation,
   ClientMessageFragment,
   ClientMessagesQuery,
@@ -35,6 +38,7 @@ import type {
   CreateSessionInput,
   EndTurnInput,
   ImportSessionInput,
+  RestoreProjectFilesInput,
   RewindInput,
   ClientRewindMutation,
   ClientSearchQuery,
@@ -45,6 +49,7 @@ import type {
 } from './gql/graphql.js';
 import {
   AppendMessage,
+  ApplyTurnSnapshot,
   Checkout,
   CreateSession,
   EndTurn,
@@ -53,6 +58,7 @@ import {
   MessagesQuery,
   Ping,
   RecordTurn,
+  RestoreProjectFiles,
   RetryTurn,
   Rewind,
   Search,
@@ -61,6 +67,7 @@ import {
   TimelineSubscription,
   TurnCommittedSubscription,
   TurnsQuery,
+  UnapplyTurnSnapshot,
   UpdateMessage,
 } from './operations.js';
 
@@ -203,6 +210,10 @@ export type TurnCommittedEvent = ClientTurnCommittedSubscription['turnCommitted'
 export type TimelineEvent = ClientTimelineSubscription['timeline'];
 export type ImportSessionOutcome = ClientImportSessionMutation['importSession'];
 export type RewindOutcome = ClientRewindMutation['rewind'];
+/** A turn's end in its session's project (Turn.projectCommit): on every turn the client returns, null outside a project. */
+export type ProjectCommitOutcome = ClientProjectCommitFragment;
+/** What a restore or a snapshot's apply wrote (paths), and how it was recorded (result, commit). */
+export type ProjectFilesOutcome = ClientProjectFilesFragment;
 export type SearchResults = ClientSearchQuery['search'];
 
 /** Stops a subscription; `ready` resolves once the server listens (events caused after it arrive). */
@@ -511,6 +522,24 @@ export function createClient(options: ClientOptions) {
      */
     async rewind(input: RewindInput): Promise<RewindOutcome> {
       return (await request(Rewind, { input })).rewind;
+    },
+
+    /**
+     * The agent's paths in the session's project back to their state after `turn` (0: before the
+     * first); never another path. CONFLICT (extensions.paths), nothing written, where the user changed one.
+     */
+    async restoreProjectFiles(input: RestoreProjectFilesInput): Promise<ProjectFilesOutcome> {
+      return (await request(RestoreProjectFiles, { input })).restoreProjectFiles;
+    },
+
+    /** A skipped turn's snapshot (projectCommit.result SKIPPED_*) written into the project's working tree; nothing committed. */
+    async applyTurnSnapshot(input: ApplyTurnSnapshotInput): Promise<ProjectFilesOutcome> {
+      return (await request(ApplyTurnSnapshot, { input })).applyTurnSnapshot;
+    },
+
+    /** Undoes applyTurnSnapshot; CONFLICT where the user changed or committed a path since. */
+    async unapplyTurnSnapshot(input: ApplyTurnSnapshotInput): Promise<ProjectFilesOutcome> {
+      return (await request(UnapplyTurnSnapshot, { input })).unapplyTurnSnapshot;
     },
 
     /**

@@ -33,6 +33,9 @@ export const TurnFields = graphql(`
     durationMs
     tokens
     mirrorState
+    projectCommit {
+      ...ClientProjectCommit
+    }
     userMessage {
       ...ClientMessage
     }
@@ -42,6 +45,22 @@ export const TurnFields = graphql(`
     toolResults {
       ...ClientMessage
     }
+  }
+`);
+
+/**
+ * What happened in the session's project at the end of a turn, from the database (no git): PENDING
+ * until the commit has run (recordTurn answers before), then COMMITTED with its sha, or SKIPPED_*
+ * with the reason, the user's paths in the way and a snapshot to apply (applyTurnSnapshot).
+ */
+export const ProjectCommitFields = graphql(`
+  fragment ClientProjectCommit on ProjectCommitOutcome {
+    result
+    reason
+    message
+    paths
+    dirtyPaths
+    commitSha
   }
 `);
 
@@ -339,6 +358,45 @@ export const Search = graphql(`
           }
         }
       }
+    }
+  }
+`);
+
+/** What restoreProjectFiles, applyTurnSnapshot and unapplyTurnSnapshot wrote, and where it was recorded. */
+export const ProjectFilesFields = graphql(`
+  fragment ClientProjectFiles on ProjectFilesResult {
+    result
+    message
+    paths
+    commit {
+      sha
+    }
+  }
+`);
+
+/** The agent's paths back to their state after a turn (0: before the first); CONFLICT (extensions.paths) where the user changed one. */
+export const RestoreProjectFiles = graphql(`
+  mutation ClientRestoreProjectFiles($input: RestoreProjectFilesInput!) {
+    restoreProjectFiles(input: $input) {
+      ...ClientProjectFiles
+    }
+  }
+`);
+
+/** A skipped turn's private snapshot written into the project's working tree (nothing committed). */
+export const ApplyTurnSnapshot = graphql(`
+  mutation ClientApplyTurnSnapshot($input: ApplyTurnSnapshotInput!) {
+    applyTurnSnapshot(input: $input) {
+      ...ClientProjectFiles
+    }
+  }
+`);
+
+/** Undoes applyTurnSnapshot, path for path; CONFLICT where the user changed or committed one since. */
+export const UnapplyTurnSnapshot = graphql(`
+  mutation ClientUnapplyTurnSnapshot($input: ApplyTurnSnapshotInput!) {
+    unapplyTurnSnapshot(input: $input) {
+      ...ClientProjectFiles
     }
   }
 `);

@@ -6,7 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createClient, EntityMemoryError, type EntityMemoryClient, type TimelineEvent, type TurnCommittedEvent } from '../../src/client/index.js';
-import { eventually } from '../helpers/git.js';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventually, git } from '../helpers/git.js';
+import { tempDir } from '../helpers/temp.js';
+import { CreateProject } from '../projects/operations.js';
+import { FAST_COMMITTER, userGit } from '../projects/project-turns.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -237,6 +242,53 @@ describe('the typed client', () => {
     const error = await failure(api.session('s'));
     expect(error).toMatchObject({ code: 'NETWORK_ERROR', retryable: true });
     expect(calls).toBe(3);
+  });
+
+  it("tells a runtime what each turn did in its project, and restores the agent's files, refusing over the user's change", async () => {
+    const root = tempDir('em-client-project-');
+    const server = await startTestServer({ allowedRoots: [root] }, { projectCommitter: FAST_COMMITTER });
+    const workdir = join(root, 'app');
+    mkdirSync(workdir);
+    userGit(workdir, 'init', '-q', '-b', 'main');
+    writeFileSync(join(workdir, 'README.md'), '# App\n');
+    userGit(workdir, 'add', '-A');
+    userGit(workdir, 'commit', '-q', '-m', 'Start');
+    const { createProject } = await server.ok(CreateProject, { input: { name: 'App', workdir } });
+    const api = client(server.url);
+    const { sessionId } = await api.createSession({ projectId: createProject.projectId });
+    const settled = async (number: number) =>
+      eventually(async () => {
+        const turn = (await api.turns(sessionId)).nodes.find((node) => node.number === number);
+        return turn?.projectCommit && turn.projectCommit.result !== 'PENDING' ? turn.projectCommit : undefined;
+      });
+
+    // Turn 1: committed by the agent; recordTurn answers before the commit runs.
+    writeFileSync(join(workdir, 'a.txt'), 'agent 1\n');
+    const first = await api.recordTurn({ sessionId, user: 'add a.txt', assistant: 'done', touchedPaths: ['a.txt'] });
+    expect(first.projectCommit?.result).toBe('PENDING');
+    const committed = await settled(1);
+    expect(committed).toMatchObject({ result: 'COMMITTED', paths: ['a.txt'], dirtyPaths: [] });
+    expect(committed.commitSha).toBe(git(workdir, 'rev-parse', 'HEAD').trim());
+
+    // Turn 2: the user has an uncommitted change; the agent's file stays uncommitted, and the client says why.
+    writeFileSync(join(workdir, 'notes.txt'), 'mine\n');
+    writeFileSync(join(workdir, 'b.txt'), 'agent 2\n');
+    await api.recordTurn({ sessionId, user: 'add b.txt', assistant: 'done', touchedPaths: ['b.txt'] });
+    const skipped = await settled(2);
+    expect(skipped).toMatchObject({ result: 'SKIPPED_DIRTY', paths: ['b.txt'], dirtyPaths: ['notes.txt'], commitSha: null });
+    expect(skipped.message).toContain('notes.txt');
+
+    // Back to before turn 1, the user's a.txt edit in the way: refused, nothing written.
+    writeFileSync(join(workdir, 'a.txt'), 'the user\'s\n');
+    const refused = await failure(api.restoreProjectFiles({ sessionId, turn: 0 }));
+    expect(refused).toMatchObject({ code: 'CONFLICT', extensions: { paths: ['a.txt'] } });
+    expect(readFileSync(join(workdir, 'b.txt'), 'utf8')).toBe('agent 2\n');
+    // The user puts it back: the agent's files go, the user's notes stay.
+    writeFileSync(join(workdir, 'a.txt'), 'agent 1\n');
+    const restored = await api.restoreProjectFiles({ sessionId, turn: 0 });
+    expect(restored.paths).toEqual(['a.txt', 'b.txt']);
+    expect(restored.result).toBe('SNAPSHOT');
+    expect([existsSync(join(workdir, 'a.txt')), existsSync(join(workdir, 'b.txt')), readFileSync(join(workdir, 'notes.txt'), 'utf8')]).toEqual([false, false, 'mine\n']);
   });
 
   it('surfaces the server error codes and their extensions', async () => {

@@ -15,7 +15,8 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  */
 type Documents = {
     "\n  fragment ClientMessage on Message {\n    messageId\n    seq\n    role\n    content\n    toolName\n    toolCallId\n    metadata\n    createdAt\n    path\n    predecessor {\n      messageId\n    }\n    caller {\n      messageId\n    }\n  }\n": typeof types.ClientMessageFragmentDoc,
-    "\n  fragment ClientTurn on Turn {\n    number\n    branch\n    open\n    durationMs\n    tokens\n    mirrorState\n    userMessage {\n      ...ClientMessage\n    }\n    assistantMessage {\n      ...ClientMessage\n    }\n    toolResults {\n      ...ClientMessage\n    }\n  }\n": typeof types.ClientTurnFragmentDoc,
+    "\n  fragment ClientTurn on Turn {\n    number\n    branch\n    open\n    durationMs\n    tokens\n    mirrorState\n    projectCommit {\n      ...ClientProjectCommit\n    }\n    userMessage {\n      ...ClientMessage\n    }\n    assistantMessage {\n      ...ClientMessage\n    }\n    toolResults {\n      ...ClientMessage\n    }\n  }\n": typeof types.ClientTurnFragmentDoc,
+    "\n  fragment ClientProjectCommit on ProjectCommitOutcome {\n    result\n    reason\n    message\n    paths\n    dirtyPaths\n    commitSha\n  }\n": typeof types.ClientProjectCommitFragmentDoc,
     "\n  fragment ClientSession on Session {\n    sessionId\n    title\n    agentId\n    model\n    createdAt\n    currentBranch\n    detached\n    head {\n      sha\n    }\n    project {\n      projectId\n    }\n  }\n": typeof types.ClientSessionFragmentDoc,
     "\n  mutation ClientCreateSession($input: CreateSessionInput!) {\n    createSession(input: $input) {\n      ...ClientSession\n    }\n  }\n": typeof types.ClientCreateSessionDocument,
     "\n  mutation ClientRecordTurn($input: RecordTurnInput!) {\n    recordTurn(input: $input) {\n      ...ClientTurn\n    }\n  }\n": typeof types.ClientRecordTurnDocument,
@@ -35,10 +36,15 @@ type Documents = {
     "\n  mutation ClientRewind($input: RewindInput!) {\n    rewind(input: $input) {\n      turn\n      dryRun\n      undoTurn\n      message\n      code {\n        changes {\n          path\n          action\n          conflict\n        }\n        conflicts\n        result {\n          result\n          paths\n          message\n        }\n      }\n      conversation {\n        fromTurn {\n          number\n        }\n        branch\n        laterTurns\n        moved\n      }\n    }\n  }\n": typeof types.ClientRewindDocument,
     "\n  query ClientPing {\n    __typename\n  }\n": typeof types.ClientPingDocument,
     "\n  query ClientSearch($query: String!, $filter: SearchFilter, $first: Int, $after: String) {\n    search(query: $query, filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      edges {\n        node {\n          rank\n          turnNumber\n          snippet\n          highlights {\n            start\n            end\n          }\n          session {\n            sessionId\n            title\n          }\n          message {\n            messageId\n            role\n            createdAt\n          }\n        }\n      }\n    }\n  }\n": typeof types.ClientSearchDocument,
+    "\n  fragment ClientProjectFiles on ProjectFilesResult {\n    result\n    message\n    paths\n    commit {\n      sha\n    }\n  }\n": typeof types.ClientProjectFilesFragmentDoc,
+    "\n  mutation ClientRestoreProjectFiles($input: RestoreProjectFilesInput!) {\n    restoreProjectFiles(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n": typeof types.ClientRestoreProjectFilesDocument,
+    "\n  mutation ClientApplyTurnSnapshot($input: ApplyTurnSnapshotInput!) {\n    applyTurnSnapshot(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n": typeof types.ClientApplyTurnSnapshotDocument,
+    "\n  mutation ClientUnapplyTurnSnapshot($input: ApplyTurnSnapshotInput!) {\n    unapplyTurnSnapshot(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n": typeof types.ClientUnapplyTurnSnapshotDocument,
 };
 const documents: Documents = {
     "\n  fragment ClientMessage on Message {\n    messageId\n    seq\n    role\n    content\n    toolName\n    toolCallId\n    metadata\n    createdAt\n    path\n    predecessor {\n      messageId\n    }\n    caller {\n      messageId\n    }\n  }\n": types.ClientMessageFragmentDoc,
-    "\n  fragment ClientTurn on Turn {\n    number\n    branch\n    open\n    durationMs\n    tokens\n    mirrorState\n    userMessage {\n      ...ClientMessage\n    }\n    assistantMessage {\n      ...ClientMessage\n    }\n    toolResults {\n      ...ClientMessage\n    }\n  }\n": types.ClientTurnFragmentDoc,
+    "\n  fragment ClientTurn on Turn {\n    number\n    branch\n    open\n    durationMs\n    tokens\n    mirrorState\n    projectCommit {\n      ...ClientProjectCommit\n    }\n    userMessage {\n      ...ClientMessage\n    }\n    assistantMessage {\n      ...ClientMessage\n    }\n    toolResults {\n      ...ClientMessage\n    }\n  }\n": types.ClientTurnFragmentDoc,
+    "\n  fragment ClientProjectCommit on ProjectCommitOutcome {\n    result\n    reason\n    message\n    paths\n    dirtyPaths\n    commitSha\n  }\n": types.ClientProjectCommitFragmentDoc,
     "\n  fragment ClientSession on Session {\n    sessionId\n    title\n    agentId\n    model\n    createdAt\n    currentBranch\n    detached\n    head {\n      sha\n    }\n    project {\n      projectId\n    }\n  }\n": types.ClientSessionFragmentDoc,
     "\n  mutation ClientCreateSession($input: CreateSessionInput!) {\n    createSession(input: $input) {\n      ...ClientSession\n    }\n  }\n": types.ClientCreateSessionDocument,
     "\n  mutation ClientRecordTurn($input: RecordTurnInput!) {\n    recordTurn(input: $input) {\n      ...ClientTurn\n    }\n  }\n": types.ClientRecordTurnDocument,
@@ -58,6 +64,10 @@ const documents: Documents = {
     "\n  mutation ClientRewind($input: RewindInput!) {\n    rewind(input: $input) {\n      turn\n      dryRun\n      undoTurn\n      message\n      code {\n        changes {\n          path\n          action\n          conflict\n        }\n        conflicts\n        result {\n          result\n          paths\n          message\n        }\n      }\n      conversation {\n        fromTurn {\n          number\n        }\n        branch\n        laterTurns\n        moved\n      }\n    }\n  }\n": types.ClientRewindDocument,
     "\n  query ClientPing {\n    __typename\n  }\n": types.ClientPingDocument,
     "\n  query ClientSearch($query: String!, $filter: SearchFilter, $first: Int, $after: String) {\n    search(query: $query, filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      edges {\n        node {\n          rank\n          turnNumber\n          snippet\n          highlights {\n            start\n            end\n          }\n          session {\n            sessionId\n            title\n          }\n          message {\n            messageId\n            role\n            createdAt\n          }\n        }\n      }\n    }\n  }\n": types.ClientSearchDocument,
+    "\n  fragment ClientProjectFiles on ProjectFilesResult {\n    result\n    message\n    paths\n    commit {\n      sha\n    }\n  }\n": types.ClientProjectFilesFragmentDoc,
+    "\n  mutation ClientRestoreProjectFiles($input: RestoreProjectFilesInput!) {\n    restoreProjectFiles(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n": types.ClientRestoreProjectFilesDocument,
+    "\n  mutation ClientApplyTurnSnapshot($input: ApplyTurnSnapshotInput!) {\n    applyTurnSnapshot(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n": types.ClientApplyTurnSnapshotDocument,
+    "\n  mutation ClientUnapplyTurnSnapshot($input: ApplyTurnSnapshotInput!) {\n    unapplyTurnSnapshot(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n": types.ClientUnapplyTurnSnapshotDocument,
 };
 
 /**
@@ -81,7 +91,11 @@ export function graphql(source: "\n  fragment ClientMessage on Message {\n    me
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment ClientTurn on Turn {\n    number\n    branch\n    open\n    durationMs\n    tokens\n    mirrorState\n    userMessage {\n      ...ClientMessage\n    }\n    assistantMessage {\n      ...ClientMessage\n    }\n    toolResults {\n      ...ClientMessage\n    }\n  }\n"): (typeof documents)["\n  fragment ClientTurn on Turn {\n    number\n    branch\n    open\n    durationMs\n    tokens\n    mirrorState\n    userMessage {\n      ...ClientMessage\n    }\n    assistantMessage {\n      ...ClientMessage\n    }\n    toolResults {\n      ...ClientMessage\n    }\n  }\n"];
+export function graphql(source: "\n  fragment ClientTurn on Turn {\n    number\n    branch\n    open\n    durationMs\n    tokens\n    mirrorState\n    projectCommit {\n      ...ClientProjectCommit\n    }\n    userMessage {\n      ...ClientMessage\n    }\n    assistantMessage {\n      ...ClientMessage\n    }\n    toolResults {\n      ...ClientMessage\n    }\n  }\n"): (typeof documents)["\n  fragment ClientTurn on Turn {\n    number\n    branch\n    open\n    durationMs\n    tokens\n    mirrorState\n    projectCommit {\n      ...ClientProjectCommit\n    }\n    userMessage {\n      ...ClientMessage\n    }\n    assistantMessage {\n      ...ClientMessage\n    }\n    toolResults {\n      ...ClientMessage\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ClientProjectCommit on ProjectCommitOutcome {\n    result\n    reason\n    message\n    paths\n    dirtyPaths\n    commitSha\n  }\n"): (typeof documents)["\n  fragment ClientProjectCommit on ProjectCommitOutcome {\n    result\n    reason\n    message\n    paths\n    dirtyPaths\n    commitSha\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -158,6 +172,22 @@ export function graphql(source: "\n  query ClientPing {\n    __typename\n  }\n")
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ClientSearch($query: String!, $filter: SearchFilter, $first: Int, $after: String) {\n    search(query: $query, filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      edges {\n        node {\n          rank\n          turnNumber\n          snippet\n          highlights {\n            start\n            end\n          }\n          session {\n            sessionId\n            title\n          }\n          message {\n            messageId\n            role\n            createdAt\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query ClientSearch($query: String!, $filter: SearchFilter, $first: Int, $after: String) {\n    search(query: $query, filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      edges {\n        node {\n          rank\n          turnNumber\n          snippet\n          highlights {\n            start\n            end\n          }\n          session {\n            sessionId\n            title\n          }\n          message {\n            messageId\n            role\n            createdAt\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ClientProjectFiles on ProjectFilesResult {\n    result\n    message\n    paths\n    commit {\n      sha\n    }\n  }\n"): (typeof documents)["\n  fragment ClientProjectFiles on ProjectFilesResult {\n    result\n    message\n    paths\n    commit {\n      sha\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ClientRestoreProjectFiles($input: RestoreProjectFilesInput!) {\n    restoreProjectFiles(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n"): (typeof documents)["\n  mutation ClientRestoreProjectFiles($input: RestoreProjectFilesInput!) {\n    restoreProjectFiles(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ClientApplyTurnSnapshot($input: ApplyTurnSnapshotInput!) {\n    applyTurnSnapshot(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n"): (typeof documents)["\n  mutation ClientApplyTurnSnapshot($input: ApplyTurnSnapshotInput!) {\n    applyTurnSnapshot(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ClientUnapplyTurnSnapshot($input: ApplyTurnSnapshotInput!) {\n    unapplyTurnSnapshot(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n"): (typeof documents)["\n  mutation ClientUnapplyTurnSnapshot($input: ApplyTurnSnapshotInput!) {\n    unapplyTurnSnapshot(input: $input) {\n      ...ClientProjectFiles\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};
