@@ -47,7 +47,7 @@ import {
   type TreeFile,
 } from './parse.js';
 import { assertRev, EMPTY_TREE_SHA1, isFullSha, isShaPrefix } from './refs.js';
-import { cachedAnswer, keepAnswer } from './sha-cache.js';
+import { cacheSlot, cachedAnswer, keepAnswer } from './sha-cache.js';
 import { DEFAULT_GIT_TIMEOUT_MS, gitEnv, runGit, runGitBuffer, type GitResult } from './run.js';
 import { paced } from './spawn-pace.js';
 
@@ -176,12 +176,13 @@ export class GitRepo {
     if (opts.path !== undefined) assertRepoPath(opts.path);
     // From a commit's sha, the log is that commit's history: fixed for good (sha-cache.ts).
     const key = rev !== undefined && isFullSha(rev) ? `log ${rev} ${skip} ${limit} ${opts.path ?? ''}` : null;
-    const kept = key === null ? undefined : cachedAnswer<CommitInfo[]>(this.dir, key);
+    const slot = key === null ? null : cacheSlot(this.dir);
+    const kept = key === null ? undefined : cachedAnswer<CommitInfo[]>(slot, key);
     if (kept) return kept;
     try {
       const { stdout } = await this.git(logArgv({ rev, all: opts.all, skip, limit, ...(opts.path !== undefined ? { path: opts.path } : {}) }));
       const infos = parseLog(stdout);
-      return key === null ? infos : keepAnswer(this.dir, key, infos);
+      return key === null ? infos : keepAnswer(slot, key, infos);
     } catch (error) {
       if (error instanceof GitObjectNotFoundError && rev === 'HEAD' && (await this.readHead()).sha === null) return [];
       throw error;
@@ -198,7 +199,7 @@ export class GitRepo {
   async commitInfo(sha: string): Promise<CommitInfo | null> {
     if (!isFullSha(sha)) return this.oneCommitInfo(sha);
     const key = sha.toLowerCase();
-    const kept = cachedAnswer<CommitInfo>(this.dir, `info ${key}`);
+    const kept = cachedAnswer<CommitInfo>(cacheSlot(this.dir), `info ${key}`);
     if (kept) return kept;
     return new Promise((resolve, reject) => {
       // Keyed by folder: readers build a new instance per use, and those of one request share the process.
@@ -275,10 +276,11 @@ export class GitRepo {
   async diffFiles(sha: string, base: string | null): Promise<FileDiff[]> {
     const [from, to] = diffRange(sha, base);
     const key = diffKey(from, to);
-    const kept = key && (cachedAnswer<FileDiff[]>(this.dir, `files ${key}`) ?? cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(this.dir, `files+patches ${key}`)?.files);
+    const slot = key ? cacheSlot(this.dir) : null;
+    const kept = key && (cachedAnswer<FileDiff[]>(slot, `files ${key}`) ?? cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(slot, `files+patches ${key}`)?.files);
     if (kept) return kept;
     const files = parseRawNumstat((await this.git(diffRawNumstatArgv(from, to))).stdout);
-    return key ? keepAnswer(this.dir, `files ${key}`, files) : files;
+    return key ? keepAnswer(slot, `files ${key}`, files) : files;
   }
 
   /**
@@ -288,21 +290,23 @@ export class GitRepo {
   async diffPatches(sha: string, base: string | null): Promise<(string | null)[]> {
     const [from, to] = diffRange(sha, base);
     const key = diffKey(from, to);
-    const kept = key && (cachedAnswer<(string | null)[]>(this.dir, `patches ${key}`) ?? cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(this.dir, `files+patches ${key}`)?.patches);
+    const slot = key ? cacheSlot(this.dir) : null;
+    const kept = key && (cachedAnswer<(string | null)[]>(slot, `patches ${key}`) ?? cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(slot, `files+patches ${key}`)?.patches);
     if (kept) return kept;
     const { stdout } = await this.git(diffPatchArgv(from, to));
     const patches = parsePatches(stdout);
-    return key ? keepAnswer(this.dir, `patches ${key}`, patches) : patches;
+    return key ? keepAnswer(slot, `patches ${key}`, patches) : patches;
   }
 
   /** `diffFiles` and `diffPatches` of the same commits from one spawn (when both are wanted). */
   async diffFilesAndPatches(sha: string, base: string | null): Promise<{ files: FileDiff[]; patches: (string | null)[] }> {
     const [from, to] = diffRange(sha, base);
     const key = diffKey(from, to);
-    const kept = key && cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(this.dir, `files+patches ${key}`);
+    const slot = key ? cacheSlot(this.dir) : null;
+    const kept = key && cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(slot, `files+patches ${key}`);
     if (kept) return kept;
     const both = parseRawNumstatPatches((await this.git(diffRawNumstatPatchArgv(from, to))).stdout);
-    return key ? keepAnswer(this.dir, `files+patches ${key}`, both) : both;
+    return key ? keepAnswer(slot, `files+patches ${key}`, both) : both;
   }
 
   // --- for SessionRepo's writes ----------------------------------------------
@@ -422,8 +426,9 @@ export class GitRepo {
 
   /** Answers a batch of `commitInfo` calls; one unknown sha sends the batch back to one process per sha. */
   private async loadInfos(waiters: Map<string, InfoWaiter[]>): Promise<void> {
+    const slot = cacheSlot(this.dir);
     const settle = (sha: string, outcome: { info: CommitInfo | null } | { error: unknown }) => {
-      if ('info' in outcome && outcome.info !== null) keepAnswer(this.dir, `info ${sha}`, outcome.info);
+      if ('info' in outcome && outcome.info !== null) keepAnswer(slot, `info ${sha}`, outcome.info);
       for (const w of waiters.get(sha) ?? []) 'info' in outcome ? w.resolve(outcome.info) : w.reject(outcome.error);
     };
     const shas = [...waiters.keys()];

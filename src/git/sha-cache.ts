@@ -5,11 +5,16 @@
  * as the user steps back and forth, the timeline's first page), each a git process otherwise: on a
  * 2-core machine the processes of a cold open competed with the browser for the cores.
  *
- * Kept per working tree (an answer is only given for the repo that gave it), least recently used
- * first out, within SHA_CACHE_MAX_ENTRIES and SHA_CACHE_MAX_BYTES (each answer weighed by the
- * length of its strings). Answers about refs (HEAD, a branch) or anything else that moves are
- * never kept: callers only use this with full shas.
+ * Kept per repo (an answer is only given for the repo that gave it): its working tree and the
+ * identity of its `.git` (inode and birth time), so a repo rebuilt, moved aside, redacted or made
+ * anew at the same path starts with nothing kept: an old commit it no longer holds (a redacted
+ * one, say) is not answered from here. Least recently used first out, within
+ * SHA_CACHE_MAX_ENTRIES and SHA_CACHE_MAX_BYTES (each answer weighed by the length of its
+ * strings). Answers about refs (HEAD, a branch) or anything else that moves are never kept:
+ * callers only use this with full shas.
  */
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CommitInfo, FileDiff } from './parse.js';
 
 export const SHA_CACHE_MAX_ENTRIES = 5_000;
@@ -25,9 +30,24 @@ interface Entry {
 const entries = new Map<string, Entry>();
 let totalBytes = 0;
 
-/** The kept answer for `key` of the repo at `dir` (it becomes the most recently used), or undefined. */
-export function cachedAnswer<T extends Answer>(dir: string, key: string): T | undefined {
-  const id = `${dir}\0${key}`;
+/**
+ * Where the answers of the repo whose working tree is `dir` are kept now: the folder and its
+ * `.git`'s identity (one lstat, a few microseconds); null when it has no `.git` (nothing kept).
+ * Taken before git is asked, so an answer is kept for the repo that gave it.
+ */
+export function cacheSlot(dir: string): string | null {
+  try {
+    const stats = lstatSync(join(dir, '.git'), { bigint: true });
+    return `${dir}\0${stats.ino}.${stats.birthtimeNs}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The kept answer for `key` in `slot` (it becomes the most recently used), or undefined. */
+export function cachedAnswer<T extends Answer>(slot: string | null, key: string): T | undefined {
+  if (slot === null) return undefined;
+  const id = `${slot}\0${key}`;
   const entry = entries.get(id);
   if (!entry) return undefined;
   entries.delete(id);
@@ -35,9 +55,10 @@ export function cachedAnswer<T extends Answer>(dir: string, key: string): T | un
   return entry.value as T;
 }
 
-/** Keeps `value` as the answer for `key` of the repo at `dir`; returns it. */
-export function keepAnswer<T extends Answer>(dir: string, key: string, value: T): T {
-  const id = `${dir}\0${key}`;
+/** Keeps `value` as the answer for `key` in `slot` (taken before git was asked); returns it. */
+export function keepAnswer<T extends Answer>(slot: string | null, key: string, value: T): T {
+  if (slot === null) return value;
+  const id = `${slot}\0${key}`;
   const bytes = id.length + weigh(value);
   // One answer larger than a quarter of the budget is not kept (it would push out most others).
   if (bytes > SHA_CACHE_MAX_BYTES / 4) return value;

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GitRepo } from '../../src/git/git-repo.js';
@@ -70,6 +70,20 @@ describe('answers fixed by a sha (sha-cache.ts)', () => {
     await other.gitDirs();
     // b's repo is asked (and has no such commit, unless the two were made in the same second).
     expect(await spawnsOf(() => other.commitInfo(a.second))).toContain('log');
+  });
+
+  it('keeps nothing across a repo made anew at the same path (rebuilt, moved aside, redacted)', async () => {
+    const { dir, second } = twoCommits();
+    const repo = new GitRepo(dir);
+    expect((await repo.commitInfo(second))?.message).toBe('second\n');
+    // The repo goes (moved aside, as a rebuild does) and another is made in its place, without that commit.
+    renameSync(join(dir, '.git'), join(tempDir(), 'old-git'));
+    git(dir, 'init', '-q', '-b', 'main');
+    userGit(dir, 'commit', '-q', '--allow-empty', '-m', 'another history');
+    const again = new GitRepo(dir);
+    await again.gitDirs();
+    expect(await spawnsOf(() => again.commitInfo(second))).toContain('log');
+    expect(await again.commitInfo(second)).toBeNull();
   });
 
   it('gives answers no caller can change', async () => {
