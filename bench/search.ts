@@ -9,7 +9,7 @@
  *  (3) building the index for the 250,000 messages already there (issue 28: <= 60 s).
  * The corpus is this repository's own text: each message a window of 40 to 400 words of its
  * sources and README (code, paths, prose), every fifth a tool call naming one of its files.
- * Usage: npm run bench -- search [--quick] [--messages N] [--sqlite-only]   (or npx tsx bench/search.ts)
+ * Usage: npm run bench -- search [--quick] [--messages N] [--sqlite-only | --postgresql-only]   (or npx tsx bench/search.ts)
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,7 +23,7 @@ import { createLogger } from '../src/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { benchConfig, fmt, percentile, postGraphQL, timed } from './stats.js';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, messages: { type: 'string' }, 'sqlite-only': { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, messages: { type: 'string' }, 'sqlite-only': { type: 'boolean', default: false }, 'postgresql-only': { type: 'boolean', default: false } } });
 const MESSAGES = Number(values.messages ?? (values.quick ? 25_000 : 250_000));
 const PER_SESSION = 500;
 const SAMPLES = values.quick ? 15 : 40;
@@ -197,7 +197,7 @@ try {
   const { words, files } = corpus();
   console.log(`search benchmark: ${fmt(MESSAGES)} messages (${fmt(MESSAGES / PER_SESSION)} sessions of ${PER_SESSION}) from ${fmt(words.length)} words of this repository; ${SAMPLES} samples a query`);
   const summary: string[] = [];
-  for (const which of values['sqlite-only'] ? (['sqlite'] as const) : (['sqlite', 'postgresql'] as const)) {
+  for (const which of values['sqlite-only'] ? (['sqlite'] as const) : values['postgresql-only'] ? (['postgresql'] as const) : (['sqlite', 'postgresql'] as const)) {
     const url = () => (which === 'postgresql' ? freshPostgres() : Promise.resolve(undefined));
     const server = await start(await url());
     const filled = await timed(() => fill(server, words, files));
