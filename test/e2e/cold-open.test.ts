@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { CreateSession } from '../api/operations.js';
+import { eventually } from '../helpers/git.js';
 import { outcome, recordTurn } from '../projects/project-turns.js';
 import { openPage } from './browser.js';
 import { shopProject } from './shop.js';
@@ -39,6 +40,12 @@ describe('a cold open of a session page', () => {
     writeFileSync(join(workdir, 'src', 'format.js'), 'export const cents = (n) => Math.round(n * 100);\n');
     await recordTurn(api, { sessionId, content: 'Add a cents helper', touchedPaths: ['src/format.js'] });
     expect((await outcome(api, sessionId, 2)).result).toBe('COMMITTED');
+    // The session repo has both turns too: a page opened while the mirror is behind reads again
+    // until it is not (SessionPage.tsx), and those reads would be counted below.
+    await eventually(async () => {
+      const result = await api.raw(`{ session(sessionId: "${sessionId}") { mirror { inSync } } }`);
+      return (result.data as { session: { mirror: { inSync: boolean } } } | undefined)?.session.mirror.inSync === true;
+    });
 
     // At the latest: the page query, then the conversation, the timeline and the turn's code changes.
     const { page, errors, blocked } = await openPage(api.url);
