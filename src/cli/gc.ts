@@ -38,7 +38,12 @@ export async function gcCommand(argv: string[]): Promise<number> {
     lock = await lockDataDir(config.dataDir, { command: 'gc' });
   } catch (error) {
     if (!(error instanceof DataDirBusyError) || error.holder?.command !== 'serve') throw error;
-    throw new CannotRun(`a server is running on this data dir (pid ${error.holder.pid} since ${error.holder.since}); stop it first to gc`);
+    // Installed as a service (entity-memory service), the server is always running: say how to pause it.
+    const { serviceStopHint } = await import('./service.js');
+    const hint = serviceStopHint(config.dataDir);
+    throw new CannotRun(
+      `a server is running on this data dir (pid ${error.holder.pid} since ${error.holder.since}); stop it first to gc${hint ? ` (it is the installed service: ${hint})` : ''}`,
+    );
   }
   try {
     const [{ openDb }, { collectGarbage }] = await Promise.all([import('../db/index.js'), import('../mirror/gc.js')]);

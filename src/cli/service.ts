@@ -149,6 +149,23 @@ async function status(): Promise<number> {
   return 0;
 }
 
+/**
+ * How to stop and start the installed service for a moment (a command that needs the data dir to
+ * itself, `gc`), when it is installed for `dataDir`; undefined otherwise.
+ */
+export function serviceStopHint(dataDir: string): string | undefined {
+  let target: Manager;
+  try {
+    target = manager();
+  } catch {
+    return undefined;
+  }
+  if (!existsSync(target.file) || installedDataDir(readFileSync(target.file, 'utf8')) !== dataDir) return undefined;
+  return target.kind === 'systemd'
+    ? `systemctl --user stop ${SYSTEMD_UNIT}, then systemctl --user start ${SYSTEMD_UNIT} after`
+    : `launchctl bootout gui/${userInfo().uid}/${LAUNCHD_LABEL}, then launchctl bootstrap gui/${userInfo().uid} '${target.file}' after`;
+}
+
 /** What `service status` says, also shown by `hooks status`: installed or not, the manager's word, the server. */
 export async function serviceStatusLines(): Promise<string[]> {
   let target: Manager;

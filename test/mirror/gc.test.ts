@@ -8,11 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { systemdUnit } from '../../src/autostart/units.js';
 import { bytesOnDisk } from '../../src/mirror/gc.js';
 import { cli } from '../helpers/cli.js';
 import { EMBEDDED } from '../helpers/database.js';
 import { eventually, git } from '../helpers/git.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
 
 async function record(api: TestServer, sessionId: string, turns: number): Promise<void> {
   expect((await api.raw(`mutation { createSession(input: { sessionId: "${sessionId}" }) { sessionId } }`)).errors).toBeUndefined();
@@ -100,12 +102,26 @@ describe('entity-memory gc', () => {
     expect(verify.status).toBe(0);
   });
 
-  it('is refused beside a running server, in one line, changing nothing', async () => {
+  it('is refused beside a running server, in one line, changing nothing; naming how to pause it when it is the installed service', async () => {
     const api = await startTestServer(EMBEDDED);
     await record(api, 'busy', 2);
-    const run = await cli(['gc', '--data-dir', api.dataDir]);
+    const home = tempDir('em-gc-home-');
+    const env = { HOME: home, XDG_CONFIG_HOME: '' };
+    const run = await cli(['gc', '--data-dir', api.dataDir], env);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^entity-memory: a server is running on this data dir \(pid \d+ since \S+\); stop it first to gc$/)]);
+    if (process.platform !== 'linux') return;
+    // The same data dir served by the service `entity-memory service install` wrote.
+    const unit = join(home, '.config', 'systemd', 'user', 'entity-memory.service');
+    mkdirSync(join(unit, '..'), { recursive: true });
+    writeFileSync(unit, systemdUnit({ node: process.execPath, script: '/opt/em/bin/entity-memory.js', dataDir: api.dataDir, path: '/usr/bin:/bin' }));
+    const again = await cli(['gc', '--data-dir', api.dataDir], env);
+    expect(again.status).toBe(2);
+    expect(again.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /stop it first to gc \(it is the installed service: systemctl --user stop entity-memory\.service, then systemctl --user start entity-memory\.service after\)$/,
+      ),
+    ]);
   });
 });
