@@ -47,7 +47,7 @@ import {
   type TreeFile,
 } from './parse.js';
 import { assertRev, EMPTY_TREE_SHA1, isFullSha, isShaPrefix } from './refs.js';
-import { cacheSlot, cachedAnswer, keepAnswer } from './sha-cache.js';
+import { cacheSlot, cachedAnswer, keepAnswer, type Answer, type FilesAndPatches } from './sha-cache.js';
 import { DEFAULT_GIT_TIMEOUT_MS, gitEnv, runGit, runGitBuffer, type GitResult } from './run.js';
 import { paced } from './spawn-pace.js';
 
@@ -176,13 +176,10 @@ export class GitRepo {
     if (opts.path !== undefined) assertRepoPath(opts.path);
     // From a commit's sha, the log is that commit's history: fixed for good (sha-cache.ts).
     const key = rev !== undefined && isFullSha(rev) ? `log ${rev} ${skip} ${limit} ${opts.path ?? ''}` : null;
-    const slot = key === null ? null : cacheSlot(this.dir);
-    const kept = key === null ? undefined : cachedAnswer<CommitInfo[]>(slot, key);
-    if (kept) return kept;
     try {
-      const { stdout } = await this.git(logArgv({ rev, all: opts.all, skip, limit, ...(opts.path !== undefined ? { path: opts.path } : {}) }));
-      const infos = parseLog(stdout);
-      return key === null ? infos : keepAnswer(slot, key, infos);
+      return await this.remembered(key, async () =>
+        parseLog((await this.git(logArgv({ rev, all: opts.all, skip, limit, ...(opts.path !== undefined ? { path: opts.path } : {}) }))).stdout),
+      );
     } catch (error) {
       if (error instanceof GitObjectNotFoundError && rev === 'HEAD' && (await this.readHead()).sha === null) return [];
       throw error;
@@ -276,11 +273,11 @@ export class GitRepo {
   async diffFiles(sha: string, base: string | null): Promise<FileDiff[]> {
     const [from, to] = diffRange(sha, base);
     const key = diffKey(from, to);
-    const slot = key ? cacheSlot(this.dir) : null;
-    const kept = key && (cachedAnswer<FileDiff[]>(slot, `files ${key}`) ?? cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(slot, `files+patches ${key}`)?.files);
-    if (kept) return kept;
-    const files = parseRawNumstat((await this.git(diffRawNumstatArgv(from, to))).stdout);
-    return key ? keepAnswer(slot, `files ${key}`, files) : files;
+    return this.remembered(
+      key && `files ${key}`,
+      async () => parseRawNumstat((await this.git(diffRawNumstatArgv(from, to))).stdout),
+      (slot) => cachedAnswer<FilesAndPatches>(slot, `files+patches ${key}`)?.files,
+    );
   }
 
   /**
@@ -290,23 +287,31 @@ export class GitRepo {
   async diffPatches(sha: string, base: string | null): Promise<(string | null)[]> {
     const [from, to] = diffRange(sha, base);
     const key = diffKey(from, to);
-    const slot = key ? cacheSlot(this.dir) : null;
-    const kept = key && (cachedAnswer<(string | null)[]>(slot, `patches ${key}`) ?? cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(slot, `files+patches ${key}`)?.patches);
-    if (kept) return kept;
-    const { stdout } = await this.git(diffPatchArgv(from, to));
-    const patches = parsePatches(stdout);
-    return key ? keepAnswer(slot, `patches ${key}`, patches) : patches;
+    return this.remembered(
+      key && `patches ${key}`,
+      async () => parsePatches((await this.git(diffPatchArgv(from, to))).stdout),
+      (slot) => cachedAnswer<FilesAndPatches>(slot, `files+patches ${key}`)?.patches,
+    );
   }
 
   /** `diffFiles` and `diffPatches` of the same commits from one spawn (when both are wanted). */
-  async diffFilesAndPatches(sha: string, base: string | null): Promise<{ files: FileDiff[]; patches: (string | null)[] }> {
+  async diffFilesAndPatches(sha: string, base: string | null): Promise<FilesAndPatches> {
     const [from, to] = diffRange(sha, base);
     const key = diffKey(from, to);
-    const slot = key ? cacheSlot(this.dir) : null;
-    const kept = key && cachedAnswer<{ files: FileDiff[]; patches: (string | null)[] }>(slot, `files+patches ${key}`);
+    return this.remembered(key && `files+patches ${key}`, async () => parseRawNumstatPatches((await this.git(diffRawNumstatPatchArgv(from, to))).stdout));
+  }
+
+  /**
+   * `read()`'s answer, kept in this repo's slot of sha-cache.ts under `key` when there is one (the
+   * answer is fixed by full shas; null: read every time). `within` finds it inside another kept
+   * answer (a diff's files inside its files and patches). The slot is taken before git is asked.
+   */
+  private async remembered<T extends Answer>(key: string | null, read: () => Promise<T>, within?: (slot: string | null) => T | undefined): Promise<T> {
+    if (key === null) return read();
+    const slot = cacheSlot(this.dir);
+    const kept = cachedAnswer<T>(slot, key) ?? within?.(slot);
     if (kept) return kept;
-    const both = parseRawNumstatPatches((await this.git(diffRawNumstatPatchArgv(from, to))).stdout);
-    return key ? keepAnswer(slot, `files+patches ${key}`, both) : both;
+    return keepAnswer(slot, key, await read());
   }
 
   // --- for SessionRepo's writes ----------------------------------------------

@@ -20,7 +20,14 @@ import type { CommitInfo, FileDiff } from './parse.js';
 export const SHA_CACHE_MAX_ENTRIES = 5_000;
 export const SHA_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
-type Answer = CommitInfo | CommitInfo[] | FileDiff[] | (string | null)[] | { files: FileDiff[]; patches: (string | null)[] };
+/** A diff's files with their patches, from one process (GitRepo.diffFilesAndPatches). */
+export interface FilesAndPatches {
+  files: FileDiff[];
+  patches: (string | null)[];
+}
+
+/** What may be kept. */
+export type Answer = CommitInfo | CommitInfo[] | FileDiff[] | (string | null)[] | FilesAndPatches;
 
 interface Entry {
   value: Answer;
