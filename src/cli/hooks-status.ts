@@ -14,11 +14,9 @@ import { agentHomes, type AgentHomes, type AgentInstaller, type Scope } from '..
 import { INSTALLERS } from '../hooks/install/installers.js';
 import { mcpServersFile, registeredMcpServer } from '../hooks/install/mcp-servers.js';
 import { readText, SettingsFileError } from '../hooks/install/settings-file.js';
-import { readServerFile } from '../http/server-file.js';
+import { serverLine } from './running-server.js';
 import { serviceStatusLines } from './service.js';
 
-/** How long `status` waits for a server's /health. */
-const HEALTH_TIMEOUT_MS = 1000;
 
 /** One line about our hooks in one agent's file; the data dirs its commands name. */
 function installedLine(installer: AgentInstaller, scope: Scope, homes: AgentHomes): { line: string; dataDirs: string[] } {
@@ -80,32 +78,6 @@ export function ago(at: Date, now = new Date()): string {
   const hours = Math.round(minutes / 60);
   if (hours < 48) return `${hours} h ago`;
   return `${Math.round(hours / 24)} days ago`;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Whether the data dir's server answers /health. */
-async function serverLine(dataDir: string): Promise<string> {
-  const server = readServerFile(dataDir);
-  if (!server) return 'no server running (no server.json)';
-  if (!pidAlive(server.pid)) return `no server running (server.json names pid ${server.pid}, which is gone)`;
-  try {
-    const response = await fetch(new URL('/health', server.url), { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
-    const body = (await response.json().catch(() => ({}))) as { status?: unknown };
-    const status = typeof body.status === 'string' ? body.status : `HTTP ${response.status}`;
-    return response.ok ? `server ${server.url} reachable (${status})` : `server ${server.url} answers but is not ready (${status})`;
-  } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${HEALTH_TIMEOUT_MS} ms` : ((error as { cause?: Error }).cause?.message ?? (error as Error).message);
-    return `server ${server.url} not reachable (${reason})`;
-  }
 }
 
 function lastEventLine(dataDir: string): string {

@@ -1,8 +1,10 @@
 /**
  * The server that holds a data dir, for the commands that go through it (`import`, `rewind`):
- * where it listens (its server.json) and the token to send.
+ * where it listens (its server.json) and the token to send; and, for the status commands,
+ * whether it runs and answers (`serverLine`).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { readServerFile } from '../http/server-file.js';
 import type { Config } from '../config.js';
 import { CannotRun } from './errors.js';
 
@@ -23,7 +25,7 @@ export interface RunningServer {
  * @throws CannotRun when it does not say where it listens in time, or does not answer.
  */
 export async function runningServer(config: Config, pid: number): Promise<RunningServer> {
-  const [{ readServerFile }, { tokenFile }] = await Promise.all([import('../http/server-file.js'), import('../http/token.js')]);
+  const { tokenFile } = await import('../http/token.js');
   // A server that has just started may not have written where it listens yet.
   const deadline = Date.now() + SERVER_FILE_WAIT_MS;
   let info = readServerFile(config.dataDir);
@@ -45,4 +47,36 @@ export async function runningServer(config: Config, pid: number): Promise<Runnin
     tokenHint = tokenFile(config);
   }
   return { url: info.url, token, ...(tokenHint !== undefined ? { tokenHint } : {}) };
+}
+
+/** How long `serverLine` waits for a server's /health. */
+const HEALTH_TIMEOUT_MS = 1000;
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether the data dir's server runs and answers /health, in a few words (`hooks status`,
+ * `service status`).
+ */
+export async function serverLine(dataDir: string): Promise<string> {
+  const server = readServerFile(dataDir);
+  if (!server) return 'no server running (no server.json)';
+  if (!pidAlive(server.pid)) return `no server running (server.json names pid ${server.pid}, which is gone)`;
+  try {
+    const response = await fetch(new URL('/health', server.url), { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
+    const body = (await response.json().catch(() => ({}))) as { status?: unknown };
+    const status = typeof body.status === 'string' ? body.status : `HTTP ${response.status}`;
+    return response.ok ? `server ${server.url} reachable (${status})` : `server ${server.url} answers but is not ready (${status})`;
+  } catch (error) {
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${HEALTH_TIMEOUT_MS} ms` : ((error as { cause?: Error }).cause?.message ?? (error as Error).message);
+    return `server ${server.url} not reachable (${reason})`;
+  }
 }

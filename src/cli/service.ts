@@ -21,9 +21,9 @@ import {
   type ServiceSpec,
 } from '../autostart/units.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { packageScript } from '../hooks/install/command.js';
-import { readServerFile } from '../http/server-file.js';
+import { packageScript, shellQuote } from '../hooks/install/command.js';
 import { CannotRun } from './errors.js';
+import { serverLine } from './running-server.js';
 import { answeredInfo, COMMON_LINES } from './help.js';
 
 export const SERVICE_HELP = `usage: entity-memory service install [--data-dir DIR] [--port N]
@@ -101,7 +101,7 @@ async function install(values: { 'data-dir'?: string; port?: string }): Promise<
     path: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
   };
   mkdirSync(dirname(target.file), { recursive: true });
-  const manual = serveArgv(spec).map((word) => (/^[\w/.:=@+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(' ');
+  const manual = serveArgv(spec).map(shellQuote).join(' ');
   if (target.kind === 'systemd') {
     writeFileSync(target.file, systemdUnit(spec), { mode: 0o600 });
     console.log(`wrote ${target.file}`);
@@ -182,17 +182,6 @@ export async function serviceStatusLines(): Promise<string[]> {
       : await run('launchctl', ['print', `gui/${userInfo().uid}/${LAUNCHD_LABEL}`]);
   const state = said.ok ? (target.kind === 'systemd' ? said.stdout.trim() : 'loaded') : `unknown (${said.why})`;
   const lines = [`service: installed (${target.file}), data dir ${dataDir ?? '(unreadable)'}, ${target.kind} says ${state}`];
-  if (dataDir !== undefined) lines.push(`service: its server ${await serverState(dataDir)}`);
+  if (dataDir !== undefined) lines.push(`service: data dir ${dataDir}: ${await serverLine(dataDir)}`);
   return lines;
-}
-
-async function serverState(dataDir: string): Promise<string> {
-  const info = readServerFile(dataDir);
-  if (!info) return `is not running (no ${dataDir}/server.json)`;
-  try {
-    const health = await fetch(`${info.url}/health`, { signal: AbortSignal.timeout(1000) });
-    return health.ok ? `answers at ${info.url} (pid ${info.pid})` : `at ${info.url} answers ${health.status}`;
-  } catch {
-    return `does not answer at ${info.url} (pid ${info.pid})`;
-  }
 }

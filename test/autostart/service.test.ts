@@ -68,7 +68,7 @@ describe.runIf(linux)('entity-memory service on Linux', () => {
     const status = await cli(['service', 'status'], env);
     expect(status.status).toBe(0);
     expect(status.stdout).toContain(`service: installed (${unitFile}), data dir ${dataDir}, systemd says unknown (`);
-    expect(status.stdout).toContain(`service: its server is not running (no ${dataDir}/server.json)`);
+    expect(status.stdout).toContain(`service: data dir ${dataDir}: no server running (no server.json)`);
   });
 
   it('with systemd answering: enables and starts the unit, reports it, and uninstall stops it and removes the file', async () => {
