@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { KeyedLocks } from '../locks.js';
-import { openSessionRepo, sessionPathTaken, sessionRepoPath } from './session-repos.js';
+import { movedAsideAt, movedAsideDir, openSessionRepo, sessionPathTaken, sessionRepoPath } from './session-repos.js';
 
 export const MOVED_ASIDE_KEEP_DAYS = 14;
 export const ACTIVE_WITHIN_MS = 10 * 60_000;
@@ -105,7 +105,7 @@ async function inUse(db: Db, sessionId: string, now: Date): Promise<string | nul
 
 /** moved-aside/'s folders, the expired ones removed unless `dryRun`. */
 async function movedAside(config: Pick<Config, 'dataDir'>, now: Date, dryRun: boolean): Promise<GcMovedAside[]> {
-  const dir = join(config.dataDir, 'moved-aside');
+  const dir = movedAsideDir(config);
   const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [] as string[];
     throw error;
@@ -114,9 +114,7 @@ async function movedAside(config: Pick<Config, 'dataDir'>, now: Date, dryRun: bo
   for (const name of names.sort()) {
     const path = join(dir, name);
     const stats = await lstat(path);
-    // moveAside names each copy <session>-<ISO time with - for : and .>[-n].
-    const stamp = /-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z(?:-\d+)?$/.exec(name);
-    const movedAt = stamp ? new Date(`${stamp[1]}T${stamp[2]}:${stamp[3]}:${stamp[4]}.${stamp[5]}Z`) : stats.ctime;
+    const movedAt = movedAsideAt(name) ?? stats.ctime;
     const expired = now.getTime() - movedAt.getTime() > MOVED_ASIDE_KEEP_DAYS * 86_400_000;
     const entry = { name, bytes: await bytesOnDisk(path), movedAt, expired };
     found.push(entry);

@@ -55,7 +55,7 @@ export async function removeStaleStaging(config: Pick<Config, 'dataDir'>, sessio
 export async function moveAside(config: Pick<Config, 'dataDir'>, sessionId: string, now = new Date()): Promise<string | null> {
   if (!(await sessionPathTaken(config, sessionId))) return null;
   const from = sessionRepoPath(config, sessionId);
-  const dir = join(config.dataDir, 'moved-aside');
+  const dir = movedAsideDir(config);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   let to = join(dir, `${sessionId}-${stamp(now)}`);
   // Two moves of one session within a millisecond (a rebuild that failed at once) must not collide.
@@ -64,6 +64,18 @@ export async function moveAside(config: Pick<Config, 'dataDir'>, sessionId: stri
   return to;
 }
 
+/** Where `moveAside` keeps what it moved. */
+export function movedAsideDir(config: Pick<Config, 'dataDir'>): string {
+  return join(config.dataDir, 'moved-aside');
+}
+
+/** When the copy `moveAside` named `name` was moved (its `<session>-<time>[-n]`), or undefined for a name of another form. */
+export function movedAsideAt(name: string): Date | undefined {
+  const time = /-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z(?:-\d+)?$/.exec(name);
+  return time ? new Date(`${time[1]}T${time[2]}:${time[3]}:${time[4]}.${time[5]}Z`) : undefined;
+}
+
+/** An ISO time with `-` for `:` and `.`: a file name's part (read back by `movedAsideAt`). */
 function stamp(now: Date): string {
   return now.toISOString().replace(/[:.]/g, '-');
 }
