@@ -21,15 +21,18 @@ function NotLoaded() {
   );
 }
 
+/** A component loaded when first shown (React.lazy), `fallback` in its place when its code cannot be loaded. */
+function loadedWhenShown<P extends object>(load: () => Promise<ComponentType<P>>, fallback: ComponentType<P>) {
+  return lazy(() => loadedOr(() => load().then((component) => ({ default: component })), fallback));
+}
+
 // The pages other than a session's, and the session page's branch panel (shown once the timeline
 // is in), load when first shown: a session page's cold open compiles less of the app first.
-const ProjectPage = lazy(() => loadedOr<ComponentType<{ projectId: string }>>(() => import('../features/projects/ProjectPage').then((m) => ({ default: m.ProjectPage })), NotLoaded));
-const BlameView = lazy(() => loadedOr<ComponentType<{ projectId: string }>>(() => import('../features/projects/BlameView').then((m) => ({ default: m.BlameView })), NotLoaded));
-const SearchPage = lazy(() => loadedOr<ComponentType>(() => import('../features/search/SearchPage').then((m) => ({ default: m.SearchPage })), NotLoaded));
+const ProjectPage = loadedWhenShown(() => import('../features/projects/ProjectPage').then((m) => m.ProjectPage), NotLoaded);
+const BlameView = loadedWhenShown(() => import('../features/projects/BlameView').then((m) => m.BlameView), NotLoaded);
+const SearchPage = loadedWhenShown(() => import('../features/search/SearchPage').then((m) => m.SearchPage), NotLoaded);
 type BranchesProps = ComponentProps<ComponentProps<typeof SessionPage>['Branches']>;
-const LazyBranchesPanel = lazy(() =>
-  loadedOr<ComponentType<BranchesProps>>(() => import('../features/branches/BranchesPanel').then((m) => ({ default: m.BranchesPanel })), () => null),
-);
+const LazyBranchesPanel = loadedWhenShown<BranchesProps>(() => import('../features/branches/BranchesPanel').then((m) => m.BranchesPanel), () => null);
 /** The branch panel in a boundary of its own: while it loads, the rest of the session page stays. */
 function BranchesPanel(props: BranchesProps) {
   return (
