@@ -14,6 +14,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { backfill } from './cli/backfill.js';
 import { CannotRun } from './cli/errors.js';
+import { archiveCommand, unarchiveCommand } from './cli/archive.js';
 import { gcCommand } from './cli/gc.js';
 import { version } from './cli/help.js';
 import { hookCommand, hooksCommand } from './cli/hooks.js';
@@ -44,6 +45,8 @@ const USAGE = `usage: entity-memory [serve] [flags]        serve the API and mir
        entity-memory backfill [flags]       bring the session repos in line with the database now
        entity-memory verify [flags]         compare each session's turns with its repo, read-only
        entity-memory gc [--dry-run]         compact the session repos, drop old moved-aside copies
+       entity-memory archive SESSION… | --older-than DAYS   keep idle session repos as bundles
+       entity-memory unarchive SESSION…     bring archived session repos back
        entity-memory redact --existing      take secrets out of what was stored before, repos rebuilt
        entity-memory import claude-code [PATH…] [--follow]   import Claude Code transcripts
        entity-memory import codex [PATH…] [--follow]   import Codex CLI rollouts
@@ -89,6 +92,8 @@ async function main(args: string[]): Promise<number | undefined> {
   if (command === 'backfill') return backfill(rest);
   if (command === 'verify') return verifyCommand(rest);
   if (command === 'gc') return gcCommand(rest);
+  if (command === 'archive') return archiveCommand(rest);
+  if (command === 'unarchive') return unarchiveCommand(rest);
   if (command === 'redact') return redactCommand(rest);
   if (command === 'import') return importCommand(rest);
   if (command === 'rewind') return rewindCommand(rest);

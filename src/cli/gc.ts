@@ -1,10 +1,9 @@
 /** `entity-memory gc`: the data dir made smaller (session repos compacted, old moved-aside copies removed). */
 import { existsSync } from 'node:fs';
 import { databaseFile, databaseTarget } from '../config.js';
-import { DataDirBusyError, lockDataDir, type DataDirLock } from '../data-dir-lock.js';
 import { CannotRun, exitFor } from './errors.js';
 import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
-import { maintenanceArgs, maintenanceDeps } from './maintenance.js';
+import { bytesText as size, lockForMaintenance, maintenanceArgs, maintenanceDeps } from './maintenance.js';
 import { progress } from './progress.js';
 
 const GC_HELP = `usage: entity-memory gc [--dry-run] [--json] [--data-dir DIR]
@@ -33,18 +32,7 @@ export async function gcCommand(argv: string[]): Promise<number> {
   const { values, config } = maintenanceArgs(argv, { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } });
   const dryRun = values['dry-run'] === true;
   if (!config.databaseUrl && !existsSync(databaseFile(config))) throw new CannotRun(`no entity-memory database at ${databaseFile(config)}`);
-  let lock: DataDirLock;
-  try {
-    lock = await lockDataDir(config.dataDir, { command: 'gc' });
-  } catch (error) {
-    if (!(error instanceof DataDirBusyError) || error.holder?.command !== 'serve') throw error;
-    // Installed as a service (entity-memory service), the server is always running: say how to pause it.
-    const { serviceStopHint } = await import('./service.js');
-    const hint = serviceStopHint(config.dataDir);
-    throw new CannotRun(
-      `a server is running on this data dir (pid ${error.holder.pid} since ${error.holder.since}); stop it first to gc${hint ? ` (it is the installed service: ${hint})` : ''}`,
-    );
-  }
+  const lock = await lockForMaintenance(config, 'gc');
   try {
     const [{ openDb }, { collectGarbage }] = await Promise.all([import('../db/index.js'), import('../mirror/gc.js')]);
     const db = await openDb({ ...databaseTarget(config), onSlowMigration: (note) => process.stderr.write(`entity-memory: ${note}\n`) });
@@ -80,16 +68,4 @@ export async function gcCommand(argv: string[]): Promise<number> {
   } finally {
     await lock.release();
   }
-}
-
-/** Bytes as a person reads them: 512 B, 40.0 KB, 3.2 MB, 1.1 GB (powers of 1,024). */
-function size(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let n = bytes;
-  let unit = 0;
-  while (Math.abs(n) >= 1024 && unit < units.length - 1) {
-    n /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${n} B` : `${n.toFixed(1)} ${units[unit]}`;
 }

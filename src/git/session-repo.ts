@@ -21,7 +21,7 @@
  */
 import { existsSync } from 'node:fs';
 import { appendFile, lstat, mkdir, open, readdir, rm, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import {
   checkoutBranchArgv,
   checkoutDetachedArgv,
@@ -356,6 +356,59 @@ export class SessionRepo extends GitRepo {
     for (const file of [...samples.map((name) => join(hooks, name)), join(this.gitDir, 'info', 'refs'), join(this.gitDir, 'objects', 'info', 'packs')]) await rm(file, { force: true });
   }
 
+  /** Every ref of the repo (branches and any other namespace) and the object it names, sorted by name. */
+  async allRefs(): Promise<Map<string, string>> {
+    const { stdout } = await this.git(['for-each-ref', '--format=%(refname) %(objectname)']);
+    const refs = new Map<string, string>();
+    for (const line of stdout.split('\n')) {
+      const space = line.indexOf(' ');
+      if (space > 0) refs.set(line.slice(0, space), line.slice(space + 1));
+    }
+    return refs;
+  }
+
+  /**
+   * The repo as one git bundle written to `file` (an absolute path of ours): every ref and the
+   * objects they reach (`bundle create --all`). HEAD is the caller's to record (a bundle keeps
+   * only its commit, not the branch it names). Refused by git for a repo without a ref.
+   */
+  async writeBundle(file: string): Promise<void> {
+    await this.git(['bundle', 'create', '-q', absoluteFile(file), '--all'], { timeoutMs: this.worktreeTimeoutMs });
+  }
+
+  /** @throws GitError when `file` is not a whole bundle whose prerequisites this repo has (`bundle verify`). */
+  async verifyBundle(file: string): Promise<void> {
+    await this.git(['bundle', 'verify', '-q', absoluteFile(file)], { timeoutMs: this.worktreeTimeoutMs });
+  }
+
+  /**
+   * Every ref of the bundle at `file` made this repo's own, with the objects: `bundle unbundle`
+   * (its pack indexed into this repo; no transport runs, so the runner's ban on them holds), then
+   * the refs it lists written in one `update-ref --stdin` transaction; then HEAD pointed where
+   * `head` says: a branch, or a commit (detached).
+   * @returns the refs written.
+   */
+  async restoreBundle(file: string, head: { ref: string | null; sha: string | null }): Promise<Map<string, string>> {
+    const { stdout } = await this.git(['bundle', 'unbundle', absoluteFile(file)], { timeoutMs: this.worktreeTimeoutMs });
+    const refs = new Map<string, string>();
+    for (const line of stdout.split('\n')) {
+      const [sha, ref] = line.split(' ');
+      if (sha === undefined || ref === undefined || ref === 'HEAD') continue;
+      assertFullSha(sha);
+      if (!/^refs\/[A-Za-z0-9._/+-]+$/.test(ref) || ref.includes('..')) throw new Error(`the bundle names a ref git would not take: ${JSON.stringify(ref.slice(0, 100))}`);
+      refs.set(ref, sha);
+    }
+    await this.git(['update-ref', '--stdin'], { input: [...refs].map(([ref, sha]) => `update ${ref} ${sha}\n`).join('') });
+    if (head.ref !== null) {
+      if (!/^refs\/heads\/[A-Za-z0-9._/-]+$/.test(head.ref) || head.ref.includes('..')) throw new Error(`HEAD ${JSON.stringify(head.ref)} is not a branch`);
+      await this.git(['symbolic-ref', 'HEAD', head.ref]);
+    } else if (head.sha !== null) {
+      assertFullSha(head.sha);
+      await this.git(['update-ref', '--no-deref', 'HEAD', head.sha]);
+    }
+    return refs;
+  }
+
   /** Loose objects and their size in KiB, and the number of packs (`count-objects -v`). */
   async looseObjects(): Promise<{ count: number; sizeKiB: number; packs: number }> {
     const { stdout } = await this.git(['count-objects', '-v']);
@@ -452,4 +505,10 @@ async function findLockFiles(folder: string): Promise<string[]> {
     else if (entry.name.endsWith('.lock')) found.push(full);
   }
   return found;
+}
+
+/** A file path for git's argv: absolute, so it can never be read as an option. */
+function absoluteFile(file: string): string {
+  if (!isAbsolute(file)) throw new Error(`${JSON.stringify(file)} is not an absolute path`);
+  return file;
 }

@@ -72,7 +72,7 @@ export async function collectGarbage(deps: GcDeps, options: { dryRun: boolean; n
       row.error = oneLine(error);
       continue;
     }
-    const busy = openTurnId !== null ? 'a turn is open' : await inUse(deps.db, sessionId, now);
+    const busy = await whyInUse(deps.db, { sessionId, openTurnId }, now);
     if (busy) {
       row.skipped = busy;
       continue;
@@ -89,8 +89,10 @@ export async function collectGarbage(deps: GcDeps, options: { dryRun: boolean; n
   return { dryRun: options.dryRun, sessions: rows, movedAside: await movedAside(deps.config, now, options.dryRun) };
 }
 
-/** Why the session counts as in use now (a mirror pass, a lease, a job waiting, a recent turn), or null. */
-async function inUse(db: Db, sessionId: string, now: Date): Promise<string | null> {
+/** Why the session counts as in use now (a turn open, a mirror pass, a lease, a job waiting, a recent turn), or null. */
+export async function whyInUse(db: Db, session: { sessionId: string; openTurnId: string | null }, now: Date): Promise<string | null> {
+  const { sessionId } = session;
+  if (session.openTurnId !== null) return 'a turn is open';
   const [lease, job, recent] = await Promise.all([
     db.sessionLease.findUnique({ where: { sessionId }, select: { expiresAt: true } }),
     db.outboxJob.findFirst({ where: { sessionId }, select: { id: true } }),

@@ -11,6 +11,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { syncHead } from './rebuild.js';
+import { isArchived, restoreArchived } from './archive.js';
 import { openSessionRepo } from './session-repos.js';
 
 /** Where a message lives in its session repo (the on-disk contract). */
@@ -20,13 +21,14 @@ export { messagePath } from './paths.js';
  * A session repo's folder, and the repo itself to read from: the API reads
  * commits, branches, trees and files, and never writes through it.
  */
-export { openSessionRepo, sessionRepoPath } from './session-repos.js';
+export { countTurnCommits, openSessionRepo, sessionRepoPath } from './session-repos.js';
+export { archiveOf, isArchived, unarchiveSession, ArchiveDamagedError, type ArchiveManifest } from './archive.js';
 
 /** Moves whatever is at a session repo's path to `<data-dir>/moved-aside/` (never deletes it). */
 export { moveAside } from './session-repos.js';
 
 /** Turn commits in a session repo (all branches); 0 when there is no repo. */
-export { countTurnCommits, isReconciling } from './reconcile.js';
+export { isReconciling } from './reconcile.js';
 
 /**
  * The mirror's health as `Session.mirror` reports it: a look at a repo's
@@ -51,5 +53,7 @@ export { describeFault, diagnoseSessionRepo, expectedBranchTips, inspectSessionR
  * @throws whatever git or the database threw; the database is not changed.
  */
 export async function syncSessionView(deps: { db: Db; config: Pick<Config, 'dataDir'> }, sessionId: string): Promise<void> {
+  // A checkout of an archived session brings its repo back first (src/mirror/archive.ts).
+  if (isArchived(deps.config, sessionId)) await restoreArchived(deps.config, sessionId);
   await syncHead(deps.db, openSessionRepo(deps.config, sessionId), sessionId);
 }

@@ -10,10 +10,11 @@ import type { SessionRepo } from '../git/index.js';
 import { turnTrailers } from './commit-message.js';
 import { clearRepoProblem, noteRepoProblem } from './health.js';
 import { rebuildSession } from './rebuild.js';
-import { openSessionRepo, sessionPathTaken } from './session-repos.js';
+import { checkArchive, isArchived } from './archive.js';
+import { countTurnCommits, openSessionRepo, sessionPathTaken } from './session-repos.js';
 import type { MirrorWorkerDeps } from './worker-deps.js';
 
-export type ReconcileOutcome = 'in-sync' | 'queued' | 'rebuilt' | 'moved-aside-and-rebuilt';
+export type ReconcileOutcome = 'in-sync' | 'queued' | 'rebuilt' | 'moved-aside-and-rebuilt' | 'archived';
 
 export interface ReconcileResult {
   sessionId: string;
@@ -115,6 +116,9 @@ async function recordReconcileFailure(deps: Deps, sessionId: string, error: unkn
 
 async function reconcileSession(deps: Deps, sessionId: string, rebuildAll: boolean): Promise<ReconcileResult> {
   const { db, config } = deps;
+  // Archived (src/mirror/archive.ts): its repo is a bundle until something needs it; a turn
+  // still waiting for the mirror brings it back at the worker's pass.
+  if (isArchived(config, sessionId)) return { sessionId, outcome: 'archived', turns: 0 };
   const repo = openSessionRepo(config, sessionId);
   const hasRepo = repo.exists();
   const turns = await db.turn.findMany({
@@ -210,7 +214,10 @@ export async function verify(deps: Pick<Deps, 'db' | 'config'>, onProgress?: (do
   for (const [i, { sessionId }] of sessions.entries()) {
     const dagTurns = await deps.db.turn.count({ where: { sessionId, open: false } });
     try {
-      const gitCommits = await countTurnCommits(openSessionRepo(deps.config, sessionId));
+      // An archived session: its bundle checked (checksum, git's own check), its turn commits as counted when archived.
+      const gitCommits = isArchived(deps.config, sessionId)
+        ? (await checkArchive(deps.config, sessionId)).turnCommits
+        : await countTurnCommits(openSessionRepo(deps.config, sessionId));
       rows.push({ sessionId, dagTurns, gitCommits, ok: dagTurns === gitCommits, error: null });
     } catch (error) {
       rows.push({ sessionId, dagTurns, gitCommits: 0, ok: false, error: error instanceof Error ? error.message : String(error) });
@@ -218,10 +225,4 @@ export async function verify(deps: Pick<Deps, 'db' | 'config'>, onProgress?: (do
     onProgress?.(i + 1, sessions.length);
   }
   return rows;
-}
-
-export async function countTurnCommits(repo: SessionRepo): Promise<number> {
-  if (!repo.exists()) return 0;
-  const tips = await repo.branchTips();
-  return tips.size === 0 ? 0 : repo.countCommits({ all: true });
 }

@@ -15,6 +15,13 @@ export function openSessionRepo(config: Pick<Config, 'dataDir'>, sessionId: stri
   return new SessionRepo(sessionRepoPath(config, sessionId));
 }
 
+/** Turn commits on all branches of a session repo (0 for none, or no repo): what `verify` compares with the database. */
+export async function countTurnCommits(repo: SessionRepo): Promise<number> {
+  if (!repo.exists()) return 0;
+  const tips = await repo.branchTips();
+  return tips.size === 0 ? 0 : repo.countCommits({ all: true });
+}
+
 /** Whether anything (a repo, a folder, a file, a link) is at the session repo's path. */
 export async function sessionPathTaken(config: Pick<Config, 'dataDir'>, sessionId: string): Promise<boolean> {
   return lstat(sessionRepoPath(config, sessionId)).then(

@@ -31,6 +31,7 @@ import { LeaseLostError } from './leases.js';
 import { clearRepoProblem, looksLikeDamagedRepo, RepoHealing, type RepoFault, type RepoHealer } from './health.js';
 import { publishCommitted } from './publish-committed.js';
 import { recordCommits, streamCommits, syncHead } from './rebuild.js';
+import { isArchived, restoreArchived } from './archive.js';
 import { openSessionRepo } from './session-repos.js';
 import { loadTurnPlans, type TurnPlan } from './turn-plan.js';
 import type { MirrorWorkerDeps } from './worker-deps.js';
@@ -282,6 +283,20 @@ export class MirrorWorker implements RepoHealer {
     return false;
   }
 
+  /**
+   * An archived session with a turn to mirror: its repo brought back from the archive first. An
+   * archive that cannot be restored (damaged) is logged, and the repo is rebuilt from the
+   * database as for a missing one (the healing that follows), with the same commits.
+   */
+  private async bringBack(sessionId: string): Promise<void> {
+    try {
+      if (await restoreArchived(this.deps.config, sessionId)) this.deps.logger.info({ sessionId }, 'brought an archived session repo back to mirror a new turn');
+    } catch (error) {
+      this.deps.logger.error({ err: error, sessionId }, 'could not bring an archived session repo back; it is rebuilt from the database instead');
+    }
+    this.initialised.delete(sessionId);
+  }
+
   private async repoFor(sessionId: string): Promise<SessionRepo> {
     const repo = openSessionRepo(this.deps.config, sessionId);
     // A repo deleted since (before its first commit, so no rebuild was due) is created again: one stat.
@@ -319,6 +334,7 @@ export class MirrorWorker implements RepoHealer {
     return this.deps.repoLocks.run(sessionId, async () => {
       const { db } = this.deps;
       if (this.leaseHolder && !(await this.leaseHolder.take(sessionId))) return;
+      if (isArchived(this.deps.config, sessionId)) await this.bringBack(sessionId);
       if (!(await this.healing.healIfBroken(sessionId))) return;
       if (this.stopped) return;
       const due = await db.outboxJob.findMany({

@@ -4,7 +4,8 @@ import { createSession } from '../services/sessions/create-session.js';
 import { getMessage, getSession, listBranchMessages, listBranchTurns, listSessions } from '../services/sessions/read-session.js';
 import { gitCanRead, sessionCommit, shaCommitRef, timeline, type MirrorStatus as MirrorStatusShape } from '../services/replay/read-commits.js';
 import { isFullSha } from '../git/index.js';
-import { sessionRepoPath } from '../mirror/index.js';
+import { archiveOf, sessionRepoPath, type ArchiveManifest } from '../mirror/index.js';
+import { unarchiveSession } from '../services/sessions/unarchive.js';
 import { checkout } from '../services/replay/checkout.js';
 import { sessionBranches, sessionHead, type BranchView } from '../services/replay/read-branches.js';
 import { switchBranch } from '../services/replay/switch-branch.js';
@@ -27,6 +28,15 @@ const MirrorStatus = builder.objectRef<MirrorStatusShape>('MirrorStatus').implem
     inSync: t.exposeBoolean('inSync'),
     lastError: t.exposeString('lastError', { nullable: true }),
     lastCommittedAt: t.expose('lastCommittedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const SessionArchive = builder.objectRef<ArchiveManifest>('SessionArchive').implement({
+  description: 'An archived session repo (entity-memory archive).',
+  fields: (t) => ({
+    archivedAt: t.field({ type: 'DateTime', resolve: (a) => new Date(a.archivedAt) }),
+    repoBytes: t.float({ description: 'Bytes on disk the repo took before it was archived.', resolve: (a) => a.repoBytes }),
+    bundleBytes: t.float({ description: 'Bytes of the bundle that holds it now.', resolve: (a) => a.bundleBytes }),
   }),
 });
 
@@ -76,6 +86,13 @@ export const Session = builder.prismaNode('Session', {
     project: t.relation('project', { nullable: true }),
     currentBranch: t.exposeString('currentBranch', {
       description: 'The branch new messages go to (main, retry-<assistant_id>, fork-<message_id>).',
+    }),
+    archive: t.field({
+      type: SessionArchive,
+      nullable: true,
+      description:
+        'Set while the session repo is archived (entity-memory archive): kept as one git bundle, its rows here as ever, its git-backed fields (timeline, commits, diffs) empty until unarchiveSession, a checkout or a new turn brings the repo back. Null otherwise.',
+      resolve: (session, _args, ctx) => archiveOf(ctx.deps.config, session.sessionId),
     }),
     repoPath: t.string({
       description: 'Absolute path of the session repo on the server\'s disk.',
@@ -248,6 +265,10 @@ const CheckoutInput = builder.inputType('CheckoutInput', {
   }),
 });
 
+const UnarchiveSessionInput = builder.inputType('UnarchiveSessionInput', {
+  fields: (t) => ({ sessionId: t.string({ required: true }) }),
+});
+
 const SwitchBranchInput = builder.inputType('SwitchBranchInput', {
   fields: (t) => ({
     sessionId: t.string({ required: true }),
@@ -261,6 +282,13 @@ builder.mutationFields((t) => ({
     description: "Moves the session's view to an older commit (read-only replay); history after it is kept.",
     args: { input: t.arg({ type: CheckoutInput, required: true }) },
     resolve: serviceThenRow('Session', checkout),
+  }),
+  unarchiveSession: t.prismaField({
+    type: 'Session',
+    description:
+      'Brings an archived session repo back from its bundle, as it was (the same refs and commits, HEAD where it was); a session that is not archived is answered as it is. CONFLICT (extensions.archive "damaged") when the archive cannot give it back.',
+    args: { input: t.arg({ type: UnarchiveSessionInput, required: true }) },
+    resolve: serviceThenRow('Session', unarchiveSession),
   }),
   switchBranch: t.prismaField({
     type: 'Session',

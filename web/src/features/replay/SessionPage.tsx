@@ -26,6 +26,7 @@ import { projectPath, replaceSearch, useSearch } from '../../lib/router';
 import { Changes } from './Changes';
 import { CodeChanges } from './CodeChanges';
 import { Conversation, preloadMarkdown } from './Conversation';
+import { ArchivedSession } from './ArchivedSession';
 import { MirrorStatus } from './MirrorStatus';
 import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SessionTurnUpdates, SwitchBranchMutation, ViewedQuery } from './operations';
 import { applyTurnUpdate } from './live';
@@ -271,6 +272,16 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   const canRewind = number > 0 && shownBranch === view.currentBranch && openNumber === null;
   // The live turn belongs to the session's latest: shown when this page is there.
   const atWritePoint = !older && shownBranch === view.currentBranch && !view.detached;
+  if (view.archive) {
+    return (
+      <div className="session-page">
+        <header className="session-header">
+          <h1>{view.title || view.sessionId}</h1>
+        </header>
+        <ArchivedSession sessionId={sessionId} archivedAt={view.archive.archivedAt} onBack={refreshAll} />
+      </div>
+    );
+  }
   return (
     <div className="session-page">
       <header className="session-header">

@@ -30,6 +30,9 @@ export const SessionViewFields = graphql(`
     turns(first: 0) {
       totalCount
     }
+    archive {
+      archivedAt
+    }
     agentId
     source
     recording
@@ -361,6 +364,18 @@ export const SessionTurnUpdates = graphql(`
         ...ReplayMessageFields
       }
       closed
+    }
+  }
+`);
+
+/** Brings an archived session's repo back (the page calls it when an archived session is opened). */
+export const UnarchiveMutation = graphql(`
+  mutation UnarchiveSession($sessionId: String!) {
+    unarchiveSession(input: { sessionId: $sessionId }) {
+      id
+      archive {
+        archivedAt
+      }
     }
   }
 `);

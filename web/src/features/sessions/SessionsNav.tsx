@@ -45,6 +45,9 @@ export const SessionsNavQuery = graphql(`
           lastActivityAt
           agentId
           source
+          archive {
+            archivedAt
+          }
           parentSession {
             sessionId
           }
@@ -267,7 +270,7 @@ function SessionFilters({ filter, choose }: { filter: SessionFilter; choose: (ch
   );
 }
 
-function SessionLink({ session, current, now }: { session: ListedSession & { lastActivityAt: string }; current?: string; now: Date }) {
+function SessionLink({ session, current, now }: { session: ListedSession & { lastActivityAt: string; archive?: { archivedAt: string } | null }; current?: string; now: Date }) {
   const agent = agentName(session);
   const started = clockTime(new Date(session.createdAt));
   const active = new Date(session.lastActivityAt);
@@ -280,6 +283,7 @@ function SessionLink({ session, current, now }: { session: ListedSession & { las
         {agent ? `${agent} · ` : ''}
         {started}
         {active.getTime() - new Date(session.createdAt).getTime() >= 60_000 ? ` · ${activityLabel(active, now)}` : ''}
+        {session.archive ? ' · archived' : ''}
       </span>
     </>
   );
