@@ -15,6 +15,7 @@ import { setFlagsFromString } from 'node:v8';
 import { backfill } from './cli/backfill.js';
 import { CannotRun } from './cli/errors.js';
 import { archiveCommand, unarchiveCommand } from './cli/archive.js';
+import { exportCommand } from './cli/export.js';
 import { gcCommand } from './cli/gc.js';
 import { version } from './cli/help.js';
 import { hookCommand, hooksCommand } from './cli/hooks.js';
@@ -52,6 +53,7 @@ const USAGE = `usage: entity-memory [serve] [flags]        serve the API and mir
        entity-memory import codex [PATH…] [--follow]   import Codex CLI rollouts
        entity-memory import gemini [PATH…] [--follow]   import Gemini CLI chats
        entity-memory import chat FILE…      import chat logs
+       entity-memory export SESSION --out FILE   one session as one file; import bundle FILE takes it back
        entity-memory rewind SESSION TURN [--code] [--conversation] [--dry-run]   back to a turn
        entity-memory search QUERY [--project ID] [--session ID] [--limit N] [--json]   find messages
        entity-memory hooks install <claude-code|codex|gemini>   record the agent live through its hooks
@@ -93,6 +95,7 @@ async function main(args: string[]): Promise<number | undefined> {
   if (command === 'verify') return verifyCommand(rest);
   if (command === 'gc') return gcCommand(rest);
   if (command === 'archive') return archiveCommand(rest);
+  if (command === 'export') return exportCommand(rest);
   if (command === 'unarchive') return unarchiveCommand(rest);
   if (command === 'redact') return redactCommand(rest);
   if (command === 'import') return importCommand(rest);

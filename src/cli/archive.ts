@@ -1,10 +1,8 @@
 /** `entity-memory archive` and `unarchive`: session repos kept as one git bundle each, and brought back. */
-import { existsSync } from 'node:fs';
-import { databaseFile, databaseTarget, type Config } from '../config.js';
 import { isValidId } from '../ids.js';
 import { CannotRun, exitFor } from './errors.js';
 import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
-import { bytesText, lockForMaintenance, maintenanceArgs, maintenanceDeps } from './maintenance.js';
+import { bytesText, maintenanceArgs, withDataDir, type MaintenanceDeps } from './maintenance.js';
 
 const ARCHIVE_HELP = `usage: entity-memory archive SESSION... [--dry-run] [--json] [--data-dir DIR]
        entity-memory archive --older-than DAYS [--dry-run] [--json] [--data-dir DIR]
@@ -66,7 +64,7 @@ export async function archiveCommand(argv: string[]): Promise<number> {
   const days = typeof olderThan === 'string' ? parseDays(olderThan) : null;
   assertIds(positionals);
   const dryRun = values['dry-run'] === true;
-  return withDeps(config, 'archive', async (deps) => {
+  return withDataDir(config, 'archive', async (deps) => {
     const [{ archiveSession, isArchived }, { whyInUse }] = await Promise.all([import('../mirror/archive.js'), import('../mirror/gc.js')]);
     const now = new Date();
     const sessions = days === null ? await named(deps.db, positionals) : await idleFor(deps.db, days, now);
@@ -116,7 +114,7 @@ export async function unarchiveCommand(argv: string[]): Promise<number> {
   const { positionals, config } = maintenanceArgs(argv, {}, { positionals: true });
   if (positionals.length === 0) throw new CannotRun('name the sessions to bring back');
   assertIds(positionals);
-  return withDeps(config, 'unarchive', async (deps) => {
+  return withDataDir(config, 'unarchive', async (deps) => {
     const { unarchiveSession } = await import('../mirror/archive.js');
     const sessions = await named(deps.db, positionals);
     let failed = 0;
@@ -132,24 +130,7 @@ export async function unarchiveCommand(argv: string[]): Promise<number> {
   });
 }
 
-type Deps = Awaited<ReturnType<typeof maintenanceDeps>>;
-
-/** Runs `work` with the database open and the data dir locked. */
-async function withDeps(config: Config, command: string, work: (deps: Deps) => Promise<number>): Promise<number> {
-  if (!config.databaseUrl && !existsSync(databaseFile(config))) throw new CannotRun(`no entity-memory database at ${databaseFile(config)}`);
-  const lock = await lockForMaintenance(config, command);
-  try {
-    const { openDb } = await import('../db/index.js');
-    const db = await openDb({ ...databaseTarget(config), onSlowMigration: (note) => process.stderr.write(`entity-memory: ${note}\n`) });
-    try {
-      return await work(await maintenanceDeps(db, config));
-    } finally {
-      await db.$disconnect();
-    }
-  } finally {
-    await lock.release();
-  }
-}
+type Deps = MaintenanceDeps;
 
 /** DAYS as `90` or `90d`: a whole number of days, at least 1. */
 function parseDays(text: string): number {

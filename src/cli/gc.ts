@@ -1,9 +1,7 @@
 /** `entity-memory gc`: the data dir made smaller (session repos compacted, old moved-aside copies removed). */
-import { existsSync } from 'node:fs';
-import { databaseFile, databaseTarget } from '../config.js';
-import { CannotRun, exitFor } from './errors.js';
+import { exitFor } from './errors.js';
 import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
-import { bytesText as size, lockForMaintenance, maintenanceArgs, maintenanceDeps } from './maintenance.js';
+import { bytesText as size, maintenanceArgs, withDataDir } from './maintenance.js';
 import { progress } from './progress.js';
 
 const GC_HELP = `usage: entity-memory gc [--dry-run] [--json] [--data-dir DIR]
@@ -31,41 +29,31 @@ export async function gcCommand(argv: string[]): Promise<number> {
   if (answeredInfo(argv, () => GC_HELP)) return 0;
   const { values, config } = maintenanceArgs(argv, { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } });
   const dryRun = values['dry-run'] === true;
-  if (!config.databaseUrl && !existsSync(databaseFile(config))) throw new CannotRun(`no entity-memory database at ${databaseFile(config)}`);
-  const lock = await lockForMaintenance(config, 'gc');
-  try {
-    const [{ openDb }, { collectGarbage }] = await Promise.all([import('../db/index.js'), import('../mirror/gc.js')]);
-    const db = await openDb({ ...databaseTarget(config), onSlowMigration: (note) => process.stderr.write(`entity-memory: ${note}\n`) });
-    try {
-      const deps = await maintenanceDeps(db, config);
-      const report = await collectGarbage(deps, { dryRun, ...(values.json ? {} : { onProgress: progress('gc') }) });
-      const failed = report.sessions.filter((s) => s.error !== undefined).length;
-      if (values.json) {
-        console.log(JSON.stringify(report));
-        return exitFor(failed);
-      }
-      for (const s of report.sessions) {
-        const what = s.error !== undefined ? `FAILED\t${s.error}` : s.skipped !== undefined ? `left alone: ${s.skipped}` : s.after === null ? `${s.packs} packs, ${s.looseObjects} loose objects` : size(s.after);
-        console.log(`${s.sessionId}\t${size(s.before)}\t${what}`);
-      }
-      const expired = report.movedAside.filter((m) => m.expired);
-      const asideBytes = expired.reduce((n, m) => n + m.bytes, 0);
-      if (report.movedAside.length > 0) {
-        console.log(
-          `moved-aside: ${expired.length} of ${report.movedAside.length} copies older than 14 days ${dryRun ? 'would be removed' : 'removed'} (${size(asideBytes)})`,
-        );
-      }
-      const compacted = report.sessions.filter((s) => s.after !== null);
-      const before = compacted.reduce((n, s) => n + s.before, 0);
-      const after = compacted.reduce((n, s) => n + s.after!, 0);
-      const skipped = report.sessions.filter((s) => s.skipped !== undefined).length;
-      if (dryRun) console.log(`dry run: ${report.sessions.length - skipped - failed} repos would be compacted, ${skipped} left alone; nothing was changed`);
-      else console.log(`${compacted.length} repos compacted: ${size(before)} -> ${size(after)}; ${size(before - after + asideBytes)} freed; ${skipped} left alone, ${failed} failed`);
+  return withDataDir(config, 'gc', async (deps) => {
+    const { collectGarbage } = await import('../mirror/gc.js');
+    const report = await collectGarbage(deps, { dryRun, ...(values.json ? {} : { onProgress: progress('gc') }) });
+    const failed = report.sessions.filter((s) => s.error !== undefined).length;
+    if (values.json) {
+      console.log(JSON.stringify(report));
       return exitFor(failed);
-    } finally {
-      await db.$disconnect();
     }
-  } finally {
-    await lock.release();
-  }
+    for (const s of report.sessions) {
+      const what = s.error !== undefined ? `FAILED\t${s.error}` : s.skipped !== undefined ? `left alone: ${s.skipped}` : s.after === null ? `${s.packs} packs, ${s.looseObjects} loose objects` : size(s.after);
+      console.log(`${s.sessionId}\t${size(s.before)}\t${what}`);
+    }
+    const expired = report.movedAside.filter((m) => m.expired);
+    const asideBytes = expired.reduce((n, m) => n + m.bytes, 0);
+    if (report.movedAside.length > 0) {
+      console.log(
+        `moved-aside: ${expired.length} of ${report.movedAside.length} copies older than 14 days ${dryRun ? 'would be removed' : 'removed'} (${size(asideBytes)})`,
+      );
+    }
+    const compacted = report.sessions.filter((s) => s.after !== null);
+    const before = compacted.reduce((n, s) => n + s.before, 0);
+    const after = compacted.reduce((n, s) => n + s.after!, 0);
+    const skipped = report.sessions.filter((s) => s.skipped !== undefined).length;
+    if (dryRun) console.log(`dry run: ${report.sessions.length - skipped - failed} repos would be compacted, ${skipped} left alone; nothing was changed`);
+    else console.log(`${compacted.length} repos compacted: ${size(before)} -> ${size(after)}; ${size(before - after + asideBytes)} freed; ${skipped} left alone, ${failed} failed`);
+    return exitFor(failed);
+  });
 }

@@ -15,6 +15,7 @@ const IMPORT_HELP = `usage: entity-memory import claude-code [PATH…] [--follow
        entity-memory import codex [PATH…] [--follow] [--data-dir DIR]
        entity-memory import gemini [PATH…] [--follow] [--data-dir DIR]
        entity-memory import chat FILE… [--data-dir DIR]
+       entity-memory import bundle FILE [--project ID] [--data-dir DIR]   (see import bundle --help)
 
 Imports agent transcripts as sessions: one transcript, one session (its id the agent's own
 session id), one commit per turn in the session's repo. claude-code reads *.jsonl files, and
@@ -102,6 +103,7 @@ async function followFormat(kind: ImportSource): Promise<FollowFormat | undefine
 
 /** `import claude-code|codex|gemini|chat`: transcripts into sessions, through a running server or in-process. */
 export async function importCommand(argv: string[]): Promise<number | undefined> {
+  if (argv[0] === 'bundle') return (await import('./export.js')).importBundleCommand(argv.slice(1));
   if (answeredInfo(argv, () => IMPORT_HELP)) return 0;
   let values: { 'data-dir'?: string; follow?: boolean };
   let positionals: string[];

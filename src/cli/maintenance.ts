@@ -1,7 +1,7 @@
 /** What the maintenance commands (backfill, verify) share: their flags, their dependencies, their failures. */
 import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { ConfigError, databaseFile, databaseTarget, loadConfig, type Config } from '../config.js';
 import { DataDirBusyError, lockDataDir, type DataDirLock } from '../data-dir-lock.js';
 import type { Db } from '../db/index.js';
 import type { VerifyRow } from '../mirror/reconcile.js';
@@ -83,4 +83,26 @@ export function bytesText(bytes: number): string {
     unit++;
   }
   return unit === 0 ? `${n} B` : `${n.toFixed(1)} ${units[unit]}`;
+}
+
+export type MaintenanceDeps = Awaited<ReturnType<typeof maintenanceDeps>>;
+
+/**
+ * Runs `work` with the data dir's database open and its lock held (refused while a server runs
+ * on it, see lockForMaintenance): for the commands that write session repos and rows.
+ */
+export async function withDataDir(config: Config, command: string, work: (deps: MaintenanceDeps) => Promise<number>): Promise<number> {
+  if (!config.databaseUrl && !existsSync(databaseFile(config))) throw new CannotRun(`no entity-memory database at ${databaseFile(config)}`);
+  const lock = await lockForMaintenance(config, command);
+  try {
+    const { openDb } = await import('../db/index.js');
+    const db = await openDb({ ...databaseTarget(config), onSlowMigration: (note) => process.stderr.write(`entity-memory: ${note}\n`) });
+    try {
+      return await work(await maintenanceDeps(db, config));
+    } finally {
+      await db.$disconnect();
+    }
+  } finally {
+    await lock.release();
+  }
 }

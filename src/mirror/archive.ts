@@ -14,12 +14,11 @@
  * the session's path always wins (a repo appears there only whole, by a rename), and the archive
  * files beside it are then stale and removed.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.js';
+import { sha256OfFile } from '../fs/sha256.js';
 import { sessionsDir } from '../config.js';
 import { SessionRepo } from '../git/index.js';
 import type { KeyedLocks } from '../locks.js';
@@ -49,7 +48,8 @@ export function archiveDir(config: Pick<Config, 'dataDir'>): string {
   return join(config.dataDir, 'archive');
 }
 
-function bundleFile(config: Pick<Config, 'dataDir'>, sessionId: string): string {
+/** An archived session's bundle (see ArchiveManifest for what it holds). */
+export function archivedBundleFile(config: Pick<Config, 'dataDir'>, sessionId: string): string {
   return join(archiveDir(config), `${sessionId}.bundle`);
 }
 
@@ -113,14 +113,14 @@ export async function archiveSession(deps: ArchiveDeps, sessionId: string, now =
     };
     const dir = archiveDir(config);
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const bundle = bundleFile(config, sessionId);
+    const bundle = archivedBundleFile(config, sessionId);
     const partial = `${bundle}.partial`;
     try {
       await repo.writeBundle(partial);
       await repo.verifyBundle(partial);
       await fsyncPath(partial);
       manifest.bundleBytes = (await stat(partial)).size;
-      manifest.bundleSha256 = await sha256Of(partial);
+      manifest.bundleSha256 = await sha256OfFile(partial);
       crashPoint('bundle-written');
       await rename(partial, bundle);
       await writeDurably(manifestFile(config, sessionId), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -159,8 +159,8 @@ export async function restoreArchived(config: Pick<Config, 'dataDir'>, sessionId
     return false;
   }
   const manifest = await readManifest(config, sessionId);
-  const bundle = bundleFile(config, sessionId);
-  const sum = await sha256Of(bundle).catch(() => null);
+  const bundle = archivedBundleFile(config, sessionId);
+  const sum = await sha256OfFile(bundle).catch(() => null);
   if (sum !== manifest.bundleSha256) {
     throw new ArchiveDamagedError(
       `the archive of session ${sessionId} (${bundle}) ${sum === null ? 'has no bundle' : 'fails its checksum'}; it is left as it is`,
@@ -173,7 +173,7 @@ export async function restoreArchived(config: Pick<Config, 'dataDir'>, sessionId
     await fresh.init();
     await fresh.restoreBundle(bundle, manifest.head);
     const refs = Object.fromEntries(await fresh.allRefs());
-    if (JSON.stringify(sortedEntries(refs)) !== JSON.stringify(sortedEntries(manifest.refs))) {
+    if (!sameRefs(refs, manifest.refs)) {
       throw new ArchiveDamagedError(`the archive of session ${sessionId} does not give back the refs its manifest lists; it is left as it is`);
     }
     await fresh.resetWorkingTree();
@@ -200,8 +200,8 @@ export function unarchiveSession(deps: ArchiveDeps, sessionId: string): Promise<
  */
 export async function checkArchive(config: Pick<Config, 'dataDir'>, sessionId: string): Promise<ArchiveManifest> {
   const manifest = await readManifest(config, sessionId);
-  const bundle = bundleFile(config, sessionId);
-  const sum = await sha256Of(bundle).catch(() => null);
+  const bundle = archivedBundleFile(config, sessionId);
+  const sum = await sha256OfFile(bundle).catch(() => null);
   if (sum !== manifest.bundleSha256) throw new ArchiveDamagedError(sum === null ? 'archived, but its bundle is missing' : 'archived, but its bundle fails its checksum');
   const scratch = stagingPath(config, `${sessionId}+check`);
   try {
@@ -232,12 +232,12 @@ async function readManifest(config: Pick<Config, 'dataDir'>, sessionId: string):
 async function removeArchiveFiles(config: Pick<Config, 'dataDir'>, sessionId: string): Promise<void> {
   // The manifest first: without it, the bundle is only a leftover.
   await rm(manifestFile(config, sessionId), { force: true });
-  await rm(bundleFile(config, sessionId), { force: true });
+  await rm(archivedBundleFile(config, sessionId), { force: true });
 }
 
 /** What a killed archive left: a half-written bundle, a repo renamed out but not yet removed. */
 async function removeLeftovers(config: Pick<Config, 'dataDir'>, sessionId: string): Promise<void> {
-  await rm(`${bundleFile(config, sessionId)}.partial`, { force: true });
+  await rm(`${archivedBundleFile(config, sessionId)}.partial`, { force: true });
   await rm(`${manifestFile(config, sessionId)}.partial`, { force: true });
   const prefix = `.archived+${sessionId}+`;
   for (const name of await readdir(sessionsDir(config)).catch(() => [] as string[])) {
@@ -254,15 +254,12 @@ function crashPoint(step: 'bundle-written' | 'manifest-written' | 'repo-moved'):
   if (process.env.ENTITY_MEMORY_TEST_KILL_AT === step) process.kill(process.pid, 'SIGKILL');
 }
 
-function sortedEntries(record: Record<string, string>): [string, string][] {
-  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+/** Whether two ref lists name the same refs at the same commits. */
+export function sameRefs(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => b[key] === a[key]);
 }
 
-async function sha256Of(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(file), hash);
-  return hash.digest('hex');
-}
 
 /** A file's data, or a folder's entries (a rename in it), made durable. */
 async function fsyncPath(path: string): Promise<void> {

@@ -21,8 +21,8 @@ export { messagePath } from './paths.js';
  * A session repo's folder, and the repo itself to read from: the API reads
  * commits, branches, trees and files, and never writes through it.
  */
-export { countTurnCommits, openSessionRepo, sessionRepoPath } from './session-repos.js';
-export { archiveOf, isArchived, unarchiveSession, ArchiveDamagedError, type ArchiveManifest } from './archive.js';
+export { countTurnCommits, openSessionRepo, removeStaleStaging, sessionRepoPath, stagingPath } from './session-repos.js';
+export { archiveOf, archivedBundleFile, isArchived, sameRefs, unarchiveSession, ArchiveDamagedError, type ArchiveManifest } from './archive.js';
 
 /** Moves whatever is at a session repo's path to `<data-dir>/moved-aside/` (never deletes it). */
 export { moveAside } from './session-repos.js';

@@ -92,6 +92,13 @@ describe('entity-memory archive', () => {
     expect(verify.stdout).toMatch(/^old\t6\t6\tok$/m);
     expect(verify.status).toBe(0);
 
+    // Exported from its archive, as it stands.
+    const file = join(dataDir, 'old.em');
+    const exported = await cli(['export', 'old', '--out', file, '--data-dir', dataDir]);
+    expect([exported.status, exported.stderr]).toEqual([0, '']);
+    expect(exported.stdout).toMatch(/^old: 6 turns, 12 messages, 1 branches, 1 refs -> /);
+    expect(existsSync(old)).toBe(false);
+
     // A server started on the data dir leaves it archived (no rebuild), and reads its rows.
     api = await startTestServer({ ...EMBEDDED, dataDir });
     const read = await api.raw(`{ session(sessionId: "old") { archive { archivedAt repoBytes bundleBytes } turns(first: 0) { totalCount } timeline(first: 5) { edges { node { sha } } } }
