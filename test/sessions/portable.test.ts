@@ -12,7 +12,6 @@ import { Readable } from 'node:stream';
 import { extract as tarExtract, pack as tarPack } from 'tar-stream';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
-import { EMBEDDED } from '../helpers/database.js';
 import { eventually, git } from '../helpers/git.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
@@ -34,11 +33,17 @@ function picture(repo: string): { refs: string; head: string } {
   return { refs: git(repo, 'for-each-ref', '--format=%(refname) %(objectname)'), head: readFileSync(join(repo, '.git', 'HEAD'), 'utf8') };
 }
 
-/** An empty data dir with its database made (a server started on it once). */
-async function emptyDataDir(): Promise<string> {
-  const api = await startTestServer(EMBEDDED);
+/** The command line's flags for a test server's data dir and database (PostgreSQL in that pass). */
+function where(api: TestServer): string[] {
+  const url = api.server.app.deps.config.databaseUrl;
+  return ['--data-dir', api.dataDir, ...(url ? ['--database-url', url] : [])];
+}
+
+/** A server's data dir and database with nothing in them yet (made by a start), stopped. */
+async function emptyServer(): Promise<TestServer> {
+  const api = await startTestServer();
   await api.server.stop();
-  return api.dataDir;
+  return api;
 }
 
 /** The export at `from` copied to `to` with its manifest changed by `change`. */
@@ -65,7 +70,7 @@ async function withManifest(from: string, to: string, change: (manifest: Record<
 
 describe('entity-memory export / import bundle', () => {
   it('moves a session between data dirs with the same commits, branches and messages; again changes nothing', async () => {
-    const api = await startTestServer(EMBEDDED);
+    const api = await startTestServer();
     expect((await api.raw(`mutation { createSession(input: { sessionId: "trip", title: "Plan the trip" }) { sessionId } }`)).errors).toBeUndefined();
     for (const n of [1, 2, 3]) {
       const turn = await api.raw(
@@ -89,21 +94,21 @@ describe('entity-memory export / import bundle', () => {
     expect(before.refs.split('\n').filter(Boolean).length).toBe(2);
 
     const file = join(tempDir('em-export-'), 'trip.em');
-    const exported = await cli(['export', 'trip', '--out', file, '--data-dir', api.dataDir]);
+    const exported = await cli(['export', 'trip', '--out', file, ...where(api)]);
     expect([exported.status, exported.stderr]).toEqual([0, '']);
     expect(exported.stdout).toMatch(/^trip: 4 turns, \d+ messages, 2 branches, 2 refs -> .*trip\.em \(\S+ \S+\)\n$/);
     expect(execFileSync('tar', ['tf', file], { encoding: 'utf8' }).split('\n').filter(Boolean)).toEqual(['manifest.json', 'rows.jsonl', 'repo.bundle']);
 
-    const other = await emptyDataDir();
-    const imported = await cli(['import', 'bundle', file, '--data-dir', other]);
+    const other = await emptyServer();
+    const imported = await cli(['import', 'bundle', file, ...where(other)]);
     expect([imported.status, imported.stderr]).toEqual([0, '']);
     expect(imported.stdout).toMatch(/^trip: imported, 4 turns, \d+ messages, 2 branches\n$/);
-    const to = join(other, 'sessions', 'trip');
+    const to = join(other.dataDir, 'sessions', 'trip');
     expect(picture(to)).toEqual(before);
     expect(git(to, 'status', '--porcelain')).toBe('');
-    expect((await cli(['verify', '--data-dir', other])).stdout).toMatch(/^trip\t4\t4\tok$/m);
+    expect((await cli(['verify', ...where(other)])).stdout).toMatch(/^trip\t4\t4\tok$/m);
 
-    const there = await startTestServer({ ...EMBEDDED, dataDir: other });
+    const there = await startTestServer({ dataDir: other.dataDir });
     expect(await there.raw(SESSION)).toEqual(original);
     const found = await there.raw(`{ search(query: "timetable 2") { edges { node { message { content } } } } }`);
     expect((found.data as { search: { edges: { node: { message: { content: string } } }[] } }).search.edges.map((e) => e.node.message.content)).toEqual(['checking timetable 2']);
@@ -113,19 +118,19 @@ describe('entity-memory export / import bundle', () => {
     await inSync(there, 'trip');
     await there.server.stop();
 
-    const again = await cli(['import', 'bundle', file, '--data-dir', other]);
+    const again = await cli(['import', 'bundle', file, ...where(other)]);
     expect([again.status, again.stdout]).toEqual([0, 'trip: left as it is: this data dir has that session already\n']);
   });
 
   it('refuses a file truncated, changed, of a newer format, or not an export, in one line, writing nothing', async () => {
-    const api = await startTestServer(EMBEDDED);
+    const api = await startTestServer();
     expect((await api.raw(`mutation { createSession(input: { sessionId: "short" }) { sessionId } }`)).errors).toBeUndefined();
     expect((await api.raw(`mutation { recordTurn(input: { sessionId: "short", user: { content: "hi" }, assistant: { content: "hello" } }) { number } }`)).errors).toBeUndefined();
     await inSync(api, 'short');
     await api.server.stop();
     const dir = tempDir('em-export-bad-');
     const file = join(dir, 'short.em');
-    expect((await cli(['export', 'short', '--out', file, '--data-dir', api.dataDir])).status).toBe(0);
+    expect((await cli(['export', 'short', '--out', file, ...where(api)])).status).toBe(0);
     const bytes = readFileSync(file);
 
     const truncated = join(dir, 'truncated.em');
@@ -140,7 +145,7 @@ describe('entity-memory export / import bundle', () => {
     const notOne = join(dir, 'notes.txt');
     writeFileSync(notOne, 'just some notes\n');
 
-    const other = await emptyDataDir();
+    const other = await emptyServer();
     const cases: [string, RegExp][] = [
       [truncated, /it is cut short or damaged \(Unexpected end of data\); nothing was written$/],
       [changed, /rows\.jsonl fails its checksum \(the file was changed or cut short\); nothing was written$/],
@@ -149,12 +154,12 @@ describe('entity-memory export / import bundle', () => {
       [join(dir, 'missing.em'), /no file at .*missing\.em$/],
     ];
     for (const [path, message] of cases) {
-      const run = await cli(['import', 'bundle', path, '--data-dir', other]);
+      const run = await cli(['import', 'bundle', path, ...where(other)]);
       expect(run.status, path).toBe(2);
       expect(run.stderr.trim().split('\n'), path).toEqual([expect.stringMatching(message)]);
     }
-    expect(existsSync(join(other, 'sessions', 'short'))).toBe(false);
-    const check = await startTestServer({ ...EMBEDDED, dataDir: other });
+    expect(existsSync(join(other.dataDir, 'sessions', 'short'))).toBe(false);
+    const check = await startTestServer({ dataDir: other.dataDir });
     expect((await check.raw(`{ session(sessionId: "short") { sessionId } }`)).data).toEqual({ session: null });
   });
 });
