@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { databaseTarget, DEFAULT_REDIS_PREFIX, sessionsDir, type Config } from './config.js';
 import { gitCanStart, HealthProbe } from './http/health.js';
+import { DiskBudget } from './mirror/disk-budget.js';
 import { openDb, type Db } from './db/index.js';
 import { KeyedLocks } from './locks.js';
 import type { Logger } from './logger.js';
@@ -29,6 +30,8 @@ export interface App {
   deps: Deps;
   yoga: Yoga;
   mirror: MirrorWorker;
+  /** The data dir's disk budget keeper, with --max-disk. */
+  diskBudget?: DiskBudget;
   /** Agents' hook events, from /hooks/<agent> and the spool (src/services/hooks/intake.ts). */
   hooks: HookIntake;
   /** What /health says (src/http/health.ts). */
@@ -45,6 +48,8 @@ export interface AppOptions {
   repoHealth?: RepoHealthOptions;
   projectCommitter?: ProjectCommitterOptions;
   hooks?: HookIntakeOptions;
+  /** The disk budget's checks (with --max-disk; default every 10 minutes). */
+  diskBudget?: { intervalMs?: number };
 }
 
 /**
@@ -85,6 +90,8 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     { ...(shared ? { claimMs: 120_000 } : {}), ...options.projectCommitter },
   );
   const faults = new FaultBoard();
+  // One server per data dir (the embedded database): it keeps the data dir within --max-disk.
+  const budget = config.maxDiskBytes !== undefined ? new DiskBudget({ db, config: { ...config, maxDiskBytes: config.maxDiskBytes }, repoLocks, logger }, options.diskBudget) : undefined;
   const deps: Deps = {
     db,
     config,
@@ -101,6 +108,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
       if (queued.project) projects.notify(sessionId);
     },
     onViewChanged: (sessionId) => mirror.notify(sessionId),
+    ...(budget ? { diskUsage: () => budget.usage() } : {}),
   };
   const yoga = createYogaHandler(deps);
   const hooks = new HookIntake(deps, options.hooks);
@@ -122,6 +130,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     git: gitCanStart,
     faults: () => faults.current(),
     leases: () => mirror.leaseCount(),
+    ...(budget ? { disk: () => budget.usage() } : {}),
     onChange: (part, state, error) =>
       state === 'ok' ? logger.info({ part }, `${part} is reachable again`) : logger.error({ part, err: error }, `${part} is unreachable; /health says degraded`),
   });
@@ -166,6 +175,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     }
     await mirror.start();
     health.start();
+    budget?.start();
   })();
   // The wake-ups other servers send for the sessions this one mirrors.
   const wakes = shared ? pubsub.subscribe('mirrorWork') : undefined;
@@ -184,6 +194,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     deps,
     yoga,
     mirror,
+    ...(budget ? { diskBudget: budget } : {}),
     hooks,
     health: probe,
     mcp: () => (mcp ??= import('./mcp/http.js').then(({ createMcpHttp }) => createMcpHttp(deps))),
@@ -196,7 +207,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
         await wakes?.return(undefined);
         await listening;
         await health.stop();
-        await Promise.all([mirror.stop(), projects.stop()]);
+        await Promise.all([mirror.stop(), projects.stop(), budget?.stop()]);
         // After the workers, so their last events are sent.
         await redis?.close();
         await db.$disconnect();

@@ -22,6 +22,11 @@ export interface Config {
   allowedRoots: string[];
   /** Largest message content accepted, in bytes of UTF-8. */
   maxContentBytes: number;
+  /**
+   * The data dir's disk budget in bytes (src/mirror/disk-budget.ts): past it, the oldest sessions
+   * idle for 7 days are archived until it fits. Default: unset (no budget).
+   */
+  maxDiskBytes?: number;
   logLevel: string;
   /**
    * Browser origins (scheme://host[:port], normalised) allowed besides the server's own; the
@@ -106,6 +111,7 @@ export const serveOptions = {
   'redis-url': { type: 'string' },
   'redis-prefix': { type: 'string' },
   redact: { type: 'string' },
+  'max-disk': { type: 'string' },
 } as const;
 
 /** What `serve --help` and the README's Configuration table say about a flag. */
@@ -194,6 +200,12 @@ export const serveFlagHelp: Record<keyof typeof serveOptions, FlagHelp> = {
     variable: 'ENTITY_MEMORY_REDACT',
     default: 'on',
     meaning: 'on or off: take secrets (keys, tokens, passwords) out of messages before storing them; off keeps them verbatim',
+  },
+  'max-disk': {
+    value: 'SIZE',
+    variable: 'ENTITY_MEMORY_MAX_DISK',
+    default: 'none',
+    meaning: 'disk budget of the data dir (500M, 20G): past it, the oldest sessions idle for 7 days are archived until it fits; /health and the UI show the usage, a warning at 90%',
   },
 };
 
@@ -337,7 +349,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const redisPrefixRaw = values['redis-prefix'] ?? (env.ENTITY_MEMORY_REDIS_PREFIX || undefined);
   const redactRaw = values.redact ?? (env.ENTITY_MEMORY_REDACT || 'on');
   if (redactRaw !== 'on' && redactRaw !== 'off') throw new ConfigError(`--redact must be on or off, got ${JSON.stringify(redactRaw)}`);
+  const maxDiskRaw = values['max-disk'] ?? (env.ENTITY_MEMORY_MAX_DISK || undefined);
+  const maxDiskBytes = maxDiskRaw === undefined ? undefined : diskSize(maxDiskRaw, '--max-disk');
+  if (maxDiskBytes !== undefined && databaseUrl) {
+    throw new ConfigError('--max-disk is for one server on its own data dir (the embedded database); servers sharing a database and data dir archive with entity-memory archive --older-than DAYS, run from one place');
+  }
   return {
+    ...(maxDiskBytes !== undefined ? { maxDiskBytes } : {}),
     dataDir,
     ...(databaseUrl ? { databaseUrl } : {}),
     port,
@@ -386,4 +404,13 @@ export function databaseTarget(config: Pick<Config, 'dataDir' | 'databaseUrl'>):
 
 function parse(argv: string[]) {
   return parseArgs({ args: argv, options: serveOptions, strict: true, allowPositionals: false });
+}
+
+/** A size as people write it: 500M, 20G, 1.5GB, 800MiB, 1048576 (bytes); powers of 1,024. */
+export function diskSize(raw: string, flag: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(?:([KMGT])(?:i?B)?|B)?$/i.exec(raw.trim());
+  const units: Record<string, number> = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
+  const bytes = match ? Math.floor(Number(match[1]) * (match[2] ? units[match[2].toUpperCase()]! : 1)) : NaN;
+  if (!(bytes >= 1024 * 1024)) throw new ConfigError(`${flag} must be a size of at least 1M, such as 500M or 20G; got ${JSON.stringify(raw)}`);
+  return bytes;
 }

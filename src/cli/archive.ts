@@ -65,9 +65,9 @@ export async function archiveCommand(argv: string[]): Promise<number> {
   assertIds(positionals);
   const dryRun = values['dry-run'] === true;
   return withDataDir(config, 'archive', async (deps) => {
-    const [{ archiveSession, isArchived }, { whyInUse }] = await Promise.all([import('../mirror/archive.js'), import('../mirror/gc.js')]);
+    const [{ archiveSession, isArchived, sessionsIdleSince }, { whyInUse }] = await Promise.all([import('../mirror/archive.js'), import('../mirror/gc.js')]);
     const now = new Date();
-    const sessions = days === null ? await named(deps.db, positionals) : await idleFor(deps.db, days, now);
+    const sessions = days === null ? await named(deps.db, positionals) : await sessionsIdleSince(deps.db, new Date(now.getTime() - days * 86_400_000));
     const rows: Row[] = [];
     for (const session of sessions) {
       const row: Row = { sessionId: session.sessionId, archived: false };
@@ -149,16 +149,6 @@ async function named(db: Deps['db'], ids: string[]): Promise<{ sessionId: string
   return [...new Set(ids)].map((id) => byId.get(id)!);
 }
 
-/** Sessions whose last turn (created or closed), or whose creation when they have none, is more than `days` old. */
-async function idleFor(db: Deps['db'], days: number, now: Date): Promise<{ sessionId: string; openTurnId: string | null }[]> {
-  const cutoff = now.getTime() - days * 86_400_000;
-  const [sessions, last] = await Promise.all([
-    db.session.findMany({ select: { sessionId: true, openTurnId: true, createdAt: true }, orderBy: { createdAt: 'asc' } }),
-    db.turn.groupBy({ by: ['sessionId'], _max: { createdAt: true, closedAt: true } }),
-  ]);
-  const lastAt = new Map(last.map((l) => [l.sessionId, Math.max(l._max.createdAt?.getTime() ?? 0, l._max.closedAt?.getTime() ?? 0)]));
-  return sessions.filter((s) => (lastAt.get(s.sessionId) ?? s.createdAt.getTime()) < cutoff).map(({ sessionId, openTurnId }) => ({ sessionId, openTurnId }));
-}
 
 function assertIds(ids: string[]): void {
   const bad = ids.find((id) => !isValidId(id));

@@ -16,6 +16,7 @@ import { access, constants } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { gitBinary } from '../git/run.js';
 import type { FaultReason } from '../faults.js';
+import { WARN_AT, type DiskUsage } from '../mirror/disk-budget.js';
 
 export type PartHealth = 'ok' | 'unreachable';
 
@@ -31,6 +32,8 @@ export interface HealthReport {
   faults?: FaultReason[];
   /** Session leases this instance holds now. */
   leases: number;
+  /** The data dir's size against its budget (--max-disk), as last measured; present with a budget. */
+  disk?: { usedBytes: number; budgetBytes: number; checkedAt: string; warning: boolean };
 }
 
 export interface HealthSources {
@@ -45,6 +48,8 @@ export interface HealthSources {
   /** The machine faults requests met lately. */
   faults?: () => FaultReason[];
   leases(): number;
+  /** The data dir's usage against its budget (--max-disk), or null before its first measure. */
+  disk?: () => DiskUsage | null;
   /** Told of a part that stopped answering (and why), once per change. */
   onChange?(part: 'database' | 'sessionsFolder' | 'redis' | 'git', health: PartHealth, error?: unknown): void;
 }
@@ -93,11 +98,19 @@ export class HealthProbe {
 
   /** The latest report, checked again when older than `maxAgeMs`. Never rejects. */
   report(): Promise<HealthReport> {
-    if (this.last && Date.now() - this.last.at < this.maxAgeMs) return Promise.resolve({ ...this.last.report, leases: this.sources.leases() });
+    if (this.last && Date.now() - this.last.at < this.maxAgeMs) return Promise.resolve({ ...this.last.report, leases: this.sources.leases(), ...this.disk() });
     this.running ??= this.check().finally(() => {
       this.running = undefined;
     });
     return this.running;
+  }
+
+  /** The disk part of a report: the budget keeper's last measure, when there is one. */
+  private disk(): Pick<HealthReport, 'disk'> {
+    const usage = this.sources.disk?.();
+    if (!usage) return {};
+    const { usedBytes, budgetBytes, checkedAt } = usage;
+    return { disk: { usedBytes, budgetBytes, checkedAt: checkedAt.toISOString(), warning: usedBytes >= WARN_AT * budgetBytes } };
   }
 
   private async check(): Promise<HealthReport> {
@@ -134,6 +147,7 @@ export class HealthProbe {
       git,
       ...(faults.length > 0 && { faults }),
       leases: sources.leases(),
+      ...this.disk(),
     };
     this.last = { at: Date.now(), report };
     return report;

@@ -18,6 +18,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
 import { sha256OfFile } from '../fs/sha256.js';
 import { sessionsDir } from '../config.js';
 import { SessionRepo } from '../git/index.js';
@@ -66,6 +67,23 @@ export function isArchived(config: Pick<Config, 'dataDir'>, sessionId: string): 
 export async function archiveOf(config: Pick<Config, 'dataDir'>, sessionId: string): Promise<ArchiveManifest | null> {
   if (!isArchived(config, sessionId)) return null;
   return readManifest(config, sessionId).catch(() => null);
+}
+
+/**
+ * Sessions whose last turn (created or closed), or whose creation when they have none, is before
+ * `cutoff`, the longest idle first: what `archive --older-than` and the disk budget take.
+ */
+export async function sessionsIdleSince(db: Db, cutoff: Date): Promise<{ sessionId: string; openTurnId: string | null }[]> {
+  const [sessions, last] = await Promise.all([
+    db.session.findMany({ select: { sessionId: true, openTurnId: true, createdAt: true } }),
+    db.turn.groupBy({ by: ['sessionId'], _max: { createdAt: true, closedAt: true } }),
+  ]);
+  const lastAt = new Map(last.map((l) => [l.sessionId, Math.max(l._max.createdAt?.getTime() ?? 0, l._max.closedAt?.getTime() ?? 0)]));
+  return sessions
+    .map((s) => ({ sessionId: s.sessionId, openTurnId: s.openTurnId, at: lastAt.get(s.sessionId) ?? s.createdAt.getTime() }))
+    .filter((s) => s.at < cutoff.getTime())
+    .sort((a, b) => a.at - b.at || (a.sessionId < b.sessionId ? -1 : 1))
+    .map(({ sessionId, openTurnId }) => ({ sessionId, openTurnId }));
 }
 
 export class ArchiveDamagedError extends Error {

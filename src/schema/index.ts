@@ -15,5 +15,6 @@ import './commit.js';
 import './subscriptions.js';
 import './imports.js';
 import './search.js';
+import './disk-usage.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,3 +1,4 @@
+import type { DiskUsage } from '../mirror/disk-budget.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { KeyedLocks } from '../locks.js';
@@ -28,6 +29,8 @@ export interface Deps {
   now?: () => Date;
   /** Machine faults requests met lately (disk full, database read-only, git missing), for /health. */
   faults?: FaultBoard;
+  /** The data dir's size against its budget when the server has one (--max-disk), from the last measure. */
+  diskUsage?: () => DiskUsage | null;
 }
 
 export function now(deps: Pick<Deps, 'now'>): Date {

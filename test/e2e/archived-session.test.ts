@@ -1,6 +1,7 @@
 /**
  * An archived session (entity-memory archive) in the web UI: the sessions list marks it, and
- * opening it brings its repo back by itself, then shows it as before (its turns, its timeline).
+ * opening it brings its repo back by itself, then shows it as before (its turns, its timeline);
+ * past the disk budget (serve --max-disk) the sidebar says how full the data dir is.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,11 +33,14 @@ describe('an archived session in the web UI', () => {
     const repo = join(api.dataDir, 'sessions', 'shelved');
     expect(existsSync(repo)).toBe(false);
 
-    api = await startTestServer({ ...EMBEDDED, dataDir: api.dataDir });
+    // With a disk budget it is past (every idle session archived already): the sidebar says so.
+    api = await startTestServer({ ...EMBEDDED, dataDir: api.dataDir, maxDiskBytes: 1 });
+    await api.server.app.diskBudget!.firstCheck();
     const { page, errors, blocked } = await openPage(api.url);
     await page.goto(`${api.url}/`);
     const sessions = page.getByRole('navigation', { name: 'Sessions', exact: true });
     await sessions.getByText('archived', { exact: false }).first().waitFor(WAIT);
+    await page.getByRole('alert').filter({ hasText: /^Disk: \S+ \S+ of 1 B: near the budget/ }).waitFor(WAIT);
     await sessions.getByRole('link', { name: 'Shelved work', exact: true }).click();
     await page.getByText('Turn 3 / 3', { exact: true }).waitFor(WAIT);
     await expect.poll(() => page.getByRole('list', { name: 'Timeline', exact: true }).getByRole('listitem').count(), WAIT).toBe(3);

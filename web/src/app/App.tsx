@@ -4,6 +4,7 @@
 import { lazy, Suspense, type ComponentProps, type ComponentType } from 'react';
 import { DirtyTreeBanner } from '../features/projects/DirtyTreeBanner';
 import { ProjectsNav } from '../features/projects/ProjectsNav';
+import { DiskUsage } from './DiskUsage';
 import { SessionPage } from '../features/replay/SessionPage';
 import { SearchBox } from '../features/search/SearchBox';
 import { SessionsNav } from '../features/sessions/SessionsNav';
@@ -56,6 +57,7 @@ export function App() {
         <a className="muted" href="/graphql">
           GraphiQL
         </a>
+        <DiskUsage />
       </aside>
       <div className="page">
       <DirtyTreeBanner />

@@ -14,6 +14,7 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  query DiskUsage {\n    diskUsage {\n      usedBytes\n      budgetBytes\n      warning\n    }\n  }\n": typeof types.DiskUsageDocument,
     "\n  query BranchesPanelGraph($sessionId: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      currentBranch\n      branches {\n        name\n        kind\n        isCurrent\n        head {\n          sha\n          headline\n          turn {\n            number\n          }\n        }\n        forkPoint {\n          sha\n          headline\n          turn {\n            number\n            branch\n          }\n        }\n      }\n      timeline(all: true, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n            parentShas\n          }\n        }\n      }\n    }\n  }\n": typeof types.BranchesPanelGraphDocument,
     "\n  query BranchesPanelLane($sessionId: String!, $branch: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n          }\n        }\n      }\n    }\n  }\n": typeof types.BranchesPanelLaneDocument,
     "\n  subscription BranchesPanelEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n": typeof types.BranchesPanelEventsDocument,
@@ -67,6 +68,7 @@ type Documents = {
     "\n  mutation RewindFromUi($input: RewindInput!) {\n    rewind(input: $input) {\n      turn\n      dryRun\n      undoTurn\n      message\n      code {\n        changes {\n          path\n          action\n          conflict\n        }\n        conflicts\n      }\n      conversation {\n        fromTurn {\n          number\n        }\n        branch\n        laterTurns\n      }\n    }\n  }\n": typeof types.RewindFromUiDocument,
 };
 const documents: Documents = {
+    "\n  query DiskUsage {\n    diskUsage {\n      usedBytes\n      budgetBytes\n      warning\n    }\n  }\n": types.DiskUsageDocument,
     "\n  query BranchesPanelGraph($sessionId: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      currentBranch\n      branches {\n        name\n        kind\n        isCurrent\n        head {\n          sha\n          headline\n          turn {\n            number\n          }\n        }\n        forkPoint {\n          sha\n          headline\n          turn {\n            number\n            branch\n          }\n        }\n      }\n      timeline(all: true, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n            parentShas\n          }\n        }\n      }\n    }\n  }\n": types.BranchesPanelGraphDocument,
     "\n  query BranchesPanelLane($sessionId: String!, $branch: String!, $first: Int!) {\n    session(sessionId: $sessionId) {\n      id\n      timeline(branch: $branch, first: $first) {\n        edges {\n          node {\n            sha\n            headline\n          }\n        }\n      }\n    }\n  }\n": types.BranchesPanelLaneDocument,
     "\n  subscription BranchesPanelEvents($sessionId: String!) {\n    timeline(sessionId: $sessionId) {\n      kind\n      branch\n    }\n  }\n": types.BranchesPanelEventsDocument,
@@ -134,6 +136,10 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DiskUsage {\n    diskUsage {\n      usedBytes\n      budgetBytes\n      warning\n    }\n  }\n"): (typeof documents)["\n  query DiskUsage {\n    diskUsage {\n      usedBytes\n      budgetBytes\n      warning\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
