@@ -71,14 +71,16 @@ export function logArgv(opts: { rev?: string; all?: boolean; skip?: number; limi
   if (opts.all) argv.push('--date-order');
   if (opts.skip) argv.push(`--skip=${opts.skip}`);
   if (opts.limit !== undefined) argv.push(`--max-count=${opts.limit}`);
-  argv.push(...(opts.all ? ['--all'] : ['--end-of-options', opts.rev ?? 'HEAD']), '--');
+  // Every branch: the history. Other refs (a session's exported contexts, a project's private
+  // snapshots) are not part of it.
+  argv.push(...(opts.all ? ['--branches'] : ['--end-of-options', opts.rev ?? 'HEAD']), '--');
   // Only the commits that changed this file (its history; a rename ends it).
   if (opts.path !== undefined) argv.push(opts.path);
   return argv;
 }
 
 export function revListCountArgv(target: { rev: string; path?: string } | { all: true }): string[] {
-  if ('all' in target) return ['rev-list', '--count', '--all'];
+  if ('all' in target) return ['rev-list', '--count', '--branches'];
   return ['rev-list', '--count', '--end-of-options', target.rev, '--', ...(target.path !== undefined ? [target.path] : [])];
 }
 

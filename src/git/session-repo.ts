@@ -409,6 +409,34 @@ export class SessionRepo extends GitRepo {
     return refs;
   }
 
+  /**
+   * A commit beside the branches: `parent`'s tree with one file added (or replaced) at
+   * `<folder>/<name>`, its only parent `parent`, written by plumbing (hash-object, ls-tree, mktree,
+   * commit-tree) and pointed at by `ref` (outside refs/heads, so no branch, count or timeline sees
+   * it). The same inputs give the same commit.
+   * @returns the commit's sha.
+   */
+  async commitFileBeside(spec: { parent: string; folder: string; name: string; content: string; message: string; ref: string; at: Date }): Promise<string> {
+    assertFullSha(spec.parent);
+    for (const part of [spec.folder, spec.name]) if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(part)) throw new Error(`${JSON.stringify(part)} is not a plain file name`);
+    if (!/^refs\/[A-Za-z0-9._/-]+$/.test(spec.ref) || spec.ref.startsWith('refs/heads/') || spec.ref.includes('..')) throw new Error(`${JSON.stringify(spec.ref)} is not a ref beside the branches`);
+    const blob = (await this.git(['hash-object', '-w', '--stdin'], { input: spec.content })).stdout.trim();
+    const entries = async (tree: string) => (await this.git(['ls-tree', '-z', '--end-of-options', tree])).stdout.split('\0').filter(Boolean);
+    const without = (lines: string[], name: string) => lines.filter((line) => line.slice(line.indexOf('\t') + 1) !== name);
+    const mktree = async (lines: string[]) => (await this.git(['mktree', '-z'], { input: `${lines.join('\0')}\0` })).stdout.trim();
+    const root = await entries(`${spec.parent}^{tree}`);
+    const existing = root.find((line) => line.endsWith(`\t${spec.folder}`) && line.includes(' tree '));
+    const inner = existing ? await entries(existing.split(/\s/)[2]!) : [];
+    const folder = await mktree([...without(inner, spec.name), `100644 blob ${blob}\t${spec.name}`]);
+    const tree = await mktree([...without(root, spec.folder), `040000 tree ${folder}\t${spec.folder}`]);
+    const date = `${Math.floor(spec.at.getTime() / 1000)} +0000`;
+    const identity = { GIT_AUTHOR_NAME: 'entity-memory', GIT_AUTHOR_EMAIL: 'entity-memory@openprogram.invalid', GIT_AUTHOR_DATE: date, GIT_COMMITTER_NAME: 'entity-memory', GIT_COMMITTER_EMAIL: 'entity-memory@openprogram.invalid', GIT_COMMITTER_DATE: date };
+    const sha = (await this.git(['commit-tree', tree, '-p', spec.parent, '-F', '-'], { input: spec.message, env: identity })).stdout.trim();
+    assertFullSha(sha);
+    await this.git(['update-ref', '--end-of-options', spec.ref, sha]);
+    return sha;
+  }
+
   /** Loose objects and their size in KiB, and the number of packs (`count-objects -v`). */
   async looseObjects(): Promise<{ count: number; sizeKiB: number; packs: number }> {
     const { stdout } = await this.git(['count-objects', '-v']);

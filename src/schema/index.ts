@@ -16,5 +16,6 @@ import './subscriptions.js';
 import './imports.js';
 import './search.js';
 import './disk-usage.js';
+import './context-export.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

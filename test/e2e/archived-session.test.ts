@@ -45,6 +45,9 @@ describe('an archived session in the web UI', () => {
     await page.getByText('Turn 3 / 3', { exact: true }).waitFor(WAIT);
     await expect.poll(() => page.getByRole('list', { name: 'Timeline', exact: true }).getByRole('listitem').count(), WAIT).toBe(3);
     expect(existsSync(join(repo, '.git', 'HEAD'))).toBe(true);
+    // The turn's context, written on request beside the branches.
+    await page.getByRole('button', { name: 'Export context', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: /^Context of turn 3 written \(5 messages\): git show refs\/contexts\/main\/3:commits\/commit_\S+\.json$/ }).waitFor(WAIT);
     expect(existsSync(join(api.dataDir, 'archive', 'shelved.json'))).toBe(false);
     // Read again, the list no longer marks it.
     await page.reload();

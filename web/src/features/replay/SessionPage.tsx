@@ -27,6 +27,7 @@ import { Changes } from './Changes';
 import { CodeChanges } from './CodeChanges';
 import { Conversation, preloadMarkdown } from './Conversation';
 import { ArchivedSession } from './ArchivedSession';
+import { ExportContext } from './ExportContext';
 import { MirrorStatus } from './MirrorStatus';
 import { CheckoutMutation, NextTurnQuery, SessionPageQuery, SessionTimelineEvents, SessionTurnUpdates, SwitchBranchMutation, ViewedQuery } from './operations';
 import { applyTurnUpdate } from './live';
@@ -327,6 +328,7 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
             Rewind to here
           </button>
         )}
+        {number > 0 && viewed?.turn && <ExportContext key={`${viewed.turn.branch}:${number}`} sessionId={sessionId} turn={number} branch={viewed.turn.branch} />}
       </div>
       {rewindTurn !== null && (
         <RewindPanel
