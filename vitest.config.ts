@@ -16,7 +16,12 @@ export default defineConfig({
     // test/scale-out: several servers on one PostgreSQL, one Redis and one sessions folder. They
     // run in the PostgreSQL pass (npm run test:postgresql, test/helpers/database.ts), which needs
     // both services; SQLite is one server per data dir.
-    exclude: [...configDefaults.exclude, ...(process.env.ENTITY_MEMORY_TEST_DATABASE === 'postgresql' ? [] : ['test/scale-out/**'])],
+    // test/server/package.test.ts: the packed package installed and served on its own embedded
+    // database, the same in both passes: it runs in the SQLite pass only (it takes two minutes).
+    exclude: [
+      ...configDefaults.exclude,
+      ...(process.env.ENTITY_MEMORY_TEST_DATABASE === 'postgresql' ? ['test/server/package.test.ts'] : ['test/scale-out/**']),
+    ],
     setupFiles: ['test/helpers/environment.ts', 'test/helpers/leftovers.ts', 'test/helpers/dom-waits.ts'],
     // Builds web/dist and dist/ first when their sources changed (scripts/build-web.mjs,
     // scripts/build-server.mjs): the tests that spawn the bin run the compiled server.

@@ -34,7 +34,7 @@ export { STAMP_FILE };
  * node_modules is in it through package-lock.json (the versions installed).
  */
 export function serverInputs(root = ROOT) {
-  const fixed = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].filter((file) => existsSync(join(root, file)));
+  const fixed = ['tsconfig.json', 'tsconfig.build.json', 'tsconfig.client.json', 'package-lock.json'].filter((file) => existsSync(join(root, file)));
   const sources = existsSync(join(root, 'src')) ? filesUnder(join(root, 'src'), root).filter((file) => /\.(ts|mts|cts|json)$/.test(file)) : [];
   return [...fixed, ...sources].sort();
 }
@@ -67,7 +67,7 @@ export function serverBuildIsFresh(root = ROOT) {
  * for `serve` (what bench/startup.ts loads one by one to see what holds the memory). Everything
  * else lands in dist/chunks/, loaded by these.
  */
-const ENTRY_POINTS = ['cli', 'config', 'data-dir-lock', 'logger', 'server'];
+const ENTRY_POINTS = ['cli', 'config', 'data-dir-lock', 'logger', 'server', 'client/index'];
 
 /**
  * Packages left out of the bundle and loaded from node_modules at run time: better-sqlite3 is a
@@ -126,6 +126,26 @@ function queryCompilerFile(outDir) {
       });
     },
   };
+}
+
+/**
+ * The typed client's declarations (the package's entity-memory/client types) into
+ * `outDir`/types, by tsc (tsconfig.client.json); its JavaScript is the bundle's dist/client/index.js.
+ * Skipped where TypeScript is not installed (it is a development dependency).
+ */
+async function emitClientTypes(outDir) {
+  let tsc;
+  try {
+    tsc = createRequire(join(ROOT, 'package.json')).resolve('typescript/bin/tsc');
+  } catch {
+    return;
+  }
+  const { execFile } = await import('node:child_process');
+  await new Promise((resolve, reject) =>
+    execFile(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.client.json'), '--outDir', join(outDir, 'types')], { cwd: ROOT }, (error, stdout) =>
+      error ? reject(new Error(`the client's declarations: ${stdout || error.message}`)) : resolve(undefined),
+    ),
+  );
 }
 
 /** Bundles src/ into `outDir` with esbuild; rejects with its errors when it fails. */
@@ -189,7 +209,15 @@ export async function ensureServerBuild({ force = false, log = console.log } = {
 
   const started = Date.now();
   log(`entity-memory: bundling the server into dist/ (${previous === undefined ? 'no build yet' : force ? 'forced' : 'sources changed'})`);
-  await buildAndSwap({ parent: ROOT, stamp: stampText(hash, stat), build: runEsbuild, builtAsFresh: () => builtServerHash() === hash });
+  await buildAndSwap({
+    parent: ROOT,
+    stamp: stampText(hash, stat),
+    build: async (outDir) => {
+      await runEsbuild(outDir);
+      await emitClientTypes(outDir);
+    },
+    builtAsFresh: () => builtServerHash() === hash,
+  });
   const ms = Date.now() - started;
   log(`entity-memory: server bundled into dist/ in ${ms} ms`);
   return { built: true, hash, ms };
