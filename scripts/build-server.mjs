@@ -70,12 +70,13 @@ export function serverBuildIsFresh(root = ROOT) {
 const ENTRY_POINTS = ['cli', 'config', 'data-dir-lock', 'logger', 'server', 'client/index'];
 
 /**
- * Packages left out of the bundle and loaded from node_modules at run time: better-sqlite3 is a
- * native addon; Prisma's WebAssembly schema engine is loaded by its path (src/db/schema-engine.ts);
- * GraphiQL's page (9 MB of inlined script, imported by nothing else) is loaded at the first
- * GraphiQL request, as it is.
+ * Packages left out of the bundle and loaded from node_modules at run time (the package's only
+ * dependencies): better-sqlite3 is a native addon; Prisma's WebAssembly schema engine is loaded
+ * by its path (src/db/schema-engine.ts). GraphiQL's page (9 MB of inlined script) is bundled
+ * into a chunk of its own, loaded at the first GraphiQL request: left out, the package would
+ * depend on it and so on its peer graphql-yoga, which npm installs with ~40 packages of its own.
  */
-const EXTERNAL = ['better-sqlite3', '@prisma/schema-engine-wasm', '@graphql-yoga/render-graphiql'];
+const EXTERNAL = ['better-sqlite3', '@prisma/schema-engine-wasm'];
 
 /**
  * Packages bundled from another of their builds than the one Node loads: jsonc-parser's `main` is
@@ -131,9 +132,10 @@ function queryCompilerFile(outDir) {
 /**
  * The typed client's declarations (the package's entity-memory/client types) into
  * `outDir`/types, by tsc (tsconfig.client.json); its JavaScript is the bundle's dist/client/index.js.
- * Skipped where TypeScript is not installed (it is a development dependency).
+ * Skipped where TypeScript is not installed (it is a development dependency), or there is no client.
  */
 async function emitClientTypes(outDir) {
+  if (!existsSync(join(ROOT, 'tsconfig.client.json')) || !existsSync(join(ROOT, 'src', 'client', 'index.ts'))) return;
   let tsc;
   try {
     tsc = createRequire(join(ROOT, 'package.json')).resolve('typescript/bin/tsc');
