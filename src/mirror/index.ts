@@ -22,6 +22,8 @@ export { messagePath } from './paths.js';
  * commits, branches, trees and files, and never writes through it.
  */
 export { countTurnCommits, openSessionRepo, removeStaleStaging, sessionRepoPath, stagingPath } from './session-repos.js';
+export { WARN_AT as DISK_WARN_AT, type DiskUsage } from './disk-budget.js';
+export { messageFile } from './files.js';
 export { archiveOf, archivedBundleFile, isArchived, sameRefs, unarchiveSession, ArchiveDamagedError, type ArchiveManifest } from './archive.js';
 
 /** Moves whatever is at a session repo's path to `<data-dir>/moved-aside/` (never deletes it). */

@@ -1,5 +1,4 @@
-import type { DiskUsage as DiskUsageShape } from '../mirror/disk-budget.js';
-import { WARN_AT } from '../mirror/disk-budget.js';
+import { DISK_WARN_AT as WARN_AT, type DiskUsage as DiskUsageShape } from '../mirror/index.js';
 import { builder } from './builder.js';
 
 const DiskUsage = builder.objectRef<DiskUsageShape>('DiskUsage').implement({

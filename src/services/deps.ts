@@ -1,4 +1,4 @@
-import type { DiskUsage } from '../mirror/disk-budget.js';
+import type { DiskUsage } from '../mirror/index.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { KeyedLocks } from '../locks.js';
