@@ -166,7 +166,8 @@ function readHolder(dir: string): DataDirHolder | undefined {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid runs (on this machine), ours or another user's. */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

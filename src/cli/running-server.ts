@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readServerFile } from '../http/server-file.js';
 import type { Config } from '../config.js';
+import { isAlive } from '../data-dir-lock.js';
 import { CannotRun } from './errors.js';
 
 /** How long a command waits for a starting server to say where it listens. */
@@ -52,16 +53,6 @@ export async function runningServer(config: Config, pid: number): Promise<Runnin
 /** How long `serverLine` waits for a server's /health. */
 const HEALTH_TIMEOUT_MS = 1000;
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Whether the data dir's server runs and answers /health, in a few words (`hooks status`,
  * `service status`).
@@ -69,7 +60,7 @@ function pidAlive(pid: number): boolean {
 export async function serverLine(dataDir: string): Promise<string> {
   const server = readServerFile(dataDir);
   if (!server) return 'no server running (no server.json)';
-  if (!pidAlive(server.pid)) return `no server running (server.json names pid ${server.pid}, which is gone)`;
+  if (!isAlive(server.pid)) return `no server running (server.json names pid ${server.pid}, which is gone)`;
   try {
     const response = await fetch(new URL('/health', server.url), { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
     const body = (await response.json().catch(() => ({}))) as { status?: unknown };
