@@ -67,6 +67,22 @@ export function normalizeIdentity(who: Identity, role = 'author'): Identity {
   return { name, email, date: who.date };
 }
 
+/**
+ * `GIT_AUTHOR_*` and `GIT_COMMITTER_*` for a `commit-tree` (the committer is the author unless
+ * given). Without a date git takes the current time. A date is written `@<unix seconds> +0000`:
+ * the `@` makes git read it as a timestamp even when small (`20200101` would be a calendar day).
+ */
+export function identityEnv(author: { name: string; email: string; date?: Date }, committer = author): NodeJS.ProcessEnv {
+  return {
+    GIT_AUTHOR_NAME: author.name,
+    GIT_AUTHOR_EMAIL: author.email,
+    ...(author.date ? { GIT_AUTHOR_DATE: `@${rawGitDate(author.date)}` } : {}),
+    GIT_COMMITTER_NAME: committer.name,
+    GIT_COMMITTER_EMAIL: committer.email,
+    ...(committer.date ? { GIT_COMMITTER_DATE: `@${rawGitDate(committer.date)}` } : {}),
+  };
+}
+
 /** Git's raw date format, always UTC: `<unix seconds> +0000` (fast-import's `--date-format=raw`). */
 export function rawGitDate(date: Date): string {
   return `${Math.floor(date.getTime() / 1000)} +0000`;

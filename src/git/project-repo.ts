@@ -20,6 +20,7 @@
  *   entries, which `StatusResult` lacks) and `dirtyAmong` at commit time.
  * Both run with the same per-call settings, environment and ceilings.
  */
+import { identityEnv } from './commit-input.js';
 import { GitLockedError } from './errors.js';
 import type { Committer, ConfigEntry, StatusWithHead } from './parse.js';
 import {
@@ -304,12 +305,7 @@ export class ProjectRepo {
   async initialCommit(message: string, who: Committer): Promise<string | null> {
     const unborn = await this.unbornHead();
     if (!unborn || !unborn.hasFiles || unborn.staged) return null;
-    const identity = {
-      GIT_AUTHOR_NAME: who.name,
-      GIT_AUTHOR_EMAIL: who.email,
-      GIT_COMMITTER_NAME: who.name,
-      GIT_COMMITTER_EMAIL: who.email,
-    };
+    const identity = identityEnv(who);
     let sha: string;
     try {
       // `add` prints nothing, so simple-git adds its 50 ms wait here (once per project).

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { identityEnv } from './commit-input.js';
 import { parseTreeListing, type TreeEntry } from './parse.js';
 import { indexInfo, type FileState, type ProjectGitRun } from './project-plumbing.js';
 
@@ -51,14 +52,8 @@ export async function buildCommit(
   },
 ): Promise<BuiltCommit> {
   const built = (await treeFromFolders(run, opts.parent, opts.states)) ?? (await treeWithIndex(run, opts.parent, opts.states, opts.scratchDir));
-  const identity = {
-    GIT_AUTHOR_NAME: opts.identity.name,
-    GIT_AUTHOR_EMAIL: opts.identity.email,
-    GIT_COMMITTER_NAME: opts.identity.name,
-    GIT_COMMITTER_EMAIL: opts.identity.email,
-  };
   const sha = (
-    await run(['commit-tree', built.tree, ...(opts.parent ? ['-p', opts.parent] : []), '-F', '-'], { input: opts.message, env: identity })
+    await run(['commit-tree', built.tree, ...(opts.parent ? ['-p', opts.parent] : []), '-F', '-'], { input: opts.message, env: identityEnv(opts.identity) })
   ).stdout.trim();
   return { sha, ...built };
 }

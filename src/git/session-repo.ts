@@ -31,7 +31,7 @@ import {
   readTreeResetArgv,
   updateIndexAddArgv,
 } from './argv.js';
-import { assertFiles, commitMessageBytes, contentBytes, normalizeIdentity, type Identity, type RepoFile } from './commit-input.js';
+import { assertFiles, commitMessageBytes, contentBytes, identityEnv, normalizeIdentity, type Identity, type RepoFile } from './commit-input.js';
 import { GitRefConflictError } from './errors.js';
 import { fastImport } from './fast-import.js';
 import { GitRepo } from './git-repo.js';
@@ -416,7 +416,7 @@ export class SessionRepo extends GitRepo {
    * it). The same inputs give the same commit.
    * @returns the commit's sha.
    */
-  async commitFileBeside(spec: { parent: string; folder: string; name: string; content: string; message: string; ref: string; at: Date }): Promise<string> {
+  async commitFileBeside(spec: { parent: string; folder: string; name: string; content: string; message: string; ref: string; author: Identity }): Promise<string> {
     assertFullSha(spec.parent);
     for (const part of [spec.folder, spec.name]) if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(part)) throw new Error(`${JSON.stringify(part)} is not a plain file name`);
     if (!/^refs\/[A-Za-z0-9._/-]+$/.test(spec.ref) || spec.ref.startsWith('refs/heads/') || spec.ref.includes('..')) throw new Error(`${JSON.stringify(spec.ref)} is not a ref beside the branches`);
@@ -429,9 +429,8 @@ export class SessionRepo extends GitRepo {
     const inner = existing ? await entries(existing.split(/\s/)[2]!) : [];
     const folder = await mktree([...without(inner, spec.name), `100644 blob ${blob}\t${spec.name}`]);
     const tree = await mktree([...without(root, spec.folder), `040000 tree ${folder}\t${spec.folder}`]);
-    const date = `${Math.floor(spec.at.getTime() / 1000)} +0000`;
-    const identity = { GIT_AUTHOR_NAME: 'entity-memory', GIT_AUTHOR_EMAIL: 'entity-memory@openprogram.invalid', GIT_AUTHOR_DATE: date, GIT_COMMITTER_NAME: 'entity-memory', GIT_COMMITTER_EMAIL: 'entity-memory@openprogram.invalid', GIT_COMMITTER_DATE: date };
-    const sha = (await this.git(['commit-tree', tree, '-p', spec.parent, '-F', '-'], { input: spec.message, env: identity })).stdout.trim();
+    const author = normalizeIdentity(spec.author);
+    const sha = (await this.git(['commit-tree', tree, '-p', spec.parent, '-F', '-'], { input: spec.message, env: identityEnv(author) })).stdout.trim();
     assertFullSha(sha);
     await this.git(['update-ref', '--end-of-options', spec.ref, sha]);
     return sha;

@@ -24,6 +24,7 @@ export { messagePath } from './paths.js';
 export { countTurnCommits, openSessionRepo, removeStaleStaging, sessionRepoPath, stagingPath } from './session-repos.js';
 export { WARN_AT as DISK_WARN_AT, type DiskUsage } from './disk-budget.js';
 export { messageFile } from './files.js';
+export { MIRROR_IDENTITY } from './turn-plan.js';
 export { archiveOf, archivedBundleFile, isArchived, sameRefs, unarchiveSession, ArchiveDamagedError, type ArchiveManifest } from './archive.js';
 
 /** Moves whatever is at a session repo's path to `<data-dir>/moved-aside/` (never deletes it). */

@@ -13,20 +13,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { readTreeResetArgv, updateIndexAddArgv } from '../../src/git/argv.js';
-import { assertFiles, commitMessageBytes, contentBytes, normalizeIdentity, rawGitDate, type Identity } from '../../src/git/commit-input.js';
+import { assertFiles, commitMessageBytes, contentBytes, identityEnv, normalizeIdentity } from '../../src/git/commit-input.js';
 import { GitRefConflictError } from '../../src/git/errors.js';
 import { assertBranchName, assertFullSha, EMPTY_TREE_SHA1 } from '../../src/git/refs.js';
 import { gitEnv, runGit, type GitResult } from '../../src/git/run.js';
 import type { CommitTurnSpec, SessionRepo } from '../../src/git/session-repo.js';
 import { updateRefArgv, zeroSha } from './helpers.js';
-
-/**
- * A date for `GIT_AUTHOR_DATE`/`GIT_COMMITTER_DATE`: the `@` makes git read it
- * as a timestamp even when small (`20200101` would be a calendar day).
- */
-function envGitDate(date: Date): string {
-  return `@${rawGitDate(date)}`;
-}
 
 // The argv and environment only this oracle uses (production commits through fast-import).
 const writeTreeArgv = (): string[] => ['write-tree'];
@@ -34,18 +26,6 @@ const writeTreeArgv = (): string[] => ['write-tree'];
 const commitTreeArgv = (tree: string, parent: string | null): string[] => ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-F', '-'];
 const symbolicRefArgv = (ref: string, reason: string): string[] => ['symbolic-ref', '-m', reason, 'HEAD', ref];
 const fsckArgv = (): string[] => ['fsck', '--full', '--strict', '--no-dangling', '--no-progress'];
-
-/** `GIT_AUTHOR_*` and `GIT_COMMITTER_*` variables for `commit-tree`. */
-function identityEnv(author: Identity, committer: Identity): NodeJS.ProcessEnv {
-  return {
-    GIT_AUTHOR_NAME: author.name,
-    GIT_AUTHOR_EMAIL: author.email,
-    GIT_AUTHOR_DATE: envGitDate(author.date),
-    GIT_COMMITTER_NAME: committer.name,
-    GIT_COMMITTER_EMAIL: committer.email,
-    GIT_COMMITTER_DATE: envGitDate(committer.date),
-  };
-}
 
 const REFLOG_REASON = 'entity-memory: turn commit';
 

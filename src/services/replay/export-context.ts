@@ -19,7 +19,7 @@ import type { Message } from '../../generated/prisma/client.js';
 import { BadUserInputError, ConflictError, NotFoundError } from '../../errors.js';
 import { isValidBranchName } from '../../git/index.js';
 import { assertValidId } from '../../ids.js';
-import { messageFile, openSessionRepo } from '../../mirror/index.js';
+import { MIRROR_IDENTITY, messageFile, openSessionRepo } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
 import { branchSegments, messageFilter, turnFilter } from '../sessions/branch-path.js';
 import { requireSession } from '../sessions/read-session.js';
@@ -117,7 +117,7 @@ export async function exportContext(input: ExportContextInput, deps: Deps): Prom
       content,
       message: `Context of turn ${turn.number} (${messages.length} messages${compaction ? ', from its last compaction' : ''})\n`,
       ref,
-      at: turn.closedAt ?? turn.createdAt,
+      author: { ...MIRROR_IDENTITY, date: turn.closedAt ?? turn.createdAt },
     });
   });
   return { ref, sha, path: `commits/${name}`, messages, compaction };
