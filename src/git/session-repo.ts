@@ -356,6 +356,11 @@ export class SessionRepo extends GitRepo {
     for (const file of [...samples.map((name) => join(hooks, name)), join(this.gitDir, 'info', 'refs'), join(this.gitDir, 'objects', 'info', 'packs')]) await rm(file, { force: true });
   }
 
+  /** HEAD as the repo keeps it: the ref it names (null when detached) and its commit (null when unborn). */
+  headRef(): Promise<{ ref: string | null; sha: string | null }> {
+    return this.readHead();
+  }
+
   /** Every ref of the repo (branches and any other namespace) and the object it names, sorted by name. */
   async allRefs(): Promise<Map<string, string>> {
     const { stdout } = await this.git(['for-each-ref', '--format=%(refname) %(objectname)']);

@@ -116,13 +116,12 @@ export async function archiveSession(deps: ArchiveDeps, sessionId: string, now =
     if (!repo.exists()) return { sessionId, archived: false, reason: 'not a git repo (verify or a server start repairs it)' };
     const refs = await repo.allRefs();
     if (refs.size === 0) return { sessionId, archived: false, reason: 'no commit yet' };
-    const head = await repo.headState();
     const repoPath = sessionRepoPath(config, sessionId);
     const manifest: ArchiveManifest = {
       format: ARCHIVE_FORMAT,
       sessionId,
       archivedAt: now.toISOString(),
-      head: { ref: head.branch === null ? null : `refs/heads/${head.branch}`, sha: head.sha },
+      head: await repo.headRef(),
       refs: Object.fromEntries(refs),
       turnCommits: await countTurnCommits(repo),
       repoBytes: await bytesOnDisk(repoPath),
@@ -178,23 +177,14 @@ export async function restoreArchived(config: Pick<Config, 'dataDir'>, sessionId
   }
   const manifest = await readManifest(config, sessionId);
   const bundle = archivedBundleFile(config, sessionId);
-  const sum = await sha256OfFile(bundle).catch(() => null);
-  if (sum !== manifest.bundleSha256) {
-    throw new ArchiveDamagedError(
-      `the archive of session ${sessionId} (${bundle}) ${sum === null ? 'has no bundle' : 'fails its checksum'}; it is left as it is`,
-    );
-  }
+  const problem = await bundleProblem(bundle, manifest);
+  if (problem !== null) throw new ArchiveDamagedError(`the archive of session ${sessionId} (${bundle}) ${problem === 'missing' ? 'has no bundle' : 'fails its checksum'}; it is left as it is`);
   await removeStaleStaging(config, sessionId);
   const staging = stagingPath(config, sessionId);
   try {
-    const fresh = new SessionRepo(staging);
-    await fresh.init();
-    await fresh.restoreBundle(bundle, manifest.head);
-    const refs = Object.fromEntries(await fresh.allRefs());
-    if (!sameRefs(refs, manifest.refs)) {
+    if (!(await sessionRepoFromBundle(staging, bundle, manifest.head, manifest.refs))) {
       throw new ArchiveDamagedError(`the archive of session ${sessionId} does not give back the refs its manifest lists; it is left as it is`);
     }
-    await fresh.resetWorkingTree();
     await rename(staging, sessionRepoPath(config, sessionId));
     await fsyncPath(sessionsDir(config));
   } catch (error) {
@@ -219,8 +209,8 @@ export function unarchiveSession(deps: ArchiveDeps, sessionId: string): Promise<
 export async function checkArchive(config: Pick<Config, 'dataDir'>, sessionId: string): Promise<ArchiveManifest> {
   const manifest = await readManifest(config, sessionId);
   const bundle = archivedBundleFile(config, sessionId);
-  const sum = await sha256OfFile(bundle).catch(() => null);
-  if (sum !== manifest.bundleSha256) throw new ArchiveDamagedError(sum === null ? 'archived, but its bundle is missing' : 'archived, but its bundle fails its checksum');
+  const problem = await bundleProblem(bundle, manifest);
+  if (problem !== null) throw new ArchiveDamagedError(problem === 'missing' ? 'archived, but its bundle is missing' : 'archived, but its bundle fails its checksum');
   const scratch = stagingPath(config, `${sessionId}+check`);
   try {
     const repo = new SessionRepo(scratch);
@@ -232,6 +222,27 @@ export async function checkArchive(config: Pick<Config, 'dataDir'>, sessionId: s
     await rm(scratch, { recursive: true, force: true });
   }
   return manifest;
+}
+
+/** What is wrong with an archive's bundle against its manifest's checksum, or null. */
+async function bundleProblem(bundle: string, manifest: ArchiveManifest): Promise<'missing' | 'checksum' | null> {
+  const sum = await sha256OfFile(bundle).catch(() => null);
+  return sum === null ? 'missing' : sum === manifest.bundleSha256 ? null : 'checksum';
+}
+
+/**
+ * A session repo made at `dir` from the bundle at `bundle`: its refs and objects, HEAD where
+ * `head` says, the working tree checked out. What an unarchive and an import of an export share.
+ * @returns false, with the working tree left unchecked out, when the bundle's refs are not exactly
+ *   `refs` (the caller removes `dir`).
+ */
+export async function sessionRepoFromBundle(dir: string, bundle: string, head: ArchiveManifest['head'], refs: Record<string, string>): Promise<boolean> {
+  const repo = new SessionRepo(dir);
+  await repo.init();
+  const written = await repo.restoreBundle(bundle, head);
+  if (!sameRefs(Object.fromEntries(written), refs)) return false;
+  await repo.resetWorkingTree();
+  return true;
 }
 
 async function readManifest(config: Pick<Config, 'dataDir'>, sessionId: string): Promise<ArchiveManifest> {
@@ -273,7 +284,7 @@ function crashPoint(step: 'bundle-written' | 'manifest-written' | 'repo-moved'):
 }
 
 /** Whether two ref lists name the same refs at the same commits. */
-export function sameRefs(a: Record<string, string>, b: Record<string, string>): boolean {
+function sameRefs(a: Record<string, string>, b: Record<string, string>): boolean {
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((key) => b[key] === a[key]);
 }

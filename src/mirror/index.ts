@@ -25,7 +25,7 @@ export { countTurnCommits, openSessionRepo, removeStaleStaging, sessionRepoPath,
 export { WARN_AT as DISK_WARN_AT, type DiskUsage } from './disk-budget.js';
 export { messageFile } from './files.js';
 export { MIRROR_IDENTITY } from './turn-plan.js';
-export { archiveOf, archivedBundleFile, isArchived, sameRefs, unarchiveSession, ArchiveDamagedError, type ArchiveManifest } from './archive.js';
+export { archiveOf, archivedBundleFile, isArchived, sessionRepoFromBundle, unarchiveSession, ArchiveDamagedError, type ArchiveManifest } from './archive.js';
 
 /** Moves whatever is at a session repo's path to `<data-dir>/moved-aside/` (never deletes it). */
 export { moveAside } from './session-repos.js';

@@ -26,9 +26,8 @@ import { insertRows } from '../../db/bulk-insert.js';
 import { deferForeignKeysSql, dialectOf } from '../../db/dialect.js';
 import type { Db } from '../../db/index.js';
 import { sha256OfFile } from '../../fs/sha256.js';
-import { SessionRepo } from '../../git/index.js';
 import { isValidId } from '../../ids.js';
-import { archiveOf, archivedBundleFile, isArchived, sameRefs, moveAside, openSessionRepo, removeStaleStaging, sessionRepoPath, stagingPath } from '../../mirror/index.js';
+import { archiveOf, archivedBundleFile, moveAside, openSessionRepo, removeStaleStaging, sessionRepoFromBundle, sessionRepoPath, stagingPath } from '../../mirror/index.js';
 
 export const EXPORT_FORMAT = 'entity-memory-session';
 export const EXPORT_VERSION = 1;
@@ -82,7 +81,7 @@ export async function exportSession(deps: Deps, sessionId: string, out: string, 
   let bundle: string | null = null;
   let repoPart: ExportManifest['repo'] = null;
   try {
-    const archived = isArchived(config, sessionId) ? await archiveOf(config, sessionId) : null;
+    const archived = await archiveOf(config, sessionId);
     if (archived) {
       bundle = archivedBundleFile(config, sessionId);
       repoPart = { head: archived.head, refs: archived.refs };
@@ -92,8 +91,7 @@ export async function exportSession(deps: Deps, sessionId: string, out: string, 
       if (refs.size > 0) {
         await repo.writeBundle(scratch);
         bundle = scratch;
-        const head = await repo.headState();
-        repoPart = { head: { ref: head.branch === null ? null : `refs/heads/${head.branch}`, sha: head.sha }, refs: Object.fromEntries(refs) };
+        repoPart = { head: await repo.headRef(), refs: Object.fromEntries(refs) };
       }
     }
     const manifest: ExportManifest = {
@@ -162,14 +160,10 @@ export async function importSessionBundle(deps: Deps, file: string, options: { p
     const staging = stagingPath(config, sessionId);
     try {
       if (bundle && manifest.repo) {
-        const repo = new SessionRepo(staging);
-        await repo.init();
-        await repo.restoreBundle(bundle, manifest.repo.head).catch((error: unknown) => {
+        const whole = await sessionRepoFromBundle(staging, bundle, manifest.repo.head, manifest.repo.refs).catch((error: unknown) => {
           throw new BundleRefusedError(`git refuses the file's repo bundle: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
         });
-        const refs = Object.fromEntries(await repo.allRefs());
-        if (!sameRefs(refs, manifest.repo.refs)) throw new BundleRefusedError('the repo bundle does not hold the refs its manifest lists');
-        await repo.resetWorkingTree();
+        if (!whole) throw new BundleRefusedError('the repo bundle does not hold the refs its manifest lists');
       }
       await writeRows(db, parsed, options.projectId ?? null);
     } catch (error) {
