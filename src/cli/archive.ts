@@ -1,8 +1,7 @@
 /** `entity-memory archive` and `unarchive`: session repos kept as one git bundle each, and brought back. */
-import { isValidId } from '../ids.js';
 import { CannotRun, exitFor } from './errors.js';
 import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
-import { bytesText, maintenanceArgs, withDataDir, type MaintenanceDeps } from './maintenance.js';
+import { assertSessionIds, bytesText, maintenanceArgs, withDataDir, type MaintenanceDeps } from './maintenance.js';
 
 const ARCHIVE_HELP = `usage: entity-memory archive SESSION... [--dry-run] [--json] [--data-dir DIR]
        entity-memory archive --older-than DAYS [--dry-run] [--json] [--data-dir DIR]
@@ -62,7 +61,7 @@ export async function archiveCommand(argv: string[]): Promise<number> {
   const olderThan = values['older-than'];
   if ((typeof olderThan === 'string') === positionals.length > 0) throw new CannotRun('name the sessions to archive, or give --older-than DAYS (not both)');
   const days = typeof olderThan === 'string' ? parseDays(olderThan) : null;
-  assertIds(positionals);
+  assertSessionIds(positionals);
   const dryRun = values['dry-run'] === true;
   return withDataDir(config, 'archive', async (deps) => {
     const [{ archiveSession, isArchived, sessionsIdleSince }, { whyInUse }] = await Promise.all([import('../mirror/archive.js'), import('../mirror/gc.js')]);
@@ -113,7 +112,7 @@ export async function unarchiveCommand(argv: string[]): Promise<number> {
   if (answeredInfo(argv, () => UNARCHIVE_HELP)) return 0;
   const { positionals, config } = maintenanceArgs(argv, {}, { positionals: true });
   if (positionals.length === 0) throw new CannotRun('name the sessions to bring back');
-  assertIds(positionals);
+  assertSessionIds(positionals);
   return withDataDir(config, 'unarchive', async (deps) => {
     const { unarchiveSession } = await import('../mirror/archive.js');
     const sessions = await named(deps.db, positionals);
@@ -147,10 +146,4 @@ async function named(db: Deps['db'], ids: string[]): Promise<{ sessionId: string
   const unknown = ids.filter((id) => !byId.has(id));
   if (unknown.length > 0) throw new CannotRun(`no session ${unknown.join(', ')} in this data dir`);
   return [...new Set(ids)].map((id) => byId.get(id)!);
-}
-
-
-function assertIds(ids: string[]): void {
-  const bad = ids.find((id) => !isValidId(id));
-  if (bad !== undefined) throw new CannotRun(`${JSON.stringify(bad.slice(0, 80))} is not a session id`);
 }

@@ -4,7 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { isValidId } from '../ids.js';
 import { CannotRun } from './errors.js';
 import { answeredInfo, COMMON_LINES, DATA_DIR_LINE } from './help.js';
-import { bytesText, maintenanceArgs, withDataDir } from './maintenance.js';
+import { assertSessionIds, bytesText, maintenanceArgs, withDataDir } from './maintenance.js';
 
 const EXPORT_HELP = `usage: entity-memory export SESSION --out FILE [--data-dir DIR]
 
@@ -44,7 +44,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const { values, positionals, config } = maintenanceArgs(argv, { out: { type: 'string' } }, { positionals: true });
   const [sessionId, ...rest] = positionals;
   if (sessionId === undefined || rest.length > 0) throw new CannotRun('name one session to export');
-  if (!isValidId(sessionId)) throw new CannotRun(`${JSON.stringify(sessionId.slice(0, 80))} is not a session id`);
+  assertSessionIds([sessionId]);
   if (typeof values.out !== 'string' || values.out === '') throw new CannotRun('say where to write it: --out FILE');
   const out = resolve(values.out);
   return withDataDir(config, 'export', async (deps) => {

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, databaseFile, databaseTarget, loadConfig, type Config } from '../config.js';
 import { DataDirBusyError, lockDataDir, type DataDirLock } from '../data-dir-lock.js';
 import type { Db } from '../db/index.js';
+import { isValidId } from '../ids.js';
 import type { VerifyRow } from '../mirror/reconcile.js';
 import { CannotRun } from './errors.js';
 
@@ -105,4 +106,10 @@ export async function withDataDir(config: Config, command: string, work: (deps: 
   } finally {
     await lock.release();
   }
+}
+
+/** @throws CannotRun naming the first of `ids` that is not a session id. */
+export function assertSessionIds(ids: string[]): void {
+  const bad = ids.find((id) => !isValidId(id));
+  if (bad !== undefined) throw new CannotRun(`${JSON.stringify(bad.slice(0, 80))} is not a session id`);
 }

@@ -16,7 +16,7 @@ import { access, constants } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { gitBinary } from '../git/run.js';
 import type { FaultReason } from '../faults.js';
-import { WARN_AT, type DiskUsage } from '../mirror/disk-budget.js';
+import type { DiskUsage } from '../mirror/disk-budget.js';
 
 export type PartHealth = 'ok' | 'unreachable';
 
@@ -109,8 +109,8 @@ export class HealthProbe {
   private disk(): Pick<HealthReport, 'disk'> {
     const usage = this.sources.disk?.();
     if (!usage) return {};
-    const { usedBytes, budgetBytes, checkedAt } = usage;
-    return { disk: { usedBytes, budgetBytes, checkedAt: checkedAt.toISOString(), warning: usedBytes >= WARN_AT * budgetBytes } };
+    const { usedBytes, budgetBytes, checkedAt, warning } = usage;
+    return { disk: { usedBytes, budgetBytes, checkedAt: checkedAt.toISOString(), warning } };
   }
 
   private async check(): Promise<HealthReport> {

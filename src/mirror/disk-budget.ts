@@ -20,6 +20,8 @@ const DEFAULT_INTERVAL_MS = 10 * 60_000;
 export interface DiskUsage {
   usedBytes: number;
   budgetBytes: number;
+  /** At WARN_AT of the budget or past it. */
+  warning: boolean;
   /** When the data dir was last measured. */
   checkedAt: Date;
   /** Sessions archived by the last check to fit the budget. */
@@ -109,10 +111,10 @@ export class DiskBudget {
         logger.warn({ usedBytes: used, budgetBytes: budget }, 'the data dir is past its disk budget, and no more sessions may be archived (each is in use or had a turn in the last 7 days)');
       }
     }
-    const over = used >= WARN_AT * budget;
-    if (over && !this.warned) logger.warn({ usedBytes: used, budgetBytes: budget }, `the data dir uses ${Math.round((100 * used) / budget)}% of its disk budget (--max-disk)`);
-    this.warned = over;
-    this.last = { usedBytes: used, budgetBytes: budget, checkedAt: now, archived };
+    const warning = used >= WARN_AT * budget;
+    if (warning && !this.warned) logger.warn({ usedBytes: used, budgetBytes: budget }, `the data dir uses ${Math.round((100 * used) / budget)}% of its disk budget (--max-disk)`);
+    this.warned = warning;
+    this.last = { usedBytes: used, budgetBytes: budget, warning, checkedAt: now, archived };
     return this.last;
   }
 }

@@ -30,7 +30,6 @@ export { archiveOf, archivedBundleFile, isArchived, sessionRepoFromBundle, unarc
 /** Moves whatever is at a session repo's path to `<data-dir>/moved-aside/` (never deletes it). */
 export { moveAside } from './session-repos.js';
 
-/** Turn commits in a session repo (all branches); 0 when there is no repo. */
 export { isReconciling } from './reconcile.js';
 
 /**

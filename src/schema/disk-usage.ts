@@ -6,7 +6,7 @@ const DiskUsage = builder.objectRef<DiskUsageShape>('DiskUsage').implement({
   fields: (t) => ({
     usedBytes: t.float({ description: 'Bytes on disk of the data dir: database, session repos, archives.', resolve: (u) => u.usedBytes }),
     budgetBytes: t.float({ resolve: (u) => u.budgetBytes }),
-    warning: t.boolean({ description: `True at ${WARN_AT * 100}% of the budget or more.`, resolve: (u) => u.usedBytes >= WARN_AT * u.budgetBytes }),
+    warning: t.boolean({ description: `True at ${WARN_AT * 100}% of the budget or more.`, resolve: (u) => u.warning }),
     checkedAt: t.field({ type: 'DateTime', resolve: (u) => u.checkedAt }),
     archived: t.int({ description: 'Sessions the last measure archived to fit the budget (the idle longest, none with a turn in the last 7 days).', resolve: (u) => u.archived }),
   }),

@@ -70,15 +70,9 @@ export async function exportContext(input: ExportContextInput, deps: Deps): Prom
     orderBy: { seq: 'asc' },
   });
   const byId = new Map(path.map((m) => [m.id, m.messageId]));
-  let start = 0;
-  for (let i = path.length - 1; i >= 0; i--) {
-    if (path[i]!.role === 'SYSTEM' && kindOf(path[i]!.metadata) === COMPACT_SUMMARY) {
-      start = i;
-      break;
-    }
-  }
-  const messages = path.slice(start);
-  const compaction = start > 0 || (messages[0] && kindOf(messages[0].metadata) === COMPACT_SUMMARY) ? messages[0]! : null;
+  const last = path.findLastIndex((m) => m.role === 'SYSTEM' && kindOf(m.metadata) === COMPACT_SUMMARY);
+  const messages = last >= 0 ? path.slice(last) : path;
+  const compaction = last >= 0 ? path[last]! : null;
   const name = `commit_${turn.id}.json`;
   const content = `${JSON.stringify(
     {
