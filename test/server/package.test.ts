@@ -6,8 +6,8 @@
  * `entity-memory/client` imports from a plain .mjs file, and no build tool (TypeScript, Vite,
  * React, esbuild, tsx) is in the installed tree.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../helpers/cli.js';
@@ -38,18 +38,36 @@ function installedPackages(modules: string): string[] {
   return found;
 }
 
+/** A README line, run by bash as written (test/server/readme-commands.test.ts checks that these are the README's). */
+function asWritten(command: string, env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
+  const child = spawn('bash', ['-c', command], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  onCleanup(() => {
+    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+  });
+  return child;
+}
+
+function finished(child: ChildProcess): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
+}
+
 describe('the npm package', () => {
   it('packs, installs globally into a fresh prefix, serves, and exports the typed client', { timeout: 900_000 }, async () => {
     const work = tempDir('em-package-');
     const env = { ...process.env, npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? work, '.npm'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
     const packed = await runProcess(npm, ['pack', '--pack-destination', work, '--silent'], env, '', root);
     expect(packed.status, packed.stderr).toBe(0);
-    const tarball = join(work, packed.stdout.trim().split('\n').at(-1)!);
-    expect(existsSync(tarball)).toBe(true);
-
+    // The README's lines, as written: the tarball's name, `npm install -g` of it (into this
+    // test's prefix: npm's own prefix setting, from the environment), then `entity-memory`.
+    expect(packed.stdout.trim().split('\n').at(-1)).toBe('entity-memory-0.1.0.tgz');
     const prefix = join(work, 'prefix');
     // Packages come from the cache this machine's npm ci filled, the registry for anything else.
-    const installed = await runProcess(npm, ['install', '-g', '--prefix', prefix, '--prefer-offline', tarball], env, '', work);
+    const npmEnv = { ...env, npm_config_prefix: prefix, npm_config_prefer_offline: 'true' };
+    const installed = await finished(asWritten('npm install -g ./entity-memory-0.1.0.tgz', npmEnv, work));
     expect(installed.status, installed.stderr).toBe(0);
     const bin = join(prefix, 'bin', 'entity-memory');
     const modules = join(prefix, 'lib', 'node_modules');
@@ -63,12 +81,13 @@ describe('the npm package', () => {
     const tools = installedPackages(modules).filter((name) => ['typescript', 'vite', 'react', 'react-dom', 'esbuild', 'tsx', '@vitejs/plugin-react', 'rolldown'].includes(name));
     expect(tools).toEqual([]);
 
-    // Serves a fresh data dir: the UI at /, GraphiQL at /graphql.
-    const dataDir = join(work, 'data');
-    const server = spawn(bin, ['serve', '--port', '0', '--data-dir', dataDir], { env: { ...env, LOG_LEVEL: 'silent', ENTITY_MEMORY_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    onCleanup(() => {
-      if (server.exitCode === null) server.kill('SIGKILL');
-    });
+    // `entity-memory` serves the default data dir of a fresh HOME: the UI at /, GraphiQL at
+    // /graphql (on the free port it picks: PORT=0, the README's variable for --port).
+    const home = join(work, 'home');
+    mkdirSync(home);
+    const serveEnv: NodeJS.ProcessEnv = { ...env, HOME: home, PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, PORT: '0', LOG_LEVEL: 'silent', ENTITY_MEMORY_TOKEN: '' };
+    for (const name of ['OPENPROGRAM_HOME', 'DATABASE_URL', 'REDIS_URL', 'HOST']) delete serveEnv[name];
+    const server = asWritten('entity-memory', serveEnv, work);
     const url = await new Promise<string>((resolve, reject) => {
       let said = '';
       const look = (chunk: Buffer) => {
@@ -76,16 +95,17 @@ describe('the npm package', () => {
         const found = /web UI at (http:\/\/127\.0\.0\.1:\d+)\//.exec(said);
         if (found) resolve(found[1]!);
       };
-      server.stdout.on('data', look);
-      server.stderr.on('data', look);
+      server.stdout!.on('data', look);
+      server.stderr!.on('data', look);
       server.on('close', (status) => reject(new Error(`serve exited ${status}: ${said}`)));
     });
+    expect(existsSync(join(home, '.openprogram', 'entity-memory.db'))).toBe(true);
     const page = await fetch(`${url}/`);
     expect([page.status, (await page.text()).includes('<div id="root">')]).toEqual([200, true]);
     const graphiql = await fetch(`${url}/graphql`, { headers: { accept: 'text/html' } });
     expect([graphiql.status, (await graphiql.text()).toLowerCase().includes('graphiql')]).toEqual([200, true]);
     const stopped = new Promise((resolve) => server.on('close', resolve));
-    server.kill('SIGTERM');
+    process.kill(-server.pid!, 'SIGTERM');
     await stopped;
 
     // The typed client, from plain Node ESM beside the installed package.
