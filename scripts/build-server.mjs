@@ -16,7 +16,7 @@
 // only. The build only emits (1-3 s here); types are checked by `npm run typecheck` and before
 // the tests, not at install or start.
 //
-// `node scripts/build-server.mjs [--force]` (npm run build, postinstall, prestart); the bin
+// `node scripts/build-server.mjs [--force]` (npm run build, prepack, prestart); the bin
 // and the test suite's global setup import serverBuildIsFresh / ensureServerBuild.
 import { existsSync, realpathSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';

@@ -8,7 +8,7 @@
 // written into it last, and the folder is swapped into place, so a build that fails or is
 // interrupted never leaves a half-built web/dist that looks fresh.
 //
-// `node scripts/build-web.mjs [--force]` (npm run build:web, postinstall, prestart); the
+// `node scripts/build-web.mjs [--force]` (npm run build:web, prepack, prestart); the
 // server's command line and the test suite's global setup import ensureWebBuild.
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';

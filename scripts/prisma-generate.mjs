@@ -7,8 +7,13 @@
 // documents for custom engine locations) at a placeholder that refuses to run
 // with a clear message. Migrations do not need it: the server applies them with
 // Prisma's schema engine compiled to WebAssembly (src/db/schema-engine.ts).
+//
+// A no-op when the clients were generated from the same schema by the same Prisma (a stamp in
+// node_modules/.cache/entity-memory): npm start, npm test and npm pack all run it. --force
+// generates anyway.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { POSTGRES_SCHEMA, postgresSchema } from './prisma-schemas.mjs';
@@ -22,9 +27,17 @@ const env = {
   CHECKPOINT_DISABLE: '1',
 };
 
+const dir = join(root, 'node_modules', '.cache', 'entity-memory');
+mkdirSync(dir, { recursive: true });
+const stampFile = join(dir, 'prisma-generate.stamp');
+const stamp = createHash('sha256')
+  .update(['prisma/schema.prisma', 'prisma.config.ts', 'scripts/prisma-schemas.mjs', 'scripts/prisma-generate.mjs', 'node_modules/prisma/package.json', 'node_modules/@pothos/plugin-prisma/package.json'].map((file) => readFileSync(join(root, file), 'utf8')).join('\0'))
+  .digest('hex');
+const outputs = ['src/generated/prisma/client.ts', 'src/generated/prisma-postgresql/client.ts', 'src/generated/pothos-types.ts'];
+const fresh = !process.argv.includes('--force') && outputs.every((file) => existsSync(join(root, file))) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp;
+if (fresh) process.exit(0);
+
 if (!env.PRISMA_SCHEMA_ENGINE_BINARY) {
-  const dir = join(root, 'node_modules', '.cache', 'entity-memory');
-  mkdirSync(dir, { recursive: true });
   const placeholder = join(dir, 'schema-engine-placeholder');
   writeFileSync(
     placeholder,
@@ -43,3 +56,4 @@ for (const schema of ['prisma/schema.prisma', 'prisma/postgresql/schema.prisma']
   const result = spawnSync(process.execPath, [prismaCli, 'generate', '--schema', schema], { cwd: root, env, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
+writeFileSync(stampFile, stamp);

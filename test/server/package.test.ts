@@ -1,7 +1,8 @@
 /**
  * The package as a user installs it: `npm pack` of this checkout, then `npm install -g` of the
  * tarball into a fresh prefix with npm's defaults (its install scripts run; none of ours: the
- * build is "prepare", which runs before the pack, not at the install). The installed
+ * build is "prepack", which runs before the pack, not at the install, so npm 11 lists only
+ * better-sqlite3's script as one to approve). The installed
  * `entity-memory` prints its version and serves a fresh data dir (the web UI at `/`, GraphiQL),
  * `entity-memory/client` imports from a plain .mjs file, and no build tool (TypeScript, Vite,
  * React, esbuild, tsx) is in the installed tree.
@@ -69,6 +70,9 @@ describe('the npm package', () => {
     const npmEnv = { ...env, npm_config_prefix: prefix, npm_config_prefer_offline: 'true' };
     const installed = await finished(asWritten('npm install -g ./entity-memory-0.1.0.tgz', npmEnv, work));
     expect(installed.status, installed.stderr).toBe(0);
+    // npm 11.16+ lists the install scripts not yet approved: better-sqlite3's alone, none of ours.
+    const unapproved = installed.stderr.split('\n').filter((line) => /^npm warn install-scripts {3}\S/.test(line)).map((line) => line.trim().split(/\s+/)[3]);
+    expect(unapproved.every((name) => name?.startsWith('better-sqlite3@')), installed.stderr).toBe(true);
     const bin = join(prefix, 'bin', 'entity-memory');
     const modules = join(prefix, 'lib', 'node_modules');
     const pkg = join(modules, 'entity-memory');
