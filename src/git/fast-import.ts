@@ -7,9 +7,14 @@
  * byte-identical to what git writes through the index for the same tree,
  * message, identities and dates (test/git/index-commit-oracle.ts).
  *
- * The stream is written as the commits come (with backpressure), never built
- * as one string. `fast-import` leaves the index and working tree alone: after
- * a bulk import call `SessionRepo.resetWorkingTree()` (or `checkoutBranch`).
+ * The stream goes to git in few writes: the commits are encoded into batches
+ * of up to STREAM_BATCH_BYTES, each written whole (with backpressure between
+ * batches, so a rebuild of a huge session is never one buffer), the last with
+ * the end of the stream. A mirror pass is one batch, so git's stdin is one
+ * write: its pipe goes through the git launcher's IPC, and every round trip
+ * for a chunk waited on this process's event loop, busy with requests.
+ * `fast-import` leaves the index and working tree alone: after a bulk import
+ * call `SessionRepo.resetWorkingTree()` (or `checkoutBranch`).
  */
 import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
@@ -59,6 +64,9 @@ export interface FastImportResult {
   tips: Map<string, string>;
 }
 
+/** Bytes of encoded commits written to git at once (a mirror pass is far below it). */
+export const STREAM_BATCH_BYTES = 4 * 1024 * 1024;
+
 /** The mark of the `index`-th (0-based) commit of a stream, to use as a later commit's `parent`. */
 export function fastImportMark(index: number): string {
   return `:${index + 1}`;
@@ -89,14 +97,23 @@ export async function fastImport(
   try {
     const write = streamWriter(git.stdin, git.done);
     // With `feature done`, a stream cut short (we throw below) is rejected whole.
-    await write(Buffer.from('feature done\n'));
+    let batch: Buffer[] = [Buffer.from('feature done\n')];
+    let batchBytes = batch[0]!.length;
     let index = 0;
     for await (const commit of commits) {
-      await write(encodeCommit(commit, index));
+      const encoded = encodeCommit(commit, index);
+      batch.push(encoded);
+      batchBytes += encoded.length;
       branches.push(commit.branch);
       index++;
+      if (batchBytes >= STREAM_BATCH_BYTES) {
+        await write(Buffer.concat(batch, batchBytes));
+        batch = [];
+        batchBytes = 0;
+      }
     }
-    git.stdin.end('done\n');
+    batch.push(Buffer.from('done\n'));
+    git.stdin.end(Buffer.concat(batch));
     await git.done;
     const marks = parseMarks(await readFile(marksFile, 'utf8'));
     const shas = branches.map((_, i) => {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GitArgumentError, GitError } from '../../src/git/errors.js';
-import { fastImport, fastImportMark, type FastImportCommit } from '../../src/git/fast-import.js';
+import { fastImport, fastImportMark, STREAM_BATCH_BYTES, type FastImportCommit } from '../../src/git/fast-import.js';
 import { SessionRepo } from '../../src/git/session-repo.js';
 import { at, git, tempDir, turn } from './helpers.js';
 import { fsck, indexCommitTurn } from './index-commit-oracle.js';
@@ -117,6 +117,28 @@ describe('fastImport', () => {
     }
     expect(git(repo.dir, 'for-each-ref')).toBe('');
     expect(readdirSync(repo.gitDir).filter((f) => f.includes('marks'))).toEqual([]);
+  });
+
+  it('writes a stream larger than a batch in several, whole; a bad commit after the first batch went out writes no ref', async () => {
+    const big = (n: number): FastImportCommit => ({
+      branch: 'main',
+      parent: n === 1 ? 'none' : fastImportMark(n - 2),
+      files: [{ path: `messages/000/${String(n).padStart(6, '0')}-t-big.json`, content: `${n}`.padEnd(1024 * 1024, 'x') }],
+      message: `turn ${n}`,
+      author: at(n),
+    });
+    const count = Math.ceil((3 * STREAM_BATCH_BYTES) / (1024 * 1024)) + 1;
+    const repo = await newRepo();
+    const { shas } = await fastImport(repo.dir, Array.from({ length: count }, (_, i) => big(i + 1)));
+    expect(shas).toHaveLength(count);
+    expect(git(repo.dir, 'rev-list', '--count', 'main')).toBe(String(count));
+    expect(git(repo.dir, 'cat-file', '-s', `main:messages/000/${String(count).padStart(6, '0')}-t-big.json`)).toBe(String(1024 * 1024));
+
+    const cut = await newRepo();
+    const commits = Array.from({ length: count }, (_, i) => big(i + 1));
+    commits[count - 1] = { ...commits[count - 1]!, parent: 'HEAD' };
+    await expect(fastImport(cut.dir, commits)).rejects.toBeInstanceOf(GitArgumentError);
+    expect(git(cut.dir, 'for-each-ref')).toBe('');
   });
 
   it('refuses to rewrite an existing branch unless forced', async () => {
