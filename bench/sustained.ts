@@ -274,7 +274,12 @@ if (process.argv[2] === '--clients') {
     const singleAll = await allCommitted([single!], o.acks.size);
     const singleRate = ONE_SESSION_TURNS / ((singleAll - o.startedAt) / 1000);
     const sl = await lags('single', [single!], o.acks);
+    // Commits landing during the writing, not only after it: events published before the last acknowledgement.
+    const lastAck = Math.max(...o.acks.values());
+    const singleTurns = await app.deps.db.turn.findMany({ where: { sessionId: single! }, select: { id: true } });
+    const during = singleTurns.filter((t) => (committedAt.get(t.id) ?? Infinity) <= lastAck).length;
     console.log(`\n[3] one session, ${WRITERS} concurrent writers, ${fmt(ONE_SESSION_TURNS)} turns (load ${load()})`);
+    console.log(`committed while the writers wrote: ${fmt(during)} of ${fmt(ONE_SESSION_TURNS)} (their turnCommitted published before the last acknowledgement)`);
     console.log(`ingested in ${fmt(o.ms / 1000, 1)} s (${fmt(ONE_SESSION_TURNS / (o.ms / 1000), 1)} turns/s), all mirrored after ${fmt((singleAll - o.startedAt) / 1000, 1)} s: ` +
       `${fmt(singleRate, 1)} turns/s ingested and mirrored (goal >= ${ONE_SESSION_GOAL}) ${verdict(singleRate >= ONE_SESSION_GOAL)}; lag p50 ${fmt(percentile(sl, 50))} ms, p99 ${fmt(percentile(sl, 99))} ms`);
 
