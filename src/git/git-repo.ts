@@ -249,6 +249,22 @@ export class GitRepo {
   }
 
   /**
+   * The files among `paths` in the commit's tree with their sizes (a path that is not a file
+   * there is left out), in one spawn; literal paths, no pathspec magic.
+   */
+  async listFilesAmong(sha: string, paths: readonly string[]): Promise<TreeFile[]> {
+    const rev = assertRev(sha);
+    if (paths.length === 0) return [];
+    for (const path of paths) assertRepoPath(path);
+    // An argv has a limit: past 500 paths, the whole tree, kept to those paths.
+    if (paths.length > 500) {
+      const wanted = new Set(paths);
+      return (await this.listFiles(sha)).filter((file) => wanted.has(file.path));
+    }
+    return parseLsTree((await this.git([...lsTreeArgv(rev), '--', ...paths], { env: { GIT_LITERAL_PATHSPECS: '1' } })).stdout);
+  }
+
+  /**
    * The bytes of `path` in commit `sha`, or null when the commit has no file
    * there (missing, or a folder). Unknown rev: `GitObjectNotFoundError`.
    */

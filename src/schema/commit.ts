@@ -4,6 +4,7 @@ import {
   BLOB_TEXT_MAX_BYTES,
   commitDiff,
   commitFile,
+  commitFiles,
   commitMessages,
   commitInfoOf,
   commitParents,
@@ -221,9 +222,12 @@ builder.node(Commit, {
     ),
     files: t.field({
       type: [TreeEntry],
-      description: 'Files in the tree at this commit. Git-backed.',
+      description:
+        'Files in the tree at this commit. Git-backed. In a subscription event (turnCommitted, timeline): only the files this commit added or changed ' +
+        'against its first parent (a turn commit: its message files and meta.json), so an event stays the same size however long the session; ' +
+        "the whole tree is the same commit's files read by a query (session(sessionId).commit(sha)).",
       complexity: listCost(GIT_PROCESS_COST),
-      resolve: (c) => c.repo.listFiles(commitShaOf(c)),
+      resolve: (c) => commitFiles(c),
     }),
     diff: t.field({
       type: Diff,

@@ -43,8 +43,12 @@ function eventProject(ctx: Context, payload: { projectId: string }) {
  */
 function eventCommit(ctx: Context, payload: { sessionId: string }, sha: string) {
   return eventField(payload, 'commit', async (): Promise<CommitRef | null> => {
-    if (!isFullSha(sha)) return sessionCommit(ctx.deps, await eventSession(ctx, payload), sha);
-    const ref = shaCommitRef(ctx.deps, payload.sessionId, sha);
+    // eventScoped: Commit.files lists what the commit changed, not the session's whole tree.
+    if (!isFullSha(sha)) {
+      const read = await sessionCommit(ctx.deps, await eventSession(ctx, payload), sha);
+      return read && { ...read, eventScoped: true };
+    }
+    const ref = { ...shaCommitRef(ctx.deps, payload.sessionId, sha), eventScoped: true };
     return (await gitCanRead([ref])) ? ref : null;
   });
 }
@@ -138,7 +142,7 @@ const ProjectCommittedEvent = builder.objectRef<ProjectCommittedPayload>('Projec
           const repo = projectReader(await eventProject(ctx, e));
           const info = await repo.commitInfo(e.sha);
           if (!info) throw new Error(`commit ${e.sha} is gone from project ${e.projectId}`);
-          return { repo, sessionId: null, projectId: e.projectId, info };
+          return { repo, sessionId: null, projectId: e.projectId, info, eventScoped: true };
         }),
     }),
   }),

@@ -7,7 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Message, Prisma, Session, Turn } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/index.js';
 import { BadUserInputError, NotFoundError } from '../../errors.js';
-import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type GitRepo, type SessionRepo } from '../../git/index.js';
+import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type GitRepo, type SessionRepo, type TreeFile } from '../../git/index.js';
 import { countTurnCommits, isReconciling, describeFault, inspectSessionRepo, sessionRepoPath, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
 import type { Deps } from '../deps.js';
 import { branchSegments, messageFilter, segmentsOf, type BranchRows } from '../sessions/branch-path.js';
@@ -25,6 +25,8 @@ export type CommitRef = ReadCommitRef | ShaCommitRef;
 
 export interface ReadCommitRef {
   repo: GitRepo;
+  /** Carried by a subscription event: its files are the ones it changed (commitFiles). */
+  eventScoped?: boolean;
   sessionId: string | null;
   /** The project whose repo holds it (a project's commit: sessionId null). */
   projectId?: string;
@@ -33,6 +35,8 @@ export interface ReadCommitRef {
 
 export interface ShaCommitRef {
   repo: SessionRepo;
+  /** Carried by a subscription event: its files are the ones it changed (commitFiles). */
+  eventScoped?: boolean;
   sessionId: string | null;
   sha: string;
   info?: undefined;
@@ -338,6 +342,21 @@ export interface DiffView {
   /** The first parent, or null for a root commit. */
   base(): Promise<CommitRef | null>;
   files: FileChangeView[];
+}
+
+/**
+ * Commit.files: every file of the commit's tree, or for a commit an event carries (`eventScoped`)
+ * only the files it added or changed against its first parent, so that an event's size does not
+ * grow with the session (a 4,000-turn session's tree was 1.4 MB in every turnCommitted).
+ */
+export async function commitFiles(ref: CommitRef): Promise<TreeFile[]> {
+  if (!ref.eventScoped) return ref.repo.listFiles(commitShaOf(ref));
+  const info = await commitInfoOf(ref);
+  const changed = await ref.repo.diffFiles(info.sha, info.parents[0] ?? null);
+  return ref.repo.listFilesAmong(
+    info.sha,
+    changed.filter((file) => file.status !== 'DELETED').map((file) => file.path),
+  );
 }
 
 /**
