@@ -42,8 +42,21 @@ export function metaLine(summary: Pick<TurnSummary, 'durationMs' | 'toolCount' |
   return parts.length > 0 ? `[meta: ${parts.join(', ')}]` : null;
 }
 
+/** How many characters of a user message its turn's headline can read (HEADLINE_CHARS, each at most two: a CRLF). */
+export const HEADLINE_SOURCE_CHARS = 256;
+const HEADLINE_CHARS = 60;
+
+/**
+ * A turn commit's headline, "turn 3: <the user message's first 60 characters, on one line>":
+ * the first line of its message, made from the database alone (a list shows it without git).
+ * It reads no further than the first HEADLINE_SOURCE_CHARS characters of the message.
+ */
+export function turnHeadline(number: number, userContent: string): string {
+  return `turn ${number}: ${excerpt(userContent, HEADLINE_CHARS)}`.trimEnd();
+}
+
 export function turnCommitMessage(summary: TurnSummary): string {
-  const paragraphs: string[] = [`turn ${summary.number}: ${excerpt(summary.userContent, 60)}`.trimEnd()];
+  const paragraphs: string[] = [turnHeadline(summary.number, summary.userContent)];
   const body: string[] = [];
   if (summary.assistantContent !== null) body.push(`assistant: ${excerpt(summary.assistantContent, 80)}`.trimEnd());
   const tools = toolsLine(summary.toolNames);

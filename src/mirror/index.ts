@@ -24,6 +24,7 @@ export { messagePath } from './paths.js';
 export { countTurnCommits, openSessionRepo, removeStaleStaging, sessionRepoPath, stagingPath } from './session-repos.js';
 export { WARN_AT as DISK_WARN_AT, type DiskUsage } from './disk-budget.js';
 export { messageFile } from './files.js';
+export { HEADLINE_SOURCE_CHARS, turnHeadline } from './commit-message.js';
 export { MIRROR_IDENTITY } from './turn-plan.js';
 export { archiveOf, archivedBundleFile, isArchived, sessionRepoFromBundle, unarchiveSession, ArchiveDamagedError, type ArchiveManifest } from './archive.js';
 

@@ -29,8 +29,11 @@ import { connectionCost, GIT_PROCESS_COST, listCost, QUERY_COST, SHARED_GIT_COST
 import { Message, MessageConnection } from './message.js';
 import { Turn } from './turn.js';
 
-/** Commit fields answered without git (the sha from the database, the rest from it too). */
-const GIT_FREE_FIELDS = new Set(['sha', 'shortSha', 'turn', 'messages', 'messagesConnection', '__typename']);
+/**
+ * Commit fields answered without git (the sha from the database, the rest from it too; a session
+ * commit's headline from its turn, CommitHeadlineLoader).
+ */
+const GIT_FREE_FIELDS = new Set(['sha', 'shortSha', 'headline', 'turn', 'messages', 'messagesConnection', '__typename']);
 
 /**
  * Whether the selection of the field being resolved, at `path` inside it
@@ -145,6 +148,10 @@ function fromInfo<T>(c: CommitRef, read: (info: CommitInfo) => T): T | Promise<T
   return info instanceof Promise ? info.then(read) : read(info);
 }
 
+function headlineOf(info: CommitInfo): string {
+  return info.message.split('\n', 1)[0] ?? '';
+}
+
 const Diff = builder.objectRef<DiffView>('Diff').implement({
   fields: (t) => ({
     base: t.field({ type: Commit, nullable: true, complexity: SHARED_GIT_COST, resolve: (d) => d.base() }),
@@ -180,7 +187,10 @@ builder.node(Commit, {
     sha: t.string({ resolve: (c) => commitShaOf(c) }),
     shortSha: t.string({ resolve: (c) => commitShaOf(c).slice(0, 7) }),
     message: t.string({ resolve: (c) => fromInfo(c, (info) => info.message) }),
-    headline: t.string({ resolve: (c) => fromInfo(c, (info) => info.message.split('\n', 1)[0] ?? '') }),
+    headline: t.string({
+      description: "The message's first line. A session's turn commit's comes from the database (no git process).",
+      resolve: async (c, _args, ctx) => (c.info ? headlineOf(c.info) : ((await loaders(ctx).headlines.load(c)) ?? fromInfo(c, headlineOf))),
+    }),
     author: t.field({ type: GitActor, resolve: (c) => fromInfo(c, (info) => info.author) }),
     committer: t.field({ type: GitActor, resolve: (c) => fromInfo(c, (info) => info.committer) }),
     parentShas: t.stringList({

@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { CommitTurnLoader, MirrorStatusLoader } from '../services/replay/read-commits.js';
+import { CommitHeadlineLoader, CommitTurnLoader, MirrorStatusLoader } from '../services/replay/read-commits.js';
 import { LastActivityLoader, MessageContentLoader } from '../services/sessions/read-session.js';
 import { SessionReads } from '../services/sessions/session-reads.js';
 
@@ -13,6 +13,8 @@ export interface RequestLoaders {
   reads: SessionReads;
   content: MessageContentLoader;
   commitTurns: CommitTurnLoader;
+  /** Turn commits' headlines, from the database. */
+  headlines: CommitHeadlineLoader;
   mirror: MirrorStatusLoader;
   lastActivity: LastActivityLoader;
 }
@@ -24,7 +26,7 @@ export function loaders(ctx: Context): RequestLoaders {
   if (!found) {
     const { db } = ctx.deps;
     const reads = new SessionReads(db);
-    found = { reads, content: new MessageContentLoader(db), commitTurns: new CommitTurnLoader(db), mirror: new MirrorStatusLoader(ctx.deps, reads), lastActivity: new LastActivityLoader(db) };
+    found = { reads, content: new MessageContentLoader(db), commitTurns: new CommitTurnLoader(db), headlines: new CommitHeadlineLoader(db), mirror: new MirrorStatusLoader(ctx.deps, reads), lastActivity: new LastActivityLoader(db) };
     byContext.set(ctx, found);
   }
   return found;

@@ -2,8 +2,9 @@
  * Reads from the database first: a page of sessions with their head, turns'
  * commits (sha), timeline (sha, turn) and mirror status starts no git process,
  * and costs the same statements whatever its size (the request's batched reads,
- * src/schema/loaders.ts). Git-only fields (headline) still read git, one
- * process per session. Counts are the kept ones, equal to the lists they count
+ * src/schema/loaders.ts). A turn commit's headline comes from the database too
+ * (its turn's number and user message), the same as git's; git-only fields
+ * (message, author) still read git, one process per session. Counts are the kept ones, equal to the lists they count
  * on every branch. Counted, not timed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -53,8 +54,8 @@ async function sessionsWithTurns(api: TestServer, sessions: number, turns: numbe
 
 const page = (first: number) => `{ sessions(first: ${first}) { totalCount edges { node { sessionId
   head { sha shortSha turn { number } }
-  turns(first: 10) { totalCount edges { node { number mirrorState commit { sha turn { number } } } } }
-  timeline(first: 10) { totalCount edges { node { sha turn { number } } } }
+  turns(first: 10) { totalCount edges { node { number mirrorState commit { sha headline turn { number } } } } }
+  timeline(first: 10) { totalCount edges { node { sha headline turn { number } } } }
   mirror { dagTurns gitCommits pending inSync lastError lastCommittedAt } } } } }`;
 
 type PageData = {
@@ -89,23 +90,54 @@ describe('reads from the database first', () => {
       for (const e of node.turns.edges) expect(e.node.commit!.turn.number).toBe(e.node.number);
     }
     // The shas are git's: a git-only field of the same commits reads the repo, once per session
-    // (nothing kept of them yet: src/git/sha-cache.ts), then never again for those commits.
+    // (nothing kept of them yet: src/git/sha-cache.ts), then never again for those commits. The
+    // headlines the database gave are the first lines of git's messages.
     clearShaCache();
-    const headlinesQuery = `{ sessions(first: 3) { edges { node { turns(first: 10) { edges { node { number commit { headline } } } } } } } }`;
+    const messagesQuery = `{ sessions(first: 3) { edges { node { turns(first: 10) { edges { node { number commit { headline message } } } } } } } }`;
     const firstGit: string[] = [];
     const stop = onGitSpawn((e) => firstGit.push(e.argv.join(' ')));
     stops.push(stop);
-    const first = await api.raw(headlinesQuery);
+    const first = await api.raw(messagesQuery);
     stop();
     expect(first.errors).toBeUndefined();
     expect(firstGit.filter((argv) => / log /.test(argv))).toHaveLength(3);
-    const headlines = await counted(api, headlinesQuery);
-    expect(headlines.git).toEqual([]);
-    expect(headlines.data).toEqual(first.data);
-    type Headlines = { sessions: { edges: { node: { turns: { edges: { node: { number: number; commit: { headline: string } } }[] } } }[] } };
-    for (const s of (headlines.data as Headlines).sessions.edges) {
-      for (const t of s.node.turns.edges) expect(t.node.commit.headline).toContain(`question ${t.node.number}`);
+    const messages = await counted(api, messagesQuery);
+    expect(messages.git).toEqual([]);
+    expect(messages.data).toEqual(first.data);
+    type Messages = { sessions: { edges: { node: { turns: { edges: { node: { number: number; commit: { headline: string; message: string } } }[] } } }[] } };
+    for (const s of (messages.data as Messages).sessions.edges) {
+      for (const t of s.node.turns.edges) {
+        expect(t.node.commit.headline).toBe(t.node.commit.message.split('\n')[0]);
+        expect(t.node.commit.headline).toContain(`question ${t.node.number}`);
+      }
     }
+  });
+
+  it("gives a turn commit's headline from the database, the same as git's first line, whatever the user message", async () => {
+    const api = await startTestServer();
+    await api.ok(CreateSession, { input: { sessionId: 'heads' } });
+    const contents = [
+      '  leading spaces\r\nthen a CRLF, and a line long enough to be cut at sixty characters of it',
+      `${'é'.repeat(300)} accents past the characters read`,
+      `${'😀'.repeat(70)} astral characters, two UTF-16 units each`,
+      `${'\n'.repeat(100)}after a hundred newlines`,
+      `tab\tand a control \u0007 character ${' '.repeat(80)}trailing`,
+      'short',
+    ];
+    for (const content of contents) await api.ok(RecordTurn, { input: { sessionId: 'heads', user: { content }, assistant: { content: 'ok' } } });
+    await eventually(async () => {
+      const result = await api.raw(`{ session(sessionId: "heads") { mirror { inSync } } }`);
+      return (result.data as { session: { mirror: { inSync: boolean } } } | undefined)?.session.mirror.inSync ? true : undefined;
+    });
+    const query = `{ session(sessionId: "heads") { timeline(first: 10) { edges { node { headline } } } } }`;
+    const fromDatabase = await counted(api, query);
+    expect(fromDatabase.git).toEqual([]);
+    const fromGit = await api.raw(`{ session(sessionId: "heads") { timeline(first: 10) { edges { node { headline message } } } } }`);
+    type Timeline = { session: { timeline: { edges: { node: { headline: string; message: string } }[] } } };
+    const edges = (fromGit.data as Timeline).session.timeline.edges;
+    expect(edges).toHaveLength(contents.length);
+    for (const { node } of edges) expect(node.headline).toBe(node.message.split('\n')[0]);
+    expect((fromDatabase.data as unknown as Timeline).session.timeline.edges.map((e) => e.node.headline)).toEqual(edges.map((e) => e.node.headline));
   });
 
   it('reads Session.mirror for a page of sessions in the same statements whatever its size', async () => {

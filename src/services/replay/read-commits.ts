@@ -8,7 +8,19 @@ import type { Message, Prisma, Session, Turn } from '../../generated/prisma/clie
 import type { Db } from '../../db/index.js';
 import { BadUserInputError, NotFoundError } from '../../errors.js';
 import { GitError, isFullSha, isShaPrefix, isValidBranchName, type CommitInfo, type FileDiff, type GitRepo, type SessionRepo, type TreeFile } from '../../git/index.js';
-import { countTurnCommits, isReconciling, describeFault, inspectSessionRepo, sessionRepoPath, isRepoReadFailure, openSessionRepo, repoProblem } from '../../mirror/index.js';
+import {
+  countTurnCommits,
+  isReconciling,
+  describeFault,
+  inspectSessionRepo,
+  sessionRepoPath,
+  isRepoReadFailure,
+  openSessionRepo,
+  repoProblem,
+  HEADLINE_SOURCE_CHARS,
+  turnHeadline,
+} from '../../mirror/index.js';
+import { placeholders } from '../../db/dialect.js';
 import type { Deps } from '../deps.js';
 import { branchSegments, messageFilter, segmentsOf, type BranchRows } from '../sessions/branch-path.js';
 import { SessionReads } from '../sessions/session-reads.js';
@@ -256,6 +268,43 @@ export class CommitTurnLoader {
   }
 
   load(ref: CommitRef): Promise<Turn | null> {
+    if (!ref.sessionId) return Promise.resolve(null);
+    return this.batcher.load({ sessionId: ref.sessionId, sha: commitShaOf(ref) });
+  }
+}
+
+/**
+ * Session commits' headlines from the database: a turn commit's headline is made from its turn's
+ * number and user message (turnHeadline), so a page of timelines or turns shows them with no git
+ * process. The headlines asked for in the same tick are read by one statement per 50 sessions'
+ * worth of shas, the user messages' first characters only. Null for a sha no turn records (then
+ * the caller asks git).
+ */
+export class CommitHeadlineLoader {
+  private readonly batcher: Batcher<{ sessionId: string; sha: string }, string | null>;
+
+  constructor(db: Db) {
+    this.batcher = new Batcher(
+      async (keys) => {
+        const found = new Map<string, string>();
+        for (const slice of chunks(keys, TURN_BATCH)) {
+          const p = placeholders(db);
+          const terms = slice.map(() => `(t."sessionId" = ${p()} AND t."commitSha" = ${p()})`).join(' OR ');
+          const rows = await db.$queryRawUnsafe<{ sessionId: string; sha: string; number: number | bigint; head: string }[]>(
+            `SELECT t."sessionId" AS "sessionId", t."commitSha" AS "sha", t."number" AS "number", substr(m."content", 1, ${HEADLINE_SOURCE_CHARS}) AS "head" ` +
+              `FROM "Turn" t JOIN "Message" m ON m."id" = t."userMessageId" WHERE ${terms}`,
+            ...slice.flatMap((k) => [k.sessionId, k.sha]),
+          );
+          for (const row of rows) found.set(`${row.sessionId}\n${row.sha}`, turnHeadline(Number(row.number), row.head));
+        }
+        return keys.map((k) => found.get(`${k.sessionId}\n${k.sha}`) ?? null);
+      },
+      (k) => `${k.sessionId}\n${k.sha}`,
+    );
+  }
+
+  /** The headline of a session commit known by its sha; null for a project's commit or a sha no turn records. */
+  load(ref: CommitRef): Promise<string | null> {
     if (!ref.sessionId) return Promise.resolve(null);
     return this.batcher.load({ sessionId: ref.sessionId, sha: commitShaOf(ref) });
   }
