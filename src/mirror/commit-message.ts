@@ -42,8 +42,12 @@ export function metaLine(summary: Pick<TurnSummary, 'durationMs' | 'toolCount' |
   return parts.length > 0 ? `[meta: ${parts.join(', ')}]` : null;
 }
 
-/** How many characters of a user message its turn's headline can read (HEADLINE_CHARS, each at most two: a CRLF). */
-export const HEADLINE_SOURCE_CHARS = 256;
+/**
+ * How many stored characters of a user message are enough for its turn's headline: HEADLINE_CHARS
+ * characters, each at most two (a CRLF), each stored as at most three (PostgreSQL's escape of a
+ * NUL or a %: src/db/nul-text.ts), after the escape's mark; with room to spare.
+ */
+export const HEADLINE_SOURCE_CHARS = 1024;
 const HEADLINE_CHARS = 60;
 
 /**

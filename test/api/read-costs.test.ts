@@ -123,6 +123,7 @@ describe('reads from the database first', () => {
       `${'\n'.repeat(100)}after a hundred newlines`,
       `tab\tand a control \u0007 character ${' '.repeat(80)}trailing`,
       'short',
+      `nul \u0000 in it, 100% sure, ${'%'.repeat(200)}\u0000 more`,
     ];
     for (const content of contents) await api.ok(RecordTurn, { input: { sessionId: 'heads', user: { content }, assistant: { content: 'ok' } } });
     await eventually(async () => {

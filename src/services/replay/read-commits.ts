@@ -20,7 +20,8 @@ import {
   HEADLINE_SOURCE_CHARS,
   turnHeadline,
 } from '../../mirror/index.js';
-import { placeholders } from '../../db/dialect.js';
+import { dialectOf, placeholders } from '../../db/dialect.js';
+import { unescapeNul } from '../../db/nul-text.js';
 import type { Deps } from '../deps.js';
 import { branchSegments, messageFilter, segmentsOf, type BranchRows } from '../sessions/branch-path.js';
 import { SessionReads } from '../sessions/session-reads.js';
@@ -284,18 +285,27 @@ export class CommitHeadlineLoader {
   private readonly batcher: Batcher<{ sessionId: string; sha: string }, string | null>;
 
   constructor(db: Db) {
+    const sqlite = dialectOf(db) === 'sqlite';
+    const utf8 = new TextDecoder();
     this.batcher = new Batcher(
       async (keys) => {
         const found = new Map<string, string>();
         for (const slice of chunks(keys, TURN_BATCH)) {
           const p = placeholders(db);
           const terms = slice.map(() => `(t."sessionId" = ${p()} AND t."commitSha" = ${p()})`).join(' OR ');
+          // SQLite's substr of text stops at a NUL, its substr of bytes does not (in hex: the adapter
+          // reads no blob column of a raw query; a character cut at the end is decoded as U+FFFD, past
+          // what the headline reads). PostgreSQL's text holds no NUL (escaped: unescapeNul).
+          const head = sqlite ? `hex(substr(CAST(m."content" AS BLOB), 1, ${4 * HEADLINE_SOURCE_CHARS}))` : `substr(m."content", 1, ${HEADLINE_SOURCE_CHARS})`;
           const rows = await db.$queryRawUnsafe<{ sessionId: string; sha: string; number: number | bigint; head: string }[]>(
-            `SELECT t."sessionId" AS "sessionId", t."commitSha" AS "sha", t."number" AS "number", substr(m."content", 1, ${HEADLINE_SOURCE_CHARS}) AS "head" ` +
+            `SELECT t."sessionId" AS "sessionId", t."commitSha" AS "sha", t."number" AS "number", ${head} AS "head" ` +
               `FROM "Turn" t JOIN "Message" m ON m."id" = t."userMessageId" WHERE ${terms}`,
             ...slice.flatMap((k) => [k.sessionId, k.sha]),
           );
-          for (const row of rows) found.set(`${row.sessionId}\n${row.sha}`, turnHeadline(Number(row.number), row.head));
+          for (const row of rows) {
+            const text = sqlite ? utf8.decode(Buffer.from(row.head, 'hex')) : unescapeNul(row.head);
+            found.set(`${row.sessionId}\n${row.sha}`, turnHeadline(Number(row.number), text));
+          }
         }
         return keys.map((k) => found.get(`${k.sessionId}\n${k.sha}`) ?? null);
       },
