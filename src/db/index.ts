@@ -9,7 +9,7 @@
  * other process has the database open. So the applied migrations are read
  * first, read-only, and the engine runs only when one is missing.
  */
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -17,6 +17,7 @@ import { Mutex } from 'async-mutex';
 import Database from 'better-sqlite3';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { PACKAGE_ROOT } from '../package-root.js';
+import { syncFileSync, syncFolderSync } from '../fs/durable.js';
 import { readMigrations, SchemaEngineSession } from './schema-engine.js';
 import { appliedPostgresMigrations, migratePostgres, newPostgresClient, postgresFactory, redactedUrl, type PostgresOptions } from './postgresql.js';
 
@@ -275,9 +276,9 @@ export async function migrate(options: OpenDbOptions): Promise<string[]> {
     if (building) {
       // Private to the user, as the rest of the data dir (src/private-files.ts); SQLite gives its WAL and shm files the same mode.
       chmodSync(building, 0o600);
-      syncPath(building);
+      syncFileSync(building);
       renameSync(building, options.file);
-      syncFolder(dirname(options.file));
+      syncFolderSync(dirname(options.file));
     }
     return applied;
   } catch (error) {
@@ -314,26 +315,6 @@ function withoutSync(factory: SqlMigrationAwareDriverAdapterFactory): SqlMigrati
 /** A SQLite file and the journal, WAL and shared-memory files beside it. */
 function removeDatabaseFiles(file: string): void {
   for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-}
-
-/** Waits until what was written to `path` is on the disk. */
-function syncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Makes a rename in `folder` durable; skipped where a folder cannot be opened to sync (Windows). */
-function syncFolder(folder: string): void {
-  try {
-    syncPath(folder);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EACCES') throw error;
-  }
 }
 
 /**

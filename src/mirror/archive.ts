@@ -19,6 +19,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promis
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
+import { syncFile, syncFolder } from '../fs/durable.js';
 import { sha256OfFile } from '../fs/sha256.js';
 import { sessionsDir } from '../config.js';
 import { SessionRepo } from '../git/index.js';
@@ -135,13 +136,13 @@ export async function archiveSession(deps: ArchiveDeps, sessionId: string, now =
     try {
       await repo.writeBundle(partial);
       await repo.verifyBundle(partial);
-      await fsyncPath(partial);
+      await syncFile(partial);
       manifest.bundleBytes = (await stat(partial)).size;
       manifest.bundleSha256 = await sha256OfFile(partial);
       crashPoint('bundle-written');
       await rename(partial, bundle);
       await writeDurably(manifestFile(config, sessionId), `${JSON.stringify(manifest, null, 2)}\n`);
-      await fsyncPath(dir);
+      await syncFolder(dir);
       crashPoint('manifest-written');
     } catch (error) {
       await rm(partial, { force: true });
@@ -151,7 +152,7 @@ export async function archiveSession(deps: ArchiveDeps, sessionId: string, now =
     // The archive is whole: the repo leaves the sessions folder in one rename, then goes.
     const leaving = join(sessionsDir(config), `.archived+${sessionId}+${process.pid}-${Date.now()}`);
     await rename(repoPath, leaving);
-    await fsyncPath(sessionsDir(config));
+    await syncFolder(sessionsDir(config));
     crashPoint('repo-moved');
     await rm(leaving, { recursive: true, force: true });
     return { sessionId, archived: true, repoBytes: manifest.repoBytes, bundleBytes: manifest.bundleBytes };
@@ -186,7 +187,7 @@ export async function restoreArchived(config: Pick<Config, 'dataDir'>, sessionId
       throw new ArchiveDamagedError(`the archive of session ${sessionId} does not give back the refs its manifest lists; it is left as it is`);
     }
     await rename(staging, sessionRepoPath(config, sessionId));
-    await fsyncPath(sessionsDir(config));
+    await syncFolder(sessionsDir(config));
   } catch (error) {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     throw error;
@@ -289,16 +290,6 @@ function sameRefs(a: Record<string, string>, b: Record<string, string>): boolean
   return keys.length === Object.keys(b).length && keys.every((key) => b[key] === a[key]);
 }
 
-
-/** A file's data, or a folder's entries (a rename in it), made durable. */
-async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 /** `text` at `file`, whole or not at all: written to `<file>.partial`, fsynced, renamed. */
 async function writeDurably(file: string, text: string): Promise<void> {

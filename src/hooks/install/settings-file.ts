@@ -4,6 +4,7 @@
  * its mode), and the unified diff `--dry-run` prints.
  */
 import { closeSync, copyFileSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync, chmodSync } from 'node:fs';
+import { syncFolderSync } from '../../fs/durable.js';
 import { basename, dirname, join } from 'node:path';
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 
@@ -121,16 +122,7 @@ export function writeChange(change: FileChange): string | undefined {
   if (mode !== undefined) chmodSync(temporary, mode);
   renameSync(temporary, target);
   // The rename itself is durable once the folder is.
-  try {
-    const dirFd = openSync(folder, 'r');
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
-  } catch {
-    // Some file systems refuse to fsync a folder; the rename is done either way.
-  }
+  syncFolderSync(folder);
   return backup;
 }
 

@@ -277,9 +277,9 @@ export class CommitTurnLoader {
 /**
  * Session commits' headlines from the database: a turn commit's headline is made from its turn's
  * number and user message (turnHeadline), so a page of timelines or turns shows them with no git
- * process. The headlines asked for in the same tick are read by one statement per 50 sessions'
- * worth of shas, the user messages' first characters only. Null for a sha no turn records (then
- * the caller asks git).
+ * process. The headlines asked for in the same tick are read by one statement (per TURN_BATCH of
+ * them), the user messages' first characters only. Null for a sha no turn records (then the
+ * caller asks git).
  */
 export class CommitHeadlineLoader {
   private readonly batcher: Batcher<{ sessionId: string; sha: string }, string | null>;
