@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 const src = new URL('../src/cli.ts', import.meta.url);
 let compiled = true;
 if (existsSync(src)) {
-  if (!existsSync(new URL('../src/generated/prisma/client.ts', import.meta.url))) {
+  if (existsSync(new URL('../prisma/schema.prisma', import.meta.url)) && !existsSync(new URL('../src/generated/prisma/client.ts', import.meta.url))) {
     const generated = spawnSync(process.execPath, [fileURLToPath(new URL('../scripts/prisma-generate.mjs', import.meta.url))], { stdio: ['ignore', 2, 2] });
     if (generated.status !== 0) process.exit(2);
   }
