@@ -277,8 +277,8 @@ export class CommitTurnLoader {
 /**
  * Session commits' headlines from the database: a turn commit's headline is made from its turn's
  * number and user message (turnHeadline), so a page of timelines or turns shows them with no git
- * process. The headlines asked for in the same tick are read by one statement (per TURN_BATCH of
- * them), the user messages' first characters only. Null for a sha no turn records (then the
+ * process. The headlines asked for in the same tick are read by one statement (per 50 sessions'
+ * worth), the user messages' first characters only. Null for a sha no turn records (then the
  * caller asks git).
  */
 export class CommitHeadlineLoader {
@@ -290,20 +290,34 @@ export class CommitHeadlineLoader {
     this.batcher = new Batcher(
       async (keys) => {
         const found = new Map<string, string>();
-        for (const slice of chunks(keys, TURN_BATCH)) {
+        const bySession = new Map<string, string[]>();
+        for (const k of keys) bySession.set(k.sessionId, [...(bySession.get(k.sessionId) ?? []), k.sha]);
+        // One (sessionId, commitSha) index range per session, as CommitTurnLoader reads them.
+        const groups = [...bySession].flatMap(([sessionId, shas]) => chunks(shas, TURN_BATCH).map((slice) => ({ sessionId, shas: slice })));
+        for (const slice of chunks(groups, 50)) {
           const p = placeholders(db);
-          const terms = slice.map(() => `(t."sessionId" = ${p()} AND t."commitSha" = ${p()})`).join(' OR ');
-          // SQLite's substr of text stops at a NUL, its substr of bytes does not (in hex: the adapter
-          // reads no blob column of a raw query; a character cut at the end is decoded as U+FFFD, past
-          // what the headline reads). PostgreSQL's text holds no NUL (escaped: unescapeNul).
-          const head = sqlite ? `hex(substr(CAST(m."content" AS BLOB), 1, ${4 * HEADLINE_SOURCE_CHARS}))` : `substr(m."content", 1, ${HEADLINE_SOURCE_CHARS})`;
-          const rows = await db.$queryRawUnsafe<{ sessionId: string; sha: string; number: number | bigint; head: string }[]>(
-            `SELECT t."sessionId" AS "sessionId", t."commitSha" AS "sha", t."number" AS "number", ${head} AS "head" ` +
+          const params: string[] = [];
+          const terms = slice
+            .map(({ sessionId, shas }) => {
+              params.push(sessionId, ...shas);
+              return `(t."sessionId" = ${p()} AND t."commitSha" IN (${shas.map(() => p()).join(', ')}))`;
+            })
+            .join(' OR ');
+          // SQLite's substr of text stops at a NUL, its substr of bytes does not: a message holding a
+          // NUL is read as bytes (in hex: the adapter reads no blob column of a raw query; a character
+          // cut at the end is decoded as U+FFFD, past what the headline reads). PostgreSQL's text
+          // holds no NUL (escaped: unescapeNul).
+          const bytes = `CAST(m."content" AS BLOB)`;
+          const head = sqlite
+            ? `CASE WHEN instr(${bytes}, x'00') > 0 THEN hex(substr(${bytes}, 1, ${4 * HEADLINE_SOURCE_CHARS})) ELSE substr(m."content", 1, ${HEADLINE_SOURCE_CHARS}) END AS "head", instr(${bytes}, x'00') > 0 AS "hex"`
+            : `substr(m."content", 1, ${HEADLINE_SOURCE_CHARS}) AS "head", 0 AS "hex"`;
+          const rows = await db.$queryRawUnsafe<{ sessionId: string; sha: string; number: number | bigint; head: string; hex: number | bigint | boolean }[]>(
+            `SELECT t."sessionId" AS "sessionId", t."commitSha" AS "sha", t."number" AS "number", ${head} ` +
               `FROM "Turn" t JOIN "Message" m ON m."id" = t."userMessageId" WHERE ${terms}`,
-            ...slice.flatMap((k) => [k.sessionId, k.sha]),
+            ...params,
           );
           for (const row of rows) {
-            const text = sqlite ? utf8.decode(Buffer.from(row.head, 'hex')) : unescapeNul(row.head);
+            const text = Number(row.hex) ? utf8.decode(Buffer.from(row.head, 'hex')) : sqlite ? row.head : unescapeNul(row.head);
             found.set(`${row.sessionId}\n${row.sha}`, turnHeadline(Number(row.number), text));
           }
         }
