@@ -1,5 +1,5 @@
 /** The command line (bin/entity-memory.js), or any program, as a process run without blocking this one (a test server may be the one it talks to). */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { onCleanup } from './leftovers.js';
 
@@ -28,4 +28,28 @@ export function runProcess(file: string, args: string[], env: NodeJS.ProcessEnv,
 /** Runs `entity-memory ARGS…` with logs off and no token from the environment unless `env` sets one. */
 export function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   return runProcess(process.execPath, [BIN, ...args], { ...process.env, LOG_LEVEL: 'silent', ENTITY_MEMORY_TOKEN: '', ...env });
+}
+
+/** A command line as a README shows it, run by bash in its own process group (killed whole at the test's end). */
+export function asWritten(command: string, env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
+  const child = spawn('bash', ['-c', command], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  onCleanup(() => {
+    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+  });
+  return child;
+}
+
+/** The base URL a starting server prints ("web UI at http://127.0.0.1:PORT/"); rejects if it exits first. */
+export function servedUrl(server: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let said = '';
+    const look = (chunk: Buffer) => {
+      said += chunk.toString();
+      const found = /web UI at (http:\/\/127\.0\.0\.1:\d+)\//.exec(said);
+      if (found) resolve(found[1]!);
+    };
+    server.stdout!.on('data', look);
+    server.stderr!.on('data', look);
+    server.on('close', (status) => reject(new Error(`the server exited ${status} before serving: ${said}`)));
+  });
 }

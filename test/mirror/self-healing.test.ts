@@ -191,7 +191,12 @@ describe('self-healing while running', () => {
     expect(failing.mirror.lastError).toMatch(/git/i);
     expect(failing.head).toBeNull();
     expect(failing.branches).toEqual([{ name: 'main', isCurrent: true, head: null }]);
-    expect(failing.timeline).toEqual({ totalCount: 0, edges: [] });
+    // The timeline of the branch is the database's (shas, turns, headlines): it still answers.
+    expect(failing.timeline.totalCount).toBe(2);
+    expect(failing.timeline.edges.map((e) => [e.node.sha, e.node.headline, e.node.turn?.number])).toEqual([
+      [tip, 'turn 2: question 2', 2],
+      [expect.stringMatching(/^[0-9a-f]{40}$/), 'turn 1: question 1', 1],
+    ]);
     // A turn's commit sha is the database's, read without git: the two committed turns keep theirs.
     const committed = failing.turns.edges.map((e) => e.node.commit?.sha ?? null);
     expect(committed[2]).toBeNull();

@@ -203,17 +203,19 @@ describe('cost limit', () => {
 describe('per-request budgets', () => {
   it(`stops a request that needs more than ${REQUEST_GIT_PROCESSES} git processes on the fields beyond it, with BAD_USER_INPUT saying how to page`, async () => {
     const api = await startTestServer();
-    // A turn's commit sha comes from the database; its git fields (headline), asked for
+    // A turn's commit sha and headline come from the database; its git fields (message), asked for
     // together, share one git process per repo: spread over 70 sessions they need 70 processes.
     const sessions = 70;
     for (let n = 1; n <= sessions; n++) await longSession(api, `s${n}`, 1);
-    const query = `{ sessions(first: ${sessions}) { edges { node { sessionId turns(first: 1) { edges { node { commit { headline } } } } } } } }`;
+    const query = `{ sessions(first: ${sessions}) { edges { node { sessionId turns(first: 1) { edges { node { commit { message } } } } } } } }`;
     // What git already said of these commits (the mirror's events read some) would answer without
-    // a process (src/git/sha-cache.ts): forgotten, so every headline needs git.
+    // a process (src/git/sha-cache.ts): forgotten, so every message needs git.
     clearShaCache();
+    const headlines = await countingSpawns(() => api.raw(query.replace('commit { message }', 'commit { headline }')));
+    expect([headlines.spawns, headlines.result.errors]).toEqual([0, undefined]);
     const { result, spawns } = await countingSpawns(() => api.raw(query));
     expect(spawns).toBe(REQUEST_GIT_PROCESSES);
-    const edges = (result.data as { sessions: { edges: { node: { turns: { edges: { node: { commit: { headline: string } | null } }[] } } }[] } })
+    const edges = (result.data as { sessions: { edges: { node: { turns: { edges: { node: { commit: { message: string } | null } }[] } } }[] } })
       .sessions.edges;
     const commits = edges.map((edge) => edge.node.turns.edges[0]!.node.commit);
     expect(commits.filter((c) => c !== null)).toHaveLength(REQUEST_GIT_PROCESSES);
@@ -225,7 +227,7 @@ describe('per-request budgets', () => {
     expect(error.message).toContain('first:');
     expect(error.extensions?.gitProcessLimit).toBe(REQUEST_GIT_PROCESSES);
     // Paged, it fits: the next request has a budget of its own.
-    const paged = await api.raw(`{ sessions(first: 50) { edges { node { turns(first: 1) { edges { node { commit { headline } } } } } } } }`);
+    const paged = await api.raw(`{ sessions(first: 50) { edges { node { turns(first: 1) { edges { node { commit { message } } } } } } } }`);
     expect(paged.errors).toBeUndefined();
   }, LONG);
 

@@ -7,12 +7,11 @@
  * `entity-memory/client` imports from a plain .mjs file, and no build tool (TypeScript, Vite,
  * React, esbuild, tsx) is in the installed tree.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runProcess } from '../helpers/cli.js';
-import { onCleanup } from '../helpers/leftovers.js';
+import { asWritten, runProcess, servedUrl } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -37,15 +36,6 @@ function installedPackages(modules: string): string[] {
   };
   walk(modules);
   return found;
-}
-
-/** A README line, run by bash as written (test/server/readme-commands.test.ts checks that these are the README's). */
-function asWritten(command: string, env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
-  const child = spawn('bash', ['-c', command], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  onCleanup(() => {
-    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
-  });
-  return child;
 }
 
 function finished(child: ChildProcess): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -92,17 +82,7 @@ describe('the npm package', () => {
     const serveEnv: NodeJS.ProcessEnv = { ...env, HOME: home, PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, PORT: '0', LOG_LEVEL: 'silent', ENTITY_MEMORY_TOKEN: '' };
     for (const name of ['OPENPROGRAM_HOME', 'DATABASE_URL', 'REDIS_URL', 'HOST']) delete serveEnv[name];
     const server = asWritten('entity-memory', serveEnv, work);
-    const url = await new Promise<string>((resolve, reject) => {
-      let said = '';
-      const look = (chunk: Buffer) => {
-        said += chunk.toString();
-        const found = /web UI at (http:\/\/127\.0\.0\.1:\d+)\//.exec(said);
-        if (found) resolve(found[1]!);
-      };
-      server.stdout!.on('data', look);
-      server.stderr!.on('data', look);
-      server.on('close', (status) => reject(new Error(`serve exited ${status}: ${said}`)));
-    });
+    const url = await servedUrl(server);
     expect(existsSync(join(home, '.openprogram', 'entity-memory.db'))).toBe(true);
     const page = await fetch(`${url}/`);
     expect([page.status, (await page.text()).includes('<div id="root">')]).toEqual([200, true]);

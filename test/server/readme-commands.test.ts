@@ -17,13 +17,11 @@
  * 4000, so the suite never needs port 4000 free; `systemctl` and `launchctl` are stand-ins that
  * answer like a working systemd or launchd, so `service install` starts nothing on this machine.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serveFlagHelp } from '../../src/config.js';
-import { runProcess } from '../helpers/cli.js';
-import { onCleanup } from '../helpers/leftovers.js';
+import { asWritten, runProcess, servedUrl } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -104,11 +102,6 @@ function sandbox(): { home: string; env: NodeJS.ProcessEnv } {
   return { home, env };
 }
 
-/** A long-running README line, run by bash as written, in its own process group. */
-function asWritten(command: string, env: NodeJS.ProcessEnv) {
-  return spawn('bash', ['-c', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-}
-
 async function bash(script: string, env: NodeJS.ProcessEnv) {
   return runProcess('bash', ['-euo', 'pipefail', '-c', script], env, '', root);
 }
@@ -137,7 +130,7 @@ describe("the README's commands", () => {
   it('the lines run elsewhere are run there, as written', () => {
     for (const [command, { file }] of Object.entries(ranElsewhere)) {
       const text = readFileSync(join(root, file), 'utf8');
-      const quoted = file.endsWith('.ts') ? text.includes(`asWritten('${command}'`) : text.split('\n').some((line) => line.trim() === command);
+      const quoted = file.endsWith('.ts') ? text.includes(`asWritten('${command}',`) : text.split('\n').some((line) => line.trim() === command);
       expect(quoted, `${file} runs "${command}"`).toBe(true);
     }
   });
@@ -193,22 +186,11 @@ describe("the README's commands", () => {
     const [service, curl, repo, hooks] = runnable;
 
     // The second of the two commands, as written: npm start serves the data dir of this HOME.
-    const server = asWritten('npm start', env);
+    const server = asWritten('npm start', env, root);
     const stop = () => {
       if (server.exitCode === null) process.kill(-server.pid!, 'SIGTERM');
     };
-    onCleanup(stop);
-    const url = await new Promise<string>((resolve, reject) => {
-      let said = '';
-      const look = (chunk: Buffer) => {
-        said += chunk.toString();
-        const found = /web UI at (http:\/\/127\.0\.0\.1:\d+)\//.exec(said);
-        if (found) resolve(found[1]!);
-      };
-      server.stdout.on('data', look);
-      server.stderr.on('data', look);
-      server.on('close', (status) => reject(new Error(`npm start exited ${status}: ${said}`)));
-    });
+    const url = await servedUrl(server);
     expect(existsSync(join(home, '.openprogram', 'entity-memory.db'))).toBe(true);
 
     // Always on: install, status (it finds the server npm start runs), uninstall.
