@@ -17,11 +17,17 @@ export function runProcess(file: string, args: string[], env: NodeJS.ProcessEnv,
   onCleanup(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
+  const run = finished(child);
+  child.stdin.end(stdin);
+  return run;
+}
+
+/** What a started process printed, and its status, once it has closed. */
+export function finished(child: ChildProcess): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(stdin);
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
 }
 

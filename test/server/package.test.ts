@@ -7,11 +7,10 @@
  * `entity-memory/client` imports from a plain .mjs file, and no build tool (TypeScript, Vite,
  * React, esbuild, tsx) is in the installed tree.
  */
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { asWritten, runProcess, servedUrl } from '../helpers/cli.js';
+import { asWritten, finished, runProcess, servedUrl } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -36,14 +35,6 @@ function installedPackages(modules: string): string[] {
   };
   walk(modules);
   return found;
-}
-
-function finished(child: ChildProcess): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
 }
 
 describe('the npm package', () => {

@@ -4,9 +4,9 @@
  * its mode), and the unified diff `--dry-run` prints.
  */
 import { closeSync, copyFileSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync, chmodSync } from 'node:fs';
-import { syncFolderSync } from '../../fs/durable.js';
 import { basename, dirname, join } from 'node:path';
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { syncFolderSync } from '../../fs/durable.js';
 
 /** A settings file that cannot be edited safely; the message is `path:line:col: reason`. */
 export class SettingsFileError extends Error {}

@@ -255,10 +255,7 @@ export class CommitTurnLoader {
     this.batcher = new Batcher(
       async (keys) => {
         const found = new Map<string, Turn>();
-        const bySession = new Map<string, string[]>();
-        for (const k of keys) bySession.set(k.sessionId, [...(bySession.get(k.sessionId) ?? []), k.sha]);
-        // One (sessionId, commitSha) index range per session.
-        const terms = [...bySession].flatMap(([sessionId, shas]) => chunks(shas, TURN_BATCH).map((slice) => ({ sessionId, commitSha: { in: slice } })));
+        const terms = shaRanges(keys).map(({ sessionId, shas }) => ({ sessionId, commitSha: { in: shas } }));
         for (const slice of chunks(terms, 50)) {
           for (const row of await db.turn.findMany({ where: { OR: slice } })) found.set(`${row.sessionId}\n${row.commitSha}`, row);
         }
@@ -290,11 +287,7 @@ export class CommitHeadlineLoader {
     this.batcher = new Batcher(
       async (keys) => {
         const found = new Map<string, string>();
-        const bySession = new Map<string, string[]>();
-        for (const k of keys) bySession.set(k.sessionId, [...(bySession.get(k.sessionId) ?? []), k.sha]);
-        // One (sessionId, commitSha) index range per session, as CommitTurnLoader reads them.
-        const groups = [...bySession].flatMap(([sessionId, shas]) => chunks(shas, TURN_BATCH).map((slice) => ({ sessionId, shas: slice })));
-        for (const slice of chunks(groups, 50)) {
+        for (const slice of chunks(shaRanges(keys), 50)) {
           const p = placeholders(db);
           const params: string[] = [];
           const terms = slice
@@ -304,20 +297,19 @@ export class CommitHeadlineLoader {
             })
             .join(' OR ');
           // SQLite's substr of text stops at a NUL, its substr of bytes does not: a message holding a
-          // NUL is read as bytes (in hex: the adapter reads no blob column of a raw query; a character
-          // cut at the end is decoded as U+FFFD, past what the headline reads). PostgreSQL's text
-          // holds no NUL (escaped: unescapeNul).
-          const bytes = `CAST(m."content" AS BLOB)`;
-          const head = sqlite
-            ? `CASE WHEN instr(${bytes}, x'00') > 0 THEN hex(substr(${bytes}, 1, ${4 * HEADLINE_SOURCE_CHARS})) ELSE substr(m."content", 1, ${HEADLINE_SOURCE_CHARS}) END AS "head", instr(${bytes}, x'00') > 0 AS "hex"`
-            : `substr(m."content", 1, ${HEADLINE_SOURCE_CHARS}) AS "head", 0 AS "hex"`;
-          const rows = await db.$queryRawUnsafe<{ sessionId: string; sha: string; number: number | bigint; head: string; hex: number | bigint | boolean }[]>(
-            `SELECT t."sessionId" AS "sessionId", t."commitSha" AS "sha", t."number" AS "number", ${head} ` +
+          // NUL is read as bytes too ("bytes", in hex: the adapter reads no blob column of a raw
+          // query; a character cut at the end is decoded as U+FFFD, past what the headline reads).
+          // PostgreSQL's text holds no NUL (escaped: unescapeNul).
+          const blob = `CAST(m."content" AS BLOB)`;
+          const bytes = sqlite ? `CASE WHEN instr(${blob}, x'00') > 0 THEN hex(substr(${blob}, 1, ${4 * HEADLINE_SOURCE_CHARS})) END` : 'NULL';
+          const rows = await db.$queryRawUnsafe<{ sessionId: string; sha: string; number: number | bigint; head: string; bytes: string | null }[]>(
+            `SELECT t."sessionId" AS "sessionId", t."commitSha" AS "sha", t."number" AS "number", ` +
+              `substr(m."content", 1, ${HEADLINE_SOURCE_CHARS}) AS "head", ${bytes} AS "bytes" ` +
               `FROM "Turn" t JOIN "Message" m ON m."id" = t."userMessageId" WHERE ${terms}`,
             ...params,
           );
           for (const row of rows) {
-            const text = Number(row.hex) ? utf8.decode(Buffer.from(row.head, 'hex')) : sqlite ? row.head : unescapeNul(row.head);
+            const text = row.bytes !== null ? utf8.decode(Buffer.from(row.bytes, 'hex')) : sqlite ? row.head : unescapeNul(row.head);
             found.set(`${row.sessionId}\n${row.sha}`, turnHeadline(Number(row.number), text));
           }
         }
@@ -332,6 +324,17 @@ export class CommitHeadlineLoader {
     if (!ref.sessionId) return Promise.resolve(null);
     return this.batcher.load({ sessionId: ref.sessionId, sha: commitShaOf(ref) });
   }
+}
+
+/** Session commits asked for by sha, as one (sessionId, commitSha IN ...) index range per session (TURN_BATCH shas at most). */
+function shaRanges(keys: readonly { sessionId: string; sha: string }[]): { sessionId: string; shas: string[] }[] {
+  const bySession = new Map<string, string[]>();
+  for (const k of keys) {
+    const shas = bySession.get(k.sessionId);
+    if (shas) shas.push(k.sha);
+    else bySession.set(k.sessionId, [k.sha]);
+  }
+  return [...bySession].flatMap(([sessionId, shas]) => chunks(shas, TURN_BATCH).map((slice) => ({ sessionId, shas: slice })));
 }
 
 /** Shas per `IN (...)`: well under SQLite's bound-parameter limit. */
