@@ -39,10 +39,18 @@ export function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun
 /** A command line as a README shows it, run by bash in its own process group (killed whole at the test's end). */
 export function asWritten(command: string, env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
   const child = spawn('bash', ['-c', command], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  onCleanup(() => {
-    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
-  });
+  onCleanup(() => killGroup(child, 'SIGKILL'));
   return child;
+}
+
+/** Signals the process group `asWritten` started, unless it has exited (the group can be gone before Node reports the exit: ESRCH means nothing is left). */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid!, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
 }
 
 /** The base URL a starting server prints ("web UI at http://127.0.0.1:PORT/"); rejects if it exits first. */

@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { asWritten, finished, runProcess, servedUrl } from '../helpers/cli.js';
+import { asWritten, finished, killGroup, runProcess, servedUrl } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -80,7 +80,7 @@ describe('the npm package', () => {
     const graphiql = await fetch(`${url}/graphql`, { headers: { accept: 'text/html' } });
     expect([graphiql.status, (await graphiql.text()).toLowerCase().includes('graphiql')]).toEqual([200, true]);
     const stopped = new Promise((resolve) => server.on('close', resolve));
-    process.kill(-server.pid!, 'SIGTERM');
+    killGroup(server, 'SIGTERM');
     await stopped;
 
     // The typed client, from plain Node ESM beside the installed package.

@@ -21,7 +21,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serveFlagHelp } from '../../src/config.js';
-import { asWritten, runProcess, servedUrl } from '../helpers/cli.js';
+import { asWritten, killGroup, runProcess, servedUrl } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -187,9 +187,7 @@ describe("the README's commands", () => {
 
     // The second of the two commands, as written: npm start serves the data dir of this HOME.
     const server = asWritten('npm start', env, root);
-    const stop = () => {
-      if (server.exitCode === null) process.kill(-server.pid!, 'SIGTERM');
-    };
+    const stop = () => killGroup(server, 'SIGTERM');
     const url = await servedUrl(server);
     expect(existsSync(join(home, '.openprogram', 'entity-memory.db'))).toBe(true);
 
