@@ -23,7 +23,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { ensureWebBuild } from '../scripts/build-web.mjs';
 import { createLogger } from '../src/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
-import { launchChromium, noNetwork } from '../test/e2e/chromium.js';
+import { launchChromium, watchOrigins } from '../test/e2e/chromium.js';
 import { benchConfig, fmt, percentile, postGraphQL } from './stats.js';
 
 const argv = process.argv.slice(2);
@@ -155,7 +155,7 @@ try {
   for (let i = 0; i < RUNS; i++) {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     try {
-      const blocked = await noNetwork(context, server.url);
+      const blocked = watchOrigins(context, server.url);
       await context.addInitScript(PAGE_SCRIPT);
       const page = await context.newPage();
       const errors: string[] = [];

@@ -20,6 +20,8 @@
  * fresh browser context each time: no HTTP cache, no storage; the server is warm after the
  * first); (b) from the click event's dispatch, with "Back to latest" between rounds. Every
  * measured state is checked afterwards with getByRole/getByText, the names of ui.md.
+ * Requests to other origins are watched, not intercepted (test/e2e/chromium.ts watchOrigins):
+ * Playwright's interception put ~200 ms on each cold open; a run that saw one fails.
  * --profile adds one more cold open under Chromium's CPU profiler and prints where its samples fell.
  * --compare-web-dir <dir> (another build, e.g. of an earlier commit) adds, after (a), cold opens
  * of the two builds in turn on the same server and data (COMPARE_RUNS each; the page served is
@@ -40,7 +42,7 @@ import { onGitSpawn, PER_CALL_CONFIG } from '../src/git/run.js';
 import { createLogger } from '../src/logger.js';
 import { rebuildSession } from '../src/mirror/rebuild.js';
 import { startServer, type RunningServer } from '../src/server.js';
-import { launchChromium, noNetwork, type BlockedRequests } from '../test/e2e/chromium.js';
+import { launchChromium, watchOrigins, type BlockedRequests } from '../test/e2e/chromium.js';
 import { fillClosedTurns } from './fill-session.js';
 import { benchConfig, fmt, percentile, postGraphQL, timed } from './stats.js';
 
@@ -236,7 +238,7 @@ interface Tab {
 
 async function newTab(): Promise<Tab> {
   const context = await browser!.newContext({ viewport: { width: 1400, height: 900 } });
-  const blocked = await noNetwork(context, server!.url);
+  const blocked = watchOrigins(context, server!.url);
   await context.addInitScript(PAGE_SCRIPT);
   const page = await context.newPage();
   const errors: string[] = [];
