@@ -10,6 +10,7 @@ import { SearchBox } from '../features/search/SearchBox';
 import { SessionsNav } from '../features/sessions/SessionsNav';
 import { loadedOr } from '../lib/lazy';
 import { Link } from '../lib/Link';
+import { usePageSettled } from '../lib/page-settled';
 import { parseRoute, usePathname } from '../lib/router';
 
 /** Shown in place of a page whose code could not be loaded (the server restarted with a new build, say). */
@@ -45,6 +46,8 @@ function BranchesPanel(props: BranchesProps) {
 
 export function App() {
   const route = parseRoute(usePathname());
+  // On a session page, its own content first (lib/page-settled.ts).
+  const sidebar = usePageSettled(route.name === 'session');
   return (
     <div className="shell">
       <aside className="sidebar">
@@ -52,15 +55,15 @@ export function App() {
           entity-memory
         </Link>
         <SearchBox />
-        <SessionsNav currentSessionId={route.name === 'session' ? route.sessionId : undefined} />
-        <ProjectsNav currentProjectId={route.name === 'project' || route.name === 'blame' ? route.projectId : undefined} />
+        {sidebar && <SessionsNav currentSessionId={route.name === 'session' ? route.sessionId : undefined} />}
+        {sidebar && <ProjectsNav currentProjectId={route.name === 'project' || route.name === 'blame' ? route.projectId : undefined} />}
         <a className="muted" href="/graphql">
           GraphiQL
         </a>
-        <DiskUsage />
+        {sidebar && <DiskUsage />}
       </aside>
       <div className="page">
-      <DirtyTreeBanner />
+      {sidebar && <DirtyTreeBanner />}
       {route.name === 'session' && <SessionPage key={route.sessionId} sessionId={route.sessionId} Branches={BranchesPanel} />}
       <Suspense fallback={<main className="empty" aria-busy="true" />}>
         {route.name === 'project' && <ProjectPage key={route.projectId} projectId={route.projectId} />}

@@ -20,19 +20,10 @@ function PlainText({ text }: { text: string }) {
   return <p className="plain-text">{text}</p>;
 }
 
-// The markdown parser, loaded after the page (the plain text shows meanwhile). A load that fails
-// (the server restarted or was updated while the page loaded it) leaves the plain text: a lazy
-// component that throws would take the whole page down with it.
-const loadMarkdown = () => import('./MarkdownText');
-const MarkdownText = lazy(() => loadedOr<ComponentType<{ text: string }>>(loadMarkdown, PlainText));
-
-/**
- * Starts loading the markdown parser now (the session page calls it as it mounts), so that it is
- * in by the time the conversation's messages are; a failure is left to MarkdownText's own load.
- */
-export function preloadMarkdown(): void {
-  loadMarkdown().catch(() => {});
-}
+// The markdown parser, loaded when a message is first shown formatted (the plain text shows
+// meanwhile). A load that fails (the server restarted or was updated while the page loaded it)
+// leaves the plain text: a lazy component that throws would take the whole page down with it.
+const MarkdownText = lazy(() => loadedOr<ComponentType<{ text: string }>>(() => import('./MarkdownText'), PlainText));
 
 export interface ViewedHead {
   sha: string;
@@ -70,8 +61,14 @@ export function Conversation({
   hasLive = false,
   onShownTurn,
   found = null,
+  formatted = true,
 }: {
   sessionId: string;
+  /**
+   * Messages as markdown; false shows them as plain text (the session page's cold open: the
+   * markdown parser loads once the page has settled, not in the way of its first content).
+   */
+  formatted?: boolean;
   /** A message to scroll into view and mark (a search hit opened: ?message=), when on the page. */
   found?: string | null;
   head: ViewedHead | null;
@@ -179,7 +176,7 @@ export function Conversation({
             <h2 className="turn-marker">Turn {turn.number}</h2>
             <TurnRedactions messages={turn.messages} />
             {turn.messages.map((message) => (
-              <MessageView key={message.id} message={message} callOf={callOf} found={message.messageId === found} />
+              <MessageView key={message.id} message={message} callOf={callOf} found={message.messageId === found} formatted={formatted} />
             ))}
           </section>
         );
@@ -225,11 +222,14 @@ export function MessageView({
   message,
   callOf,
   found = false,
+  formatted = true,
 }: {
   message: ReplayMessageFieldsFragment;
   callOf?: (result: ReplayMessageFieldsFragment) => ToolCall | null;
   /** The message a search hit opened: marked, and a collapsed one opened. */
   found?: boolean;
+  /** Its text as markdown (false: as plain text, for now). */
+  formatted?: boolean;
 }) {
   const mark = found ? ' message-found' : '';
   const role = ROLE_LABELS[message.role] ?? message.role;
@@ -300,9 +300,13 @@ export function MessageView({
       )}
       {message.content.trim() !== '' && (
         <div className="markdown">
-          <Suspense fallback={<PlainText text={message.content} />}>
-            <MarkdownText text={message.content} />
-          </Suspense>
+          {formatted ? (
+            <Suspense fallback={<PlainText text={message.content} />}>
+              <MarkdownText text={message.content} />
+            </Suspense>
+          ) : (
+            <PlainText text={message.content} />
+          )}
         </div>
       )}
       {calls.map((call, i) => (

@@ -22,10 +22,11 @@ import { useClient, useQuery, useSubscription } from 'urql';
 import type { ViewedCommitFieldsFragment } from '../../gql/graphql';
 import { Link } from '../../lib/Link';
 import { onReconnected } from '../../lib/client';
+import { markPageSettled } from '../../lib/page-settled';
 import { projectPath, replaceSearch, useSearch } from '../../lib/router';
 import { Changes } from './Changes';
 import { CodeChanges } from './CodeChanges';
-import { Conversation, preloadMarkdown } from './Conversation';
+import { Conversation } from './Conversation';
 import { ArchivedSession } from './ArchivedSession';
 import { ExportContext } from './ExportContext';
 import { MirrorStatus } from './MirrorStatus';
@@ -60,8 +61,6 @@ type Viewed = ViewedCommitFieldsFragment;
 export function SessionPage({ sessionId, Branches }: { sessionId: string; Branches: BranchesSlot }) {
   const client = useClient();
   const [{ data, error }, refetchPage] = useQuery({ query: SessionPageQuery, variables: { sessionId } });
-  // The markdown parser loads while the page's first query is answered, not after its messages are.
-  useEffect(preloadMarkdown, []);
   const view = data?.session ?? null;
 
   // Where this page is: the address bar's, else the session's latest.
@@ -71,7 +70,8 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   // The mirror state, the branch graph, the session repo's changes and, at the latest, the
   // branches' tips wait until the timeline's first page and the turn's code changes are in: on a
   // long session they are the costlier reads (the graph's alone is 50 ms of git at 10,000
-  // turns), and sent with those they held up what the user came to see. Once settled, they stay.
+  // turns), and sent with those they held up what the user came to see. So do the messages'
+  // markdown (plain text until then), and the sidebar's lists (lib/page-settled.ts). Once settled, they stay.
   const [timelineIn, setTimelineIn] = useState(false);
   const [codeIn, setCodeIn] = useState(false);
   const onTimelineLoaded = useCallback(() => setTimelineIn(true), []);
@@ -100,8 +100,15 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
   // Settled once the timeline is in and, when the page shows code changes, they are (none without a project or a turn).
   const codeShown = view?.project != null && viewed !== null;
   useEffect(() => {
-    if (timelineIn && (codeIn || (view !== null && !codeShown))) setSettled(true);
+    if (!timelineIn || !(codeIn || (view !== null && !codeShown))) return;
+    setSettled(true);
+    markPageSettled();
   }, [timelineIn, codeIn, codeShown, view]);
+  // Nothing more is coming: the sidebar need not wait (an error, no such session, an archive).
+  const nothingMore = error !== undefined || data?.session === null || view?.archive != null;
+  useEffect(() => {
+    if (nothingMore) markPageSettled();
+  }, [nothingMore]);
   const older = shown?.older ?? false;
   // The session's own count is read again as soon as a turn opens: the fresher one for its branch.
   const total = view && shownBranch === view.currentBranch ? view.turns.totalCount : (shown?.total ?? 0);
@@ -380,6 +387,7 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
           hasLive={atWritePoint && openNumber !== null}
           onShownTurn={setShownTurn}
           found={search.get('message')}
+          formatted={settled}
           live={
             atWritePoint && (
               // The live turn stays until its committed form is on the page, so a closing turn never blinks out.
