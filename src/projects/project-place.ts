@@ -1,7 +1,9 @@
 /**
  * A project's working directory and repo, checked on every use: a folder can
  * be replaced by a symlink, a `.git` file rewritten, or a filter driver added
- * between two turns, so nothing here is remembered from one call to the next.
+ * between two turns, so nothing here is remembered from one call to the next,
+ * save one thing for readers (`locateProjectRepoToRead`): where the repo was
+ * found, while the working directory and its `.git` are the very same files.
  * Every git run in a project (status, add, commit, log) goes through a place
  * opened here; refused places get no git run beyond locating the repo, and
  * nothing of ours (lock file, claims, message file, commit) is written there.
@@ -123,6 +125,53 @@ export async function locateProjectRepo(project: PlaceProject, config: PlaceConf
     throw new BadUserInputError(`${checked.workdir} is not a git repository any more.`, { projectId: project.projectId });
   }
   return { workdir: checked.workdir, location: checked.location };
+}
+
+/** The most projects whose location a reader keeps (`locateProjectRepoToRead`). */
+const READ_LOCATIONS_KEPT = 256;
+
+/** Where each project's repo was last located for a reader, and by which files (`placeStamp`). */
+const readLocations = new Map<string, { stamp: string; location: RepoLocation }>();
+
+/**
+ * What a location found in `workdir` rests on: the folder itself (lstat: a symlink put in its
+ * place is another file) and its `.git`, a folder or a `gitdir:` file (device, inode, change
+ * times and size: rewriting, replacing or moving either changes them). Null when either is missing.
+ */
+async function placeStamp(workdir: string, config: PlaceConfig): Promise<string | null> {
+  try {
+    const [dir, dotGit] = await Promise.all([lstat(workdir, { bigint: true }), lstat(join(workdir, '.git'), { bigint: true })]);
+    if (!dir.isDirectory()) return null;
+    const file = (s: typeof dir) => `${s.dev}:${s.ino}:${s.mode}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+    return `${realRoots(config).join('\0')}\0${file(dir)}\0${file(dotGit)}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `locateProjectRepo` for a reader (log, diff, blame, files by sha): the checks run in full the
+ * first time and whenever the working directory or its `.git` is no longer the same file as
+ * then (see `placeStamp`); otherwise the location found then is given again, with the working
+ * directory's real path checked again, and no git process. A reader reads objects by full sha
+ * at the git directories located (real paths, inside the allowed roots when checked), so a
+ * location out of date can at worst fail to find one. Writers and the end-of-turn commit call
+ * `locateProjectRepo`, which remembers nothing.
+ */
+export async function locateProjectRepoToRead(project: PlaceProject, config: PlaceConfig): Promise<{ workdir: string; location: RepoLocation }> {
+  const before = await placeStamp(project.workdir, config);
+  const kept = before === null ? undefined : readLocations.get(project.workdir);
+  if (kept && kept.stamp === before && (await realpath(project.workdir).catch(() => null)) === project.workdir) {
+    return { workdir: project.workdir, location: kept.location };
+  }
+  readLocations.delete(project.workdir);
+  const found = await locateProjectRepo(project, config);
+  // Kept only when nothing moved while git was asked.
+  if (before !== null && found.workdir === project.workdir && (await placeStamp(project.workdir, config)) === before) {
+    if (readLocations.size >= READ_LOCATIONS_KEPT) readLocations.delete(readLocations.keys().next().value!);
+    readLocations.set(project.workdir, { stamp: before, location: found.location });
+  }
+  return found;
 }
 
 /** Reads the repo's effective config and picks how git may run there. */

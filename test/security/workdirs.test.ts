@@ -8,6 +8,7 @@ import { lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppendMessage, CreateSession, EndTurn, RecordTurn } from '../api/operations.js';
+import { onGitSpawn } from '../../src/git/run.js';
 import { eventually, git } from '../helpers/git.js';
 import { onlyError, startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
@@ -201,6 +202,47 @@ describe('project working directories', () => {
     );
     expect(fingerprint(join(outside, '.git'))).toEqual(outsideBefore);
     expect(git(outside, 'rev-list', '--count', 'HEAD').trim()).toBe('1');
+  });
+
+  it("a reader's remembered location: no git to locate the repo while its folder and .git are the same files; a .git or folder swapped is seen at the next read", async () => {
+    const sb = sandbox();
+    const outside = userRepo(join(sb.base, 'outside'));
+    const api = await startTestServer({ dataDir: sb.data, allowedRoots: [sb.root] });
+    const dir = userRepo(join(sb.root, 'app'));
+    const { createProject } = await api.ok(SecCreateProject, { input: { name: 'app', workdir: dir } });
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    const history = `{ project(projectId: "${createProject.projectId}") { history(first: 3) { edges { node { sha } } } } }`;
+    /** The history's shas, and how many times git was asked where the repo is. */
+    const read = async () => {
+      const argv: string[] = [];
+      const stop = onGitSpawn((e) => argv.push(e.argv.join(' ')));
+      try {
+        const result = await api.raw(history);
+        expect(result.errors).toBeUndefined();
+        const edges = (result.data!.project as { history: { edges: { node: { sha: string } }[] } }).history.edges;
+        return { shas: edges.map((e) => e.node.sha), located: argv.filter((a) => a.includes('--absolute-git-dir')).length };
+      } finally {
+        stop();
+      }
+    };
+    expect(await read()).toEqual({ shas: [head], located: 1 });
+    expect(await read()).toEqual({ shas: [head], located: 0 });
+
+    // Its .git moved aside and replaced by a .git file pointing outside the roots: refused, nothing read there.
+    renameSync(join(dir, '.git'), join(sb.root, 'app.git-aside'));
+    writeFileSync(join(dir, '.git'), `gitdir: ${join(outside, '.git')}\n`);
+    const outsideBefore = fingerprint(join(outside, '.git'));
+    expect(await read()).toEqual({ shas: [], located: 1 });
+    expect(fingerprint(join(outside, '.git'))).toEqual(outsideBefore);
+
+    // Put back, then the folder swapped for a symlink to the repo outside: each seen at once.
+    rmSync(join(dir, '.git'));
+    renameSync(join(sb.root, 'app.git-aside'), join(dir, '.git'));
+    expect(await read()).toEqual({ shas: [head], located: 1 });
+    renameSync(dir, join(sb.root, 'app-moved'));
+    symlinkSync(outside, dir);
+    expect((await read()).shas).toEqual([]);
+    expect(fingerprint(join(outside, '.git'))).toEqual(outsideBefore);
   });
 
   it('a repo above the allowed root (a dotfiles repo in HOME) is never found: a project inside the root gets its own repo', async () => {
