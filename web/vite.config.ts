@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { build as esbuild } from 'esbuild';
+import { build as esbuild, type Plugin as EsbuildPlugin } from 'esbuild';
 import { defineConfig, type Plugin } from 'vite';
 
 /**
@@ -24,7 +24,18 @@ function preloadScript(): Plugin {
     async buildStart() {
       const entry = fileURLToPath(new URL('./src/preload.ts', import.meta.url));
       this.addWatchFile(entry);
-      const result = await esbuild({ entryPoints: [entry], bundle: true, minify: true, format: 'iife', target: 'es2022', platform: 'browser', write: false, logLevel: 'silent' });
+      const queries = await printedQueries();
+      const result = await esbuild({
+        entryPoints: [entry],
+        bundle: true,
+        minify: true,
+        format: 'iife',
+        target: 'es2022',
+        platform: 'browser',
+        write: false,
+        logLevel: 'silent',
+        plugins: [asStrings(queries)],
+      });
       code = result.outputFiles[0]!.text;
       fileName = `assets/preload-${createHash('sha256').update(code).digest('base64url').slice(0, 8)}.js`;
     },
@@ -34,6 +45,27 @@ function preloadScript(): Plugin {
     },
     generateBundle() {
       this.emitFile({ type: 'asset', fileName, source: code });
+    },
+  };
+}
+
+const QUERIES_MODULE = fileURLToPath(new URL('./src/preload-queries.ts', import.meta.url));
+
+/** src/preload-queries.ts evaluated here: the preload's queries as the client prints them. */
+async function printedQueries(): Promise<Record<string, string>> {
+  const bundled = await esbuild({ entryPoints: [QUERIES_MODULE], bundle: true, format: 'esm', platform: 'node', write: false, logLevel: 'silent' });
+  const source = bundled.outputFiles[0]!.text;
+  const module = (await import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`)) as { PRELOAD_QUERIES: Record<string, string> };
+  return module.PRELOAD_QUERIES;
+}
+
+/** Gives the preload script `queries` in place of src/preload-queries.ts (its documents and printer). */
+function asStrings(queries: Record<string, string>): EsbuildPlugin {
+  return {
+    name: 'preload-queries-as-strings',
+    setup(build) {
+      build.onResolve({ filter: /\/preload-queries$/ }, () => ({ path: QUERIES_MODULE, namespace: 'preload-queries' }));
+      build.onLoad({ filter: /.*/, namespace: 'preload-queries' }, () => ({ contents: `export const PRELOAD_QUERIES = ${JSON.stringify(queries)};`, loader: 'js' }));
     },
   };
 }

@@ -11,10 +11,10 @@
  * answer in place of its request (lib/preloaded.ts). Anything else the page needs it reads
  * itself, as without this script; a failed read here is read again by the app.
  */
-import { formatDocument, stringifyDocument, type TypedDocumentNode } from '@urql/core';
-// The documents themselves (as features/replay/operations.ts has them through graphql()), not
+import type { ReplayCodeChangesQueryVariables, ReplayConversationQueryVariables, ReplayTimelinePageQueryVariables, SessionPageQueryVariables } from './gql/graphql';
+// The queries as strings (the build prints them: preload-queries.ts), not the documents and
 // gql.ts's map of every document of the app: this script stays a few kilobytes.
-import { ReplayCodeChangesDocument, ReplayConversationDocument, ReplayTimelinePageDocument, SessionPageDocument } from './gql/graphql';
+import { PRELOAD_QUERIES } from './preload-queries';
 import { TIMELINE_PAGE, WINDOW } from './features/replay/window';
 import { preloadKey } from './lib/preloaded';
 import { currentToken, takeTokenFromLocation } from './lib/token';
@@ -22,18 +22,20 @@ import { currentToken, takeTokenFromLocation } from './lib/token';
 // The headers urql's fetch sends for a query (its makeFetchOptions): the same answer either way.
 const ACCEPT = 'application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed';
 
-function preload<Data, Variables extends Record<string, unknown>>(
-  answers: Map<string, Promise<Response>>,
-  operationName: string,
-  document: TypedDocumentNode<Data, Variables>,
-  variables: Variables,
-): Promise<Response> {
+interface Variables {
+  SessionPage: SessionPageQueryVariables;
+  ReplayConversation: ReplayConversationQueryVariables;
+  ReplayTimelinePage: ReplayTimelinePageQueryVariables;
+  ReplayCodeChanges: ReplayCodeChangesQueryVariables;
+}
+
+function preload<Name extends keyof Variables>(answers: Map<string, Promise<Response>>, operationName: Name, variables: Variables[Name]): Promise<Response> {
   const token = currentToken();
   const answer = fetch('/graphql', {
     method: 'POST',
     headers: { accept: ACCEPT, 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    // urql's document as it sends it: with the __typename fields its cache adds.
-    body: JSON.stringify({ query: stringifyDocument(formatDocument(document)), operationName, variables }),
+    // The document as urql sends it: with the __typename fields its cache adds.
+    body: JSON.stringify({ query: PRELOAD_QUERIES[operationName], operationName, variables }),
   });
   answers.set(preloadKey(operationName, variables), answer);
   return answer;
@@ -41,7 +43,7 @@ function preload<Data, Variables extends Record<string, unknown>>(
 
 /** Reads ahead (the page query, then what it names); settles once it has sent all it will. */
 async function start(answers: Map<string, Promise<Response>>, sessionId: string): Promise<void> {
-  const page = await preload(answers, 'SessionPage', SessionPageDocument, { sessionId });
+  const page = await preload(answers, 'SessionPage', { sessionId });
   const search = new URLSearchParams(window.location.search);
   if (!page.ok || search.has('branch') || search.has('at')) return;
   const { data } = (await page.clone().json()) as { data?: { session?: { currentBranch: string; detached: boolean; project: unknown; head: { sha: string; turn: { branch: string } | null } | null } | null } };
@@ -49,9 +51,9 @@ async function start(answers: Map<string, Promise<Response>>, sessionId: string)
   const head = session?.head;
   if (!session || session.detached || !head?.turn) return;
   // As the page asks them at its latest (SessionPage.tsx, Conversation.tsx, Timeline.tsx, CodeChanges.tsx).
-  void preload(answers, 'ReplayConversation', ReplayConversationDocument, { sessionId, branch: head.turn.branch, before: null, last: WINDOW });
-  void preload(answers, 'ReplayTimelinePage', ReplayTimelinePageDocument, { sessionId, branch: session.currentBranch, after: null, first: TIMELINE_PAGE });
-  if (session.project) void preload(answers, 'ReplayCodeChanges', ReplayCodeChangesDocument, { sessionId, sha: head.sha });
+  void preload(answers, 'ReplayConversation', { sessionId, branch: head.turn.branch, before: null, last: WINDOW });
+  void preload(answers, 'ReplayTimelinePage', { sessionId, branch: session.currentBranch, after: null, first: TIMELINE_PAGE });
+  if (session.project) void preload(answers, 'ReplayCodeChanges', { sessionId, sha: head.sha });
 }
 
 // The session page's path, read as lib/router.ts's parseRoute reads it (that module brings React).
