@@ -29,6 +29,9 @@ interface Variables {
   ReplayCodeChanges: ReplayCodeChangesQueryVariables;
 }
 
+/** Answers' data as it arrives, by preloadKey: the app's first render can take it at once (lib/preloaded.ts). */
+const arrived = new Map<string, unknown>();
+
 function preload<Name extends keyof Variables>(answers: Map<string, Promise<Response>>, operationName: Name, variables: Variables[Name]): Promise<Response> {
   const token = currentToken();
   const answer = fetch('/graphql', {
@@ -37,7 +40,15 @@ function preload<Name extends keyof Variables>(answers: Map<string, Promise<Resp
     // The document as urql sends it: with the __typename fields its cache adds.
     body: JSON.stringify({ query: PRELOAD_QUERIES[operationName], operationName, variables }),
   });
-  answers.set(preloadKey(operationName, variables), answer);
+  const key = preloadKey(operationName, variables);
+  answers.set(key, answer);
+  // Read here, while the app's script still loads: only a whole answer without errors is kept.
+  answer
+    .then((response) => (response.ok ? (response.clone().json() as Promise<{ data?: unknown; errors?: unknown }>) : null))
+    .then((body) => {
+      if (body && body.data != null && body.errors === undefined) arrived.set(key, body.data);
+    })
+    .catch(() => {});
   return answer;
 }
 
@@ -64,5 +75,5 @@ if (parts.length === 2 && parts[0] === 'sessions') {
   const answers = new Map<string, Promise<Response>>();
   // Never in the app's way: whatever fails here, the app reads for itself.
   const done = (async () => start(answers, decodeURIComponent(parts[1]!)))().catch(() => {});
-  window.__entityMemoryPreloaded = { answers, later: new Set(['ReplayConversation', 'ReplayTimelinePage', 'ReplayCodeChanges']), done };
+  window.__entityMemoryPreloaded = { answers, arrived, later: new Set(['ReplayConversation', 'ReplayTimelinePage', 'ReplayCodeChanges']), done };
 }

@@ -2,7 +2,9 @@
  * Answers read before the app ran (web/src/preload.ts, a small script the page runs first),
  * handed to the app's client once each: the client's fetch (lib/client.ts) asks here with its
  * request's body, and gets the preloaded answer to the same operation with the same variables,
- * or nothing. An answer is taken at most once, and only in the page's first PRELOAD_TTL_MS: after
+ * or nothing. An answer that has already arrived is also there as data (takeArrived,
+ * peekArrived), so the session page, its conversation, timeline and code changes render it in
+ * their first render instead of one render each as the answers come in. An answer is taken at most once, and only in the page's first PRELOAD_TTL_MS: after
  * that every read goes to the server as before (a page left open never shows an old answer).
  */
 export const PRELOAD_TTL_MS = 10_000;
@@ -10,6 +12,8 @@ export const PRELOAD_TTL_MS = 10_000;
 export interface Preloaded {
   /** The answers by preloadKey. */
   answers: Map<string, Promise<Response>>;
+  /** The data of the answers that have arrived whole and without errors, by preloadKey. */
+  arrived: Map<string, unknown>;
   /** Operations the script may still read ahead: it sends them once the page query answers. */
   later: ReadonlySet<string>;
   /** Settles once the script has sent all it will. */
@@ -55,10 +59,37 @@ export function takePreloaded(body: unknown, now: number = performance.now()): P
   const take = (): Promise<Response> | undefined => {
     const answer = preloaded.answers.get(key);
     preloaded.answers.delete(key);
+    preloaded.arrived.delete(key);
     return answer;
   };
   const answer = take();
   if (answer) return answer;
   if (!preloaded.later.has(request.operationName)) return undefined;
   return preloaded.done.then(() => take() ?? null);
+}
+
+/**
+ * The data of the preloaded answer to `operationName` with `variables`, if it has already
+ * arrived whole and without errors, taken (with its answer: nothing else gets it); undefined
+ * otherwise. For a component's first render: it shows the data at once instead of asking for it
+ * and rendering again when it comes.
+ */
+export function takeArrived<Data>(operationName: string, variables: Record<string, unknown>, now: number = performance.now()): Data | undefined {
+  const data = peekArrived<Data>(operationName, variables, now);
+  if (data !== undefined) {
+    const key = preloadKey(operationName, variables);
+    window.__entityMemoryPreloaded!.arrived.delete(key);
+    window.__entityMemoryPreloaded!.answers.delete(key);
+  }
+  return data;
+}
+
+/**
+ * As takeArrived, but the answer stays for the client's own request (useQuery's, which then
+ * gets it without going to the server): for a first render while that request is under way.
+ */
+export function peekArrived<Data>(operationName: string, variables: Record<string, unknown>, now: number = performance.now()): Data | undefined {
+  const preloaded = window.__entityMemoryPreloaded;
+  if (!preloaded || now > PRELOAD_TTL_MS) return undefined;
+  return preloaded.arrived.get(preloadKey(operationName, variables)) as Data | undefined;
 }

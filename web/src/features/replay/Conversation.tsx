@@ -7,8 +7,9 @@
  */
 import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import { useClient } from 'urql';
-import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
+import type { ReplayConversationQuery, ReplayMessageFieldsFragment } from '../../gql/graphql';
 import { loadedOr } from '../../lib/lazy';
+import { takeArrived } from '../../lib/preloaded';
 import { ConversationQuery } from './operations';
 import { WINDOW } from './window';
 import { redactionSummary, type RedactedMessage } from './redactions';
@@ -43,6 +44,11 @@ interface Loaded {
   branch: string;
   /** Consecutive turns, oldest first. */
   turns: LoadedTurn[];
+}
+
+/** The turns of a ConversationQuery answer, oldest first. */
+function turnsOf(data: ReplayConversationQuery | undefined): LoadedTurn[] {
+  return (data?.session?.turns.edges ?? []).map(({ cursor, node }) => ({ number: node.number, cursor, sha: node.commit?.sha ?? null, messages: node.messages }));
 }
 
 const ROLE_LABELS: Record<string, string> = { USER: 'User', ASSISTANT: 'Assistant', TOOL: 'Tool result', SYSTEM: 'System' };
@@ -83,7 +89,13 @@ export function Conversation({
   onShownTurn?: (number: number) => void;
 }) {
   const client = useClient();
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  // On a cold open at the latest turn, the window the preload script has already read.
+  const [loaded, setLoaded] = useState<Loaded | null>(() => {
+    const branch = head?.turn?.branch;
+    if (!head || !branch || endBefore !== null) return null;
+    const data = takeArrived<ReplayConversationQuery>('ReplayConversation', { sessionId, branch, before: null, last: WINDOW });
+    return data ? { branch, turns: turnsOf(data) } : null;
+  });
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const request = useRef(0);
@@ -95,7 +107,7 @@ export function Conversation({
     async (branch: string, before: string | null, count: number): Promise<LoadedTurn[]> => {
       const result = await client.query(ConversationQuery, { sessionId, branch, before, last: count }, { requestPolicy: 'network-only' }).toPromise();
       if (result.error) throw result.error;
-      return (result.data?.session?.turns.edges ?? []).map(({ cursor, node }) => ({ number: node.number, cursor, sha: node.commit?.sha ?? null, messages: node.messages }));
+      return turnsOf(result.data);
     },
     [client, sessionId],
   );

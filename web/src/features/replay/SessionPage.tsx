@@ -19,10 +19,11 @@
  */
 import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import { useClient, useQuery, useSubscription } from 'urql';
-import type { ViewedCommitFieldsFragment } from '../../gql/graphql';
+import type { SessionPageQuery as SessionPageData, ViewedCommitFieldsFragment } from '../../gql/graphql';
 import { Link } from '../../lib/Link';
 import { onReconnected } from '../../lib/client';
 import { markPageSettled } from '../../lib/page-settled';
+import { peekArrived } from '../../lib/preloaded';
 import { projectPath, replaceSearch, useSearch } from '../../lib/router';
 import { Changes } from './Changes';
 import { CodeChanges } from './CodeChanges';
@@ -60,7 +61,10 @@ type Viewed = ViewedCommitFieldsFragment;
 
 export function SessionPage({ sessionId, Branches }: { sessionId: string; Branches: BranchesSlot }) {
   const client = useClient();
-  const [{ data, error }, refetchPage] = useQuery({ query: SessionPageQuery, variables: { sessionId } });
+  const [{ data: asked, error }, refetchPage] = useQuery({ query: SessionPageQuery, variables: { sessionId } });
+  // On a cold open, the answer the preload script already has, until the query's own (the same) is in.
+  const [early] = useState(() => peekArrived<SessionPageData>('SessionPage', { sessionId }));
+  const data = asked ?? (error ? undefined : early);
   const view = data?.session ?? null;
 
   // Where this page is: the address bar's, else the session's latest.

@@ -8,6 +8,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useClient } from 'urql';
+import type { ReplayTimelinePageQuery } from '../../gql/graphql';
+import { takeArrived } from '../../lib/preloaded';
 import { TimelinePageQuery } from './operations';
 import { TIMELINE_PAGE } from './window';
 
@@ -44,6 +46,15 @@ export function rowText(item: TimelineItem): string {
   return `turn ${item.number}: ${item.headline}`;
 }
 
+/** A TimelinePageQuery answer's page as the list keeps it. */
+function pageOf(page: NonNullable<ReplayTimelinePageQuery['session']>['timeline']): State {
+  return {
+    items: page.edges.map(({ node }) => ({ sha: node.sha, headline: node.headline, number: node.turn?.number ?? null })),
+    hasMore: page.pageInfo.hasNextPage,
+    endCursor: page.pageInfo.endCursor ?? null,
+  };
+}
+
 export function Timeline({
   sessionId,
   branch,
@@ -65,7 +76,12 @@ export function Timeline({
   onLoaded?: () => void;
 }) {
   const client = useClient();
-  const [state, setState] = useState<State>({ items: [], hasMore: true, endCursor: null });
+  // On a cold open, the first page the preload script has already read.
+  const [preloaded] = useState(() => {
+    const data = takeArrived<ReplayTimelinePageQuery>('ReplayTimelinePage', { sessionId, branch, after: null, first: PAGE_SIZE });
+    return data?.session ? pageOf(data.session.timeline) : null;
+  });
+  const [state, setState] = useState<State>(preloaded ?? { items: [], hasMore: true, endCursor: null });
   const [error, setError] = useState<string | null>(null);
   const loading = useRef(false);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -76,11 +92,7 @@ export function Timeline({
       if (result.error) throw result.error;
       const page = result.data?.session?.timeline;
       if (!page) throw new Error(`No session ${sessionId}`);
-      return {
-        items: page.edges.map(({ node }) => ({ sha: node.sha, headline: node.headline, number: node.turn?.number ?? null })),
-        hasMore: page.pageInfo.hasNextPage,
-        endCursor: page.pageInfo.endCursor ?? null,
-      };
+      return pageOf(page);
     },
     [client, sessionId, branch],
   );
@@ -132,6 +144,12 @@ export function Timeline({
   });
   const rows = virtualizer.getVirtualItems();
   const lastRow = rows[rows.length - 1]?.index ?? -1;
+
+  // A first page from the preload script is shown from the first render.
+  useEffect(() => {
+    if (preloaded) onLoaded?.();
+    // Once, for the first render's page.
+  }, []);
 
   // The first page, and the next one whenever the end of the list comes near.
   useEffect(() => {

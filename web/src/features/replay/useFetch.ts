@@ -6,8 +6,9 @@
  * times a minute; what only depends on the viewed commit, or on explicit signals, should
  * not be read again each time.
  */
-import { useEffect, useState } from 'react';
-import { useClient, type AnyVariables, type RequestPolicy, type TypedDocumentNode } from 'urql';
+import { useEffect, useRef, useState } from 'react';
+import { getOperationName, useClient, type AnyVariables, type RequestPolicy, type TypedDocumentNode } from 'urql';
+import { takeArrived } from '../../lib/preloaded';
 
 export interface Fetched<Data> {
   data: Data | null;
@@ -24,9 +25,19 @@ export function useFetch<Data, Variables extends AnyVariables>(
   const client = useClient();
   const key = JSON.stringify(variables);
   const { pause = false, version = 0, requestPolicy = 'network-only' } = options;
-  const [state, setState] = useState<Fetched<Data>>({ data: null, key: null, error: null });
+  // On a cold open, what the preload script has already read is shown in the first render.
+  const [state, setState] = useState<Fetched<Data>>(() => {
+    const data = pause ? undefined : takeArrived<Data>(getOperationName(query) ?? '', variables as Record<string, unknown>);
+    return data === undefined ? { data: null, key: null, error: null } : { data, key, error: null };
+  });
+  const preloadedKey = useRef(state.key);
   useEffect(() => {
     if (pause) return;
+    if (preloadedKey.current !== null) {
+      const same = preloadedKey.current === key && version === 0;
+      preloadedKey.current = null;
+      if (same) return;
+    }
     let current = true;
     client
       .query(query, JSON.parse(key) as Variables, { requestPolicy: version > 0 ? 'network-only' : requestPolicy })
