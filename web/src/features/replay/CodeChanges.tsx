@@ -56,14 +56,16 @@ function patchLine(line: string, highlight: ((text: string) => ReactNode) | null
  * its own, so that no step holds input up for long (5,000 lines at once took 100-500 ms).
  */
 const LINES_PER_STEP = 400;
+/** Rows of the side-by-side table per step: a row is four cells, a unified line one. */
+const ROWS_PER_STEP = 150;
 
 /**
  * How many of `count` items to render now: one step at first, then one more step per task
  * (setTimeout 0, so input is handled between steps) until all are; back to one step when `key`
  * (the text) changes.
  */
-function useStepped(count: number, key: unknown): number {
-  const first = Math.min(count, LINES_PER_STEP);
+function useStepped(count: number, key: unknown, step: number = LINES_PER_STEP): number {
+  const first = Math.min(count, step);
   const [at, setAt] = useState({ key, shown: first });
   const shown = at.key === key ? Math.min(at.shown, count) : first;
   useEffect(() => {
@@ -72,16 +74,16 @@ function useStepped(count: number, key: unknown): number {
       return;
     }
     if (at.shown >= count) return;
-    const timer = setTimeout(() => setAt((now) => (now.key === key ? { key, shown: Math.min(count, now.shown + LINES_PER_STEP) } : now)), 0);
+    const timer = setTimeout(() => setAt((now) => (now.key === key ? { key, shown: Math.min(count, now.shown + step) } : now)), 0);
     return () => clearTimeout(timer);
-  }, [at, key, count, first]);
+  }, [at, key, count, first, step]);
   return shown;
 }
 
 /** The starts of the steps that hold the first `shown` items. */
-function stepStarts(shown: number): number[] {
+function stepStarts(shown: number, step: number = LINES_PER_STEP): number[] {
   const starts: number[] = [];
-  for (let start = 0; start < shown; start += LINES_PER_STEP) starts.push(start);
+  for (let start = 0; start < shown; start += step) starts.push(start);
   return starts;
 }
 
@@ -154,13 +156,13 @@ const SplitRows = memo(function SplitRows({ rows, start, end, highlight }: { row
 function SplitPatch({ text, path }: { text: string; path: string | null }) {
   const rows = useMemo(() => splitRows(text), [text]);
   const highlight = useHighlight(path, rows.length);
-  const shown = useStepped(rows.length, text);
+  const shown = useStepped(rows.length, text, ROWS_PER_STEP);
   return (
     <div className="patch">
       <table className="diff split">
         <tbody>
-          {stepStarts(shown).map((start) => (
-            <SplitRows key={start} rows={rows} start={start} end={Math.min(shown, start + LINES_PER_STEP)} highlight={highlight} />
+          {stepStarts(shown, ROWS_PER_STEP).map((start) => (
+            <SplitRows key={start} rows={rows} start={start} end={Math.min(shown, start + ROWS_PER_STEP)} highlight={highlight} />
           ))}
         </tbody>
       </table>
