@@ -32,7 +32,10 @@ interface Variables {
 /** Answers' data as it arrives, by preloadKey: the app's first render can take it at once (lib/preloaded.ts). */
 const arrived = new Map<string, unknown>();
 
-function preload<Name extends keyof Variables>(answers: Map<string, Promise<Response>>, operationName: Name, variables: Variables[Name]): Promise<Response> {
+/** An answer's body as JSON, read once (null when the request or the read failed, or the status was not ok). */
+type Body = { data?: unknown; errors?: unknown } | null;
+
+function preload<Name extends keyof Variables>(answers: Map<string, Promise<Response>>, operationName: Name, variables: Variables[Name]): Promise<Body> {
   const token = currentToken();
   const answer = fetch('/graphql', {
     method: 'POST',
@@ -43,22 +46,21 @@ function preload<Name extends keyof Variables>(answers: Map<string, Promise<Resp
   const key = preloadKey(operationName, variables);
   answers.set(key, answer);
   // Read here, while the app's script still loads: only a whole answer without errors is kept.
-  answer
-    .then((response) => (response.ok ? (response.clone().json() as Promise<{ data?: unknown; errors?: unknown }>) : null))
+  return answer
+    .then((response) => (response.ok ? (response.clone().json() as Promise<Body>) : null))
     .then((body) => {
       if (body && body.data != null && body.errors === undefined) arrived.set(key, body.data);
+      return body;
     })
-    .catch(() => {});
-  return answer;
+    .catch(() => null);
 }
 
 /** Reads ahead (the page query, then what it names); settles once it has sent all it will. */
 async function start(answers: Map<string, Promise<Response>>, sessionId: string): Promise<void> {
-  const page = await preload(answers, 'SessionPage', { sessionId });
+  const page = (await preload(answers, 'SessionPage', { sessionId })) as { data?: { session?: { currentBranch: string; detached: boolean; project: unknown; head: { sha: string; turn: { branch: string } | null } | null } | null } } | null;
   const search = new URLSearchParams(window.location.search);
-  if (!page.ok || search.has('branch') || search.has('at')) return;
-  const { data } = (await page.clone().json()) as { data?: { session?: { currentBranch: string; detached: boolean; project: unknown; head: { sha: string; turn: { branch: string } | null } | null } | null } };
-  const session = data?.session;
+  if (!page || search.has('branch') || search.has('at')) return;
+  const session = page.data?.session;
   const head = session?.head;
   if (!session || session.detached || !head?.turn) return;
   // As the page asks them at its latest (SessionPage.tsx, Conversation.tsx, Timeline.tsx, CodeChanges.tsx).
