@@ -67,14 +67,13 @@ export interface BlockedRequests {
  * and records it. Data and blob URLs are the page's own and pass.
  */
 export async function noNetwork(context: BrowserContext, allowedOrigin: string): Promise<BlockedRequests> {
-  const allowed = new URL(allowedOrigin);
-  const wsOrigin = `${allowed.protocol === 'https:' ? 'wss:' : 'ws:'}//${allowed.host}`;
+  const { isLocal, isLocalSocket } = originOf(allowedOrigin);
   const blocked: BlockedRequests = { urls: [] };
   await context.route(
     () => true,
     (route) => {
       const url = route.request().url();
-      if (isLocal(url, allowed.origin)) return route.continue();
+      if (isLocal(url)) return route.continue();
       blocked.urls.push(url);
       return route.abort('blockedbyclient');
     },
@@ -83,7 +82,7 @@ export async function noNetwork(context: BrowserContext, allowedOrigin: string):
     () => true,
     (ws) => {
       const url = ws.url();
-      if (url.startsWith(`${wsOrigin}/`)) return ws.connectToServer();
+      if (isLocalSocket(url)) return ws.connectToServer();
       blocked.urls.push(url);
       return ws.close({ code: 1008, reason: 'blocked by the test' });
     },
@@ -99,25 +98,32 @@ export async function noNetwork(context: BrowserContext, allowedOrigin: string):
  * anyway; a benchmark expects the list empty.
  */
 export function watchOrigins(context: BrowserContext, allowedOrigin: string): BlockedRequests {
-  const allowed = new URL(allowedOrigin);
-  const wsOrigin = `${allowed.protocol === 'https:' ? 'wss:' : 'ws:'}//${allowed.host}`;
+  const { isLocal, isLocalSocket } = originOf(allowedOrigin);
   const seen: BlockedRequests = { urls: [] };
   context.on('request', (request) => {
-    if (!isLocal(request.url(), allowed.origin)) seen.urls.push(request.url());
+    if (!isLocal(request.url())) seen.urls.push(request.url());
   });
   context.on('page', (page) =>
     page.on('websocket', (ws) => {
-      if (!ws.url().startsWith(`${wsOrigin}/`)) seen.urls.push(ws.url());
+      if (!isLocalSocket(ws.url())) seen.urls.push(ws.url());
     }),
   );
   return seen;
 }
 
-function isLocal(url: string, origin: string): boolean {
-  if (url.startsWith('data:') || url.startsWith('blob:')) return true;
-  try {
-    return new URL(url).origin === origin;
-  } catch {
-    return false;
-  }
+/** What counts as `allowedOrigin`'s own: a request to it (data and blob URLs too), a WebSocket to its host. */
+function originOf(allowedOrigin: string): { isLocal: (url: string) => boolean; isLocalSocket: (url: string) => boolean } {
+  const allowed = new URL(allowedOrigin);
+  const wsOrigin = `${allowed.protocol === 'https:' ? 'wss:' : 'ws:'}//${allowed.host}`;
+  return {
+    isLocal: (url) => {
+      if (url.startsWith('data:') || url.startsWith('blob:')) return true;
+      try {
+        return new URL(url).origin === allowed.origin;
+      } catch {
+        return false;
+      }
+    },
+    isLocalSocket: (url) => url.startsWith(`${wsOrigin}/`),
+  };
 }
