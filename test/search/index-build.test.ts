@@ -35,7 +35,8 @@ describe('building the search index over the messages already stored', () => {
     const sqlite = new Database(join(dataDir, 'entity-memory.db'));
     for (const trigger of ['Message_search_insert', 'Message_search_update', 'Message_search_delete']) sqlite.exec(`DROP TRIGGER "${trigger}"`);
     sqlite.exec('DROP TABLE "MessageSearch"');
-    sqlite.prepare(`DELETE FROM _prisma_migrations WHERE migration_name LIKE '%_message_search'`).run();
+    // Both migrations that build it: the index, and the index made again with the messages' roles.
+    sqlite.prepare(`DELETE FROM _prisma_migrations WHERE migration_name LIKE '%_message_search' OR migration_name LIKE '%_message_search_role'`).run();
     sqlite.close();
 
     const { logger, lines } = capturedLogger<{ level: number; msg: string }>();
@@ -46,11 +47,16 @@ describe('building the search index over the messages already stored', () => {
     ]);
     const found = await again.raw('{ search(query: "zanzibar") { totalCount edges { node { message { messageId } } } } }');
     expect(found.data).toEqual({ search: { totalCount: 1, edges: [{ node: { message: { messageId: 'm7' } } }] } });
+    // The roles of the messages stored before are in the index too (role: is asked of it).
+    const byRole = await again.raw('{ user: search(query: "zanzibar role:user") { totalCount } tool: search(query: "zanzibar role:tool") { totalCount } }');
+    expect(byRole.data).toEqual({ user: { totalCount: 1 }, tool: { totalCount: 0 } });
   }, 120_000);
 
   it('says nothing for a few messages or when the index is not among the migrations to run; PostgreSQL takes longer', () => {
     expect(searchIndexNote(['20261206094000_message_search'], 9_999, 'sqlite')).toBeUndefined();
     expect(searchIndexNote(['20261206120430_message_created_at'], 500_000, 'sqlite')).toBeUndefined();
     expect(searchIndexNote(['20261206094000_message_search'], 250_000, 'postgresql')).toMatch(/250,000 messages .* about 83 s$/);
+    // The index made again with the messages' roles (SQLite only) builds it over them again too.
+    expect(searchIndexNote(['20261207080000_message_search_role'], 250_000, 'sqlite')).toMatch(/250,000 messages .* about 10 s$/);
   });
 });

@@ -133,13 +133,16 @@ function statement(
     if (sqlite) {
       from = `"MessageSearch" s`;
       where.push(`"MessageSearch" MATCH ${p()}`);
-      rank = `-bm25("MessageSearch", 1.0, 0.4)`;
+      rank = `-bm25("MessageSearch", 1.0, 0.4, 0.0)`;
+      // The role is in the index (its column role, lower-cased): asked there, it is one more word
+      // to find, not a read of every newer match's message (role:tool error: 21 -> 8 ms of SQL).
+      params.push(plan.role !== null ? `(${compiled.match}) AND role : "${plan.role.toLowerCase()}"` : compiled.match);
     } else {
       from = `"Message" m CROSS JOIN to_tsquery('simple', ${p('text')}) q`;
       where.push(`m."searchVector" @@ q`);
       rank = `ts_rank(m."searchVector", q)`;
+      params.push(compiled.match);
     }
-    params.push(compiled.match);
   } else {
     from = `"Message" m`;
     rank = '0';
@@ -158,7 +161,7 @@ function statement(
     where.push(`m."sessionId" = ${p('text')}`);
     params.push(plan.sessions[0]);
   }
-  if (plan.role !== null) {
+  if (plan.role !== null && !(sqlite && compiled.match !== null)) {
     where.push(sqlite ? `m."role" = ${p()}` : `m."role" = ${p()}::"Role"`);
     params.push(plan.role);
   }
@@ -205,10 +208,13 @@ async function rankedIds(db: Db, plan: Plan, take: number, offset: number): Prom
     // Nothing to rank (only -words, role:, session:): newest first.
     sql = `SELECT m."id" AS id, 0 AS rank FROM ${from}${whereSql} ORDER BY m."createdAt" DESC, m."id" DESC LIMIT ${p('int')} OFFSET ${p('int')}`;
   } else if (dialectOf(db) === 'sqlite') {
-    // The rank is computed in the index's own query (bm25 is only known there), for the newest only.
+    // The rank is computed in the index's own query (bm25 is only known there), for the newest
+    // only; the page is cut from them before their messages are read (1.5-3 ms less than reading
+    // the ids of all RANKED_MATCHES and then sorting).
+    const ranked = `SELECT s.rowid AS rid, ${rank} AS rank FROM ${from}${whereSql} ORDER BY s.rowid DESC LIMIT ${RANKED_MATCHES}`;
     sql =
-      `SELECT m."id" AS id, c.rank AS rank FROM (SELECT s.rowid AS rid, ${rank} AS rank FROM ${from}${whereSql} ORDER BY s.rowid DESC LIMIT ${RANKED_MATCHES}) c` +
-      ` JOIN "Message" m ON m.rowid = c.rid ORDER BY c.rank DESC, c.rid DESC LIMIT ${p('int')} OFFSET ${p('int')}`;
+      `SELECT m."id" AS id, c.rank AS rank FROM (SELECT rid, rank FROM (${ranked}) ORDER BY rank DESC, rid DESC LIMIT ${p('int')} OFFSET ${p('int')}) c` +
+      ` JOIN "Message" m ON m.rowid = c.rid ORDER BY c.rank DESC, c.rid DESC`;
   } else {
     // The newest matches first (their tsvectors are not read to sort them), then their rank.
     sql =
