@@ -10,7 +10,7 @@
  *  (C) commit: the turn's close as closeProjectTurn runs it (captureAtClose:
  *      open the repo, status and claims, hash the agent's paths into the
  *      object store and read HEAD's entries for them, claim them), then the
- *      committer's commitTurn (locate the repo, then ProjectCommitter.look:
+ *      committer's commitTurn (locate the repo as last found, then ProjectCommitter.look:
  *      take the project lock, open the repo, decide: COMMITTED with a
  *      temporary index, compare-and-swap of the branch, index sync), then the
  *      claim release;
@@ -42,7 +42,7 @@ import type { TurnCapture } from '../src/projects/capture.js';
 import { releaseClaim } from '../src/projects/claims.js';
 import { AGENT_EMAIL, agentName, projectCommitMessage } from '../src/projects/agent-commits.js';
 import { ProjectCommitter, type ProjectOutcome } from '../src/projects/committer.js';
-import { locateProjectRepo, type PlaceProject } from '../src/projects/project-place.js';
+import { locateProjectRepoKept, type PlaceProject } from '../src/projects/project-place.js';
 import { captureAtClose } from '../src/projects/turn-close.js';
 import type { PubSub } from '../src/pubsub.js';
 import { bareGitEnv, benchConfig, command, fmt, percentile, row, summary } from './stats.js';
@@ -174,7 +174,7 @@ async function closeTurn(project: PlaceProject, change: Change, turnId: string):
 
 /** One look of ProjectCommitter.commitTurn at the turn (`final`: the deciding one), then the claim release of its finish. */
 async function commitTurn(project: PlaceProject, change: Change, turnId: string, capture: TurnCapture, final: boolean): Promise<ProjectOutcome | null> {
-  const gitDir = (await locateProjectRepo(project, config)).location.gitDir;
+  const gitDir = (await locateProjectRepoKept(project, config)).location.gitDir;
   const now = new Date();
   const turn = { id: turnId, number: change.turn + 1, branch: 'main', projectHeadAtClose: capture.headAtClose, closedAt: now, createdAt: now } as unknown as Turn;
   const ctx = { files: capture.files, suspects: capture.suspects, final, message: change.message, identity: WHO, sessionId: SESSION_ID, projectId: project.projectId };

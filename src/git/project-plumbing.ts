@@ -216,19 +216,27 @@ export async function setRef(run: ProjectGitRun, ref: string, sha: string, reaso
  * `index.lock` makes it fail with GitLockedError, for the caller to retry.
  */
 export async function syncIndexPaths(run: ProjectGitRun, oldHead: string | null, states: readonly FileState[]): Promise<void> {
-  if (states.length === 0) return;
-  const paths = states.map((s) => s.path);
+  await updateIndexPaths(run, states, await stagedSince(run, oldHead, states.map((s) => s.path)));
+}
+
+/**
+ * The first half of `syncIndexPaths`: which of `paths` the user's index holds otherwise than
+ * `oldHead` (staged since, intent-to-add, unmerged; with no `oldHead`, any entry). Reads the
+ * index only, so it can run while the commit is built.
+ */
+export async function stagedSince(run: ProjectGitRun, oldHead: string | null, paths: readonly string[]): Promise<Set<string>> {
+  if (paths.length === 0) return new Set();
   const literal = { env: { GIT_LITERAL_PATHSPECS: '1' } };
-  let theirs: Set<string>;
   if (oldHead) {
-    // The paths whose index entry differs from oldHead's (staged since, intent-to-add, unmerged): one process.
     const { stdout } = await run(['diff-index', '--cached', '-z', '--no-renames', '--end-of-options', oldHead, '--', ...paths], literal);
-    theirs = new Set(parseRawDiffPaths(stdout));
-  } else {
-    // No commit before: anything in the index for a path is the user's.
-    const { stdout } = await run(['ls-files', '-s', '-z', '--', ...paths], literal);
-    theirs = new Set(parseStagedPaths(stdout));
+    return new Set(parseRawDiffPaths(stdout));
   }
+  const { stdout } = await run(['ls-files', '-s', '-z', '--', ...paths], literal);
+  return new Set(parseStagedPaths(stdout));
+}
+
+/** The second half of `syncIndexPaths`: the index entries of `states`, but for the paths that are `theirs`. */
+export async function updateIndexPaths(run: ProjectGitRun, states: readonly FileState[], theirs: ReadonlySet<string>): Promise<void> {
   const update = states.filter((s) => !theirs.has(s.path));
   if (update.length > 0) await run(['update-index', '-z', '--index-info'], { input: indexInfo(update) });
 }

@@ -40,8 +40,10 @@ import {
   operationInProgress,
   readHead,
   setRef,
+  stagedSince,
   statusWithHead,
   syncIndexPaths,
+  updateIndexPaths,
   withCheckedOutBlobs,
   type FileState,
   type ProjectBlobReader,
@@ -166,6 +168,16 @@ export class ProjectRepo {
   /** See `syncIndexPaths`. */
   syncIndexPaths(oldHead: string | null, states: readonly FileState[]): Promise<void> {
     return syncIndexPaths(this.run, oldHead, states);
+  }
+
+  /** See `stagedSince`. */
+  stagedSince(oldHead: string | null, paths: readonly string[]): Promise<Set<string>> {
+    return stagedSince(this.run, oldHead, paths);
+  }
+
+  /** See `updateIndexPaths`. */
+  updateIndexPaths(states: readonly FileState[], theirs: ReadonlySet<string>): Promise<void> {
+    return updateIndexPaths(this.run, states, theirs);
   }
 
   /** See `isAncestor`. */

@@ -37,7 +37,7 @@ import type { LateCapture } from './turn-close.js';
 import { initialCommitHint } from './initial-commit.js';
 import { decideCommit, skipWarningText, unattributedWarningText } from './ownership.js';
 import { withProjectLock } from './project-lock.js';
-import { locateProjectRepo, openProjectRepo, refusalReason, type PlaceProject, type RepoPlace } from './project-place.js';
+import { locateProjectRepoKept, openProjectRepo, refusalReason, type PlaceProject, type RepoPlace } from './project-place.js';
 import type { RecordedState } from './restore-plan.js';
 
 export interface ProjectCommitterDeps {
@@ -271,9 +271,10 @@ export class ProjectCommitter {
     }
     const files = JSON.parse(turn.projectFiles) as RecordedState[];
     const suspects = JSON.parse(turn.projectSuspects ?? '[]') as string[];
-    // Located before the lock file is made in the git directory, and opened again under the lock, just
-    // before git runs: the folder, its repo and its config may all have changed while we waited.
-    const gitDir = (await locateProjectRepo(project, this.deps.config)).location.gitDir;
+    // Located before the lock file is made in the git directory (as last found, while the folder and
+    // its .git are the same files: no git process), and opened again under the lock, just before git
+    // runs: the folder, its repo and its config may all have changed while we waited.
+    const gitDir = (await locateProjectRepoKept(project, this.deps.config)).location.gitDir;
     const message = projectCommitMessage(sessionId, turn.number, userContent);
     const identity = agentIdentity(model);
     for (let look = 0; ; look++) {
@@ -407,11 +408,15 @@ export class ProjectCommitter {
         });
       }
     }
+    const paths = ctx.files.map((f) => f.path);
+    // What the user has staged among the agent's paths is read while the commit is built (it
+    // reads the index only): the index sync after the branch moves is then one process.
+    const staged = repo.stagedSince(head.sha, paths);
+    staged.catch(() => {});
     const built = await repo.buildCommit({ parent: head.sha, states: ctx.files, message: ctx.message, identity: ctx.identity, scratchDir: gitDir });
     if (built.unchanged) return outcome('NOTHING_TO_COMMIT');
     await repo.compareAndSwapRef(head.ref!, built.sha, head.sha, REFLOG.turn(turn.number));
-    const paths = ctx.files.map((f) => f.path);
-    const synced = await syncIndexWithRetry(repo, head.sha, ctx.files);
+    const synced = await syncIndexWithRetry(repo, head.sha, ctx.files, staged);
     const count = `${paths.length} ${paths.length === 1 ? 'path' : 'paths'}`;
     return outcome('COMMITTED', {
       sha: built.sha,
@@ -433,11 +438,14 @@ async function exists(path: string): Promise<boolean> {
  * The branch has moved: the index must follow for the agent's paths. A user's
  * index.lock appearing right now is waited for (15 s); the commit stands either way.
  */
-async function syncIndexWithRetry(repo: ProjectRepo, oldHead: string | null, states: readonly FileState[]): Promise<boolean> {
+async function syncIndexWithRetry(repo: ProjectRepo, oldHead: string | null, states: readonly FileState[], staged: Promise<Set<string>>): Promise<boolean> {
   const deadline = Date.now() + 15_000;
   for (let attempt = 1; ; attempt++) {
     try {
-      await repo.syncIndexPaths(oldHead, states);
+      // The first time with what was read while the commit was built; after a wait for the
+      // user's index lock, read again (they may have staged more).
+      if (attempt === 1) await repo.updateIndexPaths(states, await staged);
+      else await repo.syncIndexPaths(oldHead, states);
       return true;
     } catch (error) {
       if (!(error instanceof GitLockedError) || Date.now() > deadline) return false;

@@ -2,8 +2,9 @@
  * A project's working directory and repo, checked on every use: a folder can
  * be replaced by a symlink, a `.git` file rewritten, or a filter driver added
  * between two turns, so nothing here is remembered from one call to the next,
- * save one thing for readers (`locateProjectRepoToRead`): where the repo was
- * found, while the working directory and its `.git` are the very same files.
+ * save one thing (`locateProjectRepoKept`): where the repo was found, while the
+ * working directory and its `.git` are the very same files, for readers and for
+ * placing the committer's lock (the commit itself locates the repo again under it).
  * Every git run in a project (status, add, commit, log) goes through a place
  * opened here; refused places get no git run beyond locating the repo, and
  * nothing of ours (lock file, claims, message file, commit) is written there.
@@ -127,38 +128,47 @@ export async function locateProjectRepo(project: PlaceProject, config: PlaceConf
   return { workdir: checked.workdir, location: checked.location };
 }
 
-/** The most projects whose location a reader keeps (`locateProjectRepoToRead`). */
+/** The most projects whose location is kept (`locateProjectRepoKept`). */
 const READ_LOCATIONS_KEPT = 256;
 
 /** Where each project's repo was last located for a reader, and by which files (`placeStamp`). */
 const readLocations = new Map<string, { stamp: string; location: RepoLocation }>();
 
 /**
- * What a location found in `workdir` rests on: the folder itself (lstat: a symlink put in its
- * place is another file) and its `.git`, a folder or a `gitdir:` file (device, inode, change
- * times and size: rewriting, replacing or moving either changes them). Null when either is missing.
+ * What a location found in `workdir` rests on: the folder itself and its `.git` being the same
+ * files (lstat: device, inode and type; a symlink or another folder put in their place is another
+ * file), and what in them says where the repo is: a `.git` file's `gitdir:` line (its size and
+ * change times), or in a `.git` folder its `commondir` file (a linked worktree's) and its `config`
+ * (core.worktree, core.bare), each present or not. Not the times of the folders themselves: files
+ * come and go in both at every commit. Null when the folder or its `.git` is missing.
  */
 async function placeStamp(workdir: string, config: PlaceConfig): Promise<string | null> {
+  const stat = (path: string) => lstat(path, { bigint: true }).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : Promise.reject(error)));
+  const same = (s: Awaited<ReturnType<typeof stat>>) => (s ? `${s.dev}:${s.ino}:${s.mode}` : '-');
+  const content = (s: Awaited<ReturnType<typeof stat>>) => (s ? `${same(s)}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : '-');
   try {
-    const [dir, dotGit] = await Promise.all([lstat(workdir, { bigint: true }), lstat(join(workdir, '.git'), { bigint: true })]);
-    if (!dir.isDirectory()) return null;
-    const file = (s: typeof dir) => `${s.dev}:${s.ino}:${s.mode}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-    return `${realRoots(config).join('\0')}\0${file(dir)}\0${file(dotGit)}`;
+    const dotGitPath = join(workdir, '.git');
+    const [dir, dotGit] = await Promise.all([stat(workdir), stat(dotGitPath)]);
+    if (!dir?.isDirectory() || !dotGit) return null;
+    const inside = dotGit.isDirectory() ? await Promise.all([stat(join(dotGitPath, 'commondir')), stat(join(dotGitPath, 'config'))]) : [];
+    return [...realRoots(config), same(dir), dotGit.isDirectory() ? same(dotGit) : content(dotGit), ...inside.map(content)].join('\0');
   } catch {
     return null;
   }
 }
 
 /**
- * `locateProjectRepo` for a reader (log, diff, blame, files by sha): the checks run in full the
+ * `locateProjectRepo` for a reader (log, diff, blame, files by sha) and for where the committer's
+ * lock file goes (under the lock the commit opens the repo afresh, and stops if its git directory
+ * is not the one locked): the checks run in full the
  * first time and whenever the working directory or its `.git` is no longer the same file as
  * then (see `placeStamp`); otherwise the location found then is given again, with the working
  * directory's real path checked again, and no git process. A reader reads objects by full sha
  * at the git directories located (real paths, inside the allowed roots when checked), so a
- * location out of date can at worst fail to find one. Writers and the end-of-turn commit call
- * `locateProjectRepo`, which remembers nothing.
+ * location out of date can at worst fail to find one. Writers, the turn's close and the commit
+ * under its lock call `locateProjectRepo` (through `openProjectRepo`), which remembers nothing.
  */
-export async function locateProjectRepoToRead(project: PlaceProject, config: PlaceConfig): Promise<{ workdir: string; location: RepoLocation }> {
+export async function locateProjectRepoKept(project: PlaceProject, config: PlaceConfig): Promise<{ workdir: string; location: RepoLocation }> {
   const before = await placeStamp(project.workdir, config);
   const kept = before === null ? undefined : readLocations.get(project.workdir);
   if (kept && kept.stamp === before && (await realpath(project.workdir).catch(() => null)) === project.workdir) {

@@ -7,7 +7,9 @@ import {
   entriesAt,
   operationInProgress,
   readHead,
+  stagedSince,
   syncIndexPaths,
+  updateIndexPaths,
   type FileState,
   type ProjectGitRun,
 } from '../../src/git/project-plumbing.js';
@@ -118,6 +120,24 @@ describe('project plumbing', () => {
     await compareAndSwapRef(run, 'refs/heads/main', built.sha, head.sha, 'agent');
     await syncIndexPaths(run, head.sha, states);
     expect(git(dir, 'show', ':a.txt')).toBe('user staged');
+  });
+
+  it("reads what the user staged while the commit is built, and after the branch moved updates only the rest (the committer's order)", async () => {
+    const { dir, run } = repo();
+    const head = await readHead(run);
+    writeFileSync(join(dir, 'a.txt'), 'agent a\n');
+    writeFileSync(join(dir, 'b.txt'), 'agent b\n');
+    const states = await captureFileStates(run, dir, join(dir, '.git'), ['a.txt', 'b.txt']);
+    writeFileSync(join(dir, 'a.txt'), 'user staged\n');
+    git(dir, 'add', 'a.txt');
+    const staged = stagedSince(run, head.sha, ['a.txt', 'b.txt']);
+    const built = await buildCommit(run, { parent: head.sha, states, message: 'x\n', identity: WHO });
+    await compareAndSwapRef(run, 'refs/heads/main', built.sha, head.sha, 'agent');
+    expect([...(await staged)]).toEqual(['a.txt']);
+    await updateIndexPaths(run, states, await staged);
+    expect(git(dir, 'show', ':a.txt')).toBe('user staged');
+    expect(git(dir, 'show', ':b.txt')).toBe('agent b');
+    expect(git(dir, 'status', '--porcelain')).toBe('M  a.txt');
   });
 
   it('names the operation in progress, and sees none in a quiet repo', async () => {

@@ -204,7 +204,7 @@ describe('project working directories', () => {
     expect(git(outside, 'rev-list', '--count', 'HEAD').trim()).toBe('1');
   });
 
-  it("a reader's remembered location: no git to locate the repo while its folder and .git are the same files; a .git or folder swapped is seen at the next read", async () => {
+  it("a remembered location: no git to locate the repo while its folder and .git are the same files; a .git, its config or the folder swapped is seen at the next read", async () => {
     const sb = sandbox();
     const outside = userRepo(join(sb.base, 'outside'));
     const api = await startTestServer({ dataDir: sb.data, allowedRoots: [sb.root] });
@@ -228,6 +228,17 @@ describe('project working directories', () => {
     expect(await read()).toEqual({ shas: [head], located: 1 });
     expect(await read()).toEqual({ shas: [head], located: 0 });
 
+    // A commit (files come and go in the folder and in .git) says nothing new about where the repo is: kept.
+    writeFileSync(join(dir, 'later.txt'), 'later\n');
+    git(dir, 'add', 'later.txt');
+    git(dir, ...me, 'commit', '-q', '-m', 'later');
+    const later = git(dir, 'rev-parse', 'HEAD').trim();
+    expect(await read()).toEqual({ shas: [later, head], located: 0 });
+    // Its config written (where core.worktree would say where the files are): located again.
+    git(dir, 'config', 'core.worktree', dir);
+    expect(await read()).toEqual({ shas: [later, head], located: 1 });
+    expect(await read()).toEqual({ shas: [later, head], located: 0 });
+
     // Its .git moved aside and replaced by a .git file pointing outside the roots: refused, nothing read there.
     renameSync(join(dir, '.git'), join(sb.root, 'app.git-aside'));
     writeFileSync(join(dir, '.git'), `gitdir: ${join(outside, '.git')}\n`);
@@ -238,7 +249,7 @@ describe('project working directories', () => {
     // Put back, then the folder swapped for a symlink to the repo outside: each seen at once.
     rmSync(join(dir, '.git'));
     renameSync(join(sb.root, 'app.git-aside'), join(dir, '.git'));
-    expect(await read()).toEqual({ shas: [head], located: 1 });
+    expect(await read()).toEqual({ shas: [later, head], located: 1 });
     renameSync(dir, join(sb.root, 'app-moved'));
     symlinkSync(outside, dir);
     expect((await read()).shas).toEqual([]);

@@ -4,7 +4,7 @@
 import type { Project, ProjectCommitResult, Turn } from '../../generated/prisma/client.js';
 import { AppError } from '../../errors.js';
 import { GitRepo } from '../../git/index.js';
-import { locateProjectRepoToRead, openProjectRepo } from '../../projects/project-place.js';
+import { locateProjectRepoKept, openProjectRepo } from '../../projects/project-place.js';
 import { holdsFiles, previewSnapshot, snapshotConflicts, type PlannedPath } from '../../projects/restore.js';
 import type { RecordedState } from '../../projects/restore-plan.js';
 import type { AutoCommitState } from '../../projects/repo-config.js';
@@ -45,7 +45,7 @@ async function checkedReader(project: Project, deps: Pick<Deps, 'config'>): Prom
  * own error (a request that names one file there says why).
  */
 export async function projectRepoReader(project: Project, deps: Pick<Deps, 'config'>): Promise<GitRepo> {
-  const { workdir, location } = await locateProjectRepoToRead(project, deps.config);
+  const { workdir, location } = await locateProjectRepoKept(project, deps.config);
   return new GitRepo(workdir, { gitDirs: { gitDir: location.gitDir, commonDir: location.commonDir } });
 }
 
