@@ -271,9 +271,10 @@ export class ProjectCommitter {
     }
     const files = JSON.parse(turn.projectFiles) as RecordedState[];
     const suspects = JSON.parse(turn.projectSuspects ?? '[]') as string[];
-    // Located before the lock file is made in the git directory (as last found, while the folder and
-    // its .git are the same files: no git process), and opened again under the lock, just before git
-    // runs: the folder, its repo and its config may all have changed while we waited.
+    // Located before the lock file is made in the git directory (as last found, while what that rests
+    // on is unchanged: no git process), and opened again under the lock, just before git runs (the
+    // location checked again, the config read afresh): the folder, its repo and its config may all
+    // have changed while we waited.
     const gitDir = (await locateProjectRepoKept(project, this.deps.config)).location.gitDir;
     const message = projectCommitMessage(sessionId, turn.number, userContent);
     const identity = agentIdentity(model);

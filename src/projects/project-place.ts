@@ -3,8 +3,9 @@
  * be replaced by a symlink, a `.git` file rewritten, or a filter driver added
  * between two turns, so nothing here is remembered from one call to the next,
  * save one thing (`locateProjectRepoKept`): where the repo was found, while the
- * working directory and its `.git` are the very same files, for readers and for
- * placing the committer's lock (the commit itself locates the repo again under it).
+ * working directory, its `.git`, and the git directories found are the very same
+ * files and nothing that says where the repo is has changed. The config is read
+ * on every use (`placeOf`).
  * Every git run in a project (status, add, commit, log) goes through a place
  * opened here; refused places get no git run beyond locating the repo, and
  * nothing of ours (lock file, claims, message file, commit) is written there.
@@ -95,7 +96,7 @@ export async function checkRepoPlace(workdir: string, config: PlaceConfig): Prom
  * resolves somewhere other than the project's stored real path (replaced by a symlink).
  */
 export async function openProjectRepo(project: PlaceProject, config: PlaceConfig, options: { init?: boolean } = {}): Promise<RepoPlace> {
-  const { workdir, location } = await locateProjectRepo(project, config, options);
+  const { workdir, location } = await locateProjectRepoKept(project, config, options);
   return placeOf(project, workdir, location, config);
 }
 
@@ -129,20 +130,22 @@ export async function locateProjectRepo(project: PlaceProject, config: PlaceConf
 }
 
 /** The most projects whose location is kept (`locateProjectRepoKept`). */
-const READ_LOCATIONS_KEPT = 256;
+const LOCATIONS_KEPT = 256;
 
-/** Where each project's repo was last located for a reader, and by which files (`placeStamp`). */
-const readLocations = new Map<string, { stamp: string; location: RepoLocation }>();
+/** Where each project's repo was last located, and by which files (`placeStamp`). */
+const keptLocations = new Map<string, { stamp: string; location: RepoLocation }>();
 
 /**
  * What a location found in `workdir` rests on: the folder itself and its `.git` being the same
  * files (lstat: device, inode and type; a symlink or another folder put in their place is another
  * file), and what in them says where the repo is: a `.git` file's `gitdir:` line (its size and
  * change times), or in a `.git` folder its `commondir` file (a linked worktree's) and its `config`
- * (core.worktree, core.bare), each present or not. Not the times of the folders themselves: files
- * come and go in both at every commit. Null when the folder or its `.git` is missing.
+ * (core.worktree, core.bare), each present or not; with a location, its git directory and common
+ * directory being the same folders too (a `gitdir:` target swapped for a symlink is another file).
+ * Not the times of the folders themselves: files come and go in them at every commit. Null when
+ * the folder, its `.git` or a git directory of the location is missing.
  */
-async function placeStamp(workdir: string, config: PlaceConfig): Promise<string | null> {
+async function placeStamp(workdir: string, config: PlaceConfig, location?: RepoLocation): Promise<string | null> {
   const stat = (path: string) => lstat(path, { bigint: true }).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : Promise.reject(error)));
   const same = (s: Awaited<ReturnType<typeof stat>>) => (s ? `${s.dev}:${s.ino}:${s.mode}` : '-');
   const content = (s: Awaited<ReturnType<typeof stat>>) => (s ? `${same(s)}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : '-');
@@ -151,35 +154,41 @@ async function placeStamp(workdir: string, config: PlaceConfig): Promise<string 
     const [dir, dotGit] = await Promise.all([stat(workdir), stat(dotGitPath)]);
     if (!dir?.isDirectory() || !dotGit) return null;
     const inside = dotGit.isDirectory() ? await Promise.all([stat(join(dotGitPath, 'commondir')), stat(join(dotGitPath, 'config'))]) : [];
-    return [...realRoots(config), same(dir), dotGit.isDirectory() ? same(dotGit) : content(dotGit), ...inside.map(content)].join('\0');
+    const gitDirs = location ? await Promise.all([stat(location.gitDir), stat(location.commonDir)]) : [];
+    if (gitDirs.some((s) => !s?.isDirectory())) return null;
+    return [...realRoots(config), same(dir), dotGit.isDirectory() ? same(dotGit) : content(dotGit), ...inside.map(content), ...gitDirs.map(same)].join('\0');
   } catch {
     return null;
   }
 }
 
 /**
- * `locateProjectRepo` for a reader (log, diff, blame, files by sha) and for where the committer's
- * lock file goes (under the lock the commit opens the repo afresh, and stops if its git directory
- * is not the one locked): the checks run in full the
- * first time and whenever the working directory or its `.git` is no longer the same file as
- * then (see `placeStamp`); otherwise the location found then is given again, with the working
- * directory's real path checked again, and no git process. A reader reads objects by full sha
- * at the git directories located (real paths, inside the allowed roots when checked), so a
- * location out of date can at worst fail to find one. Writers, the turn's close and the commit
- * under its lock call `locateProjectRepo` (through `openProjectRepo`), which remembers nothing.
+ * `locateProjectRepo`, remembered: the checks (and git, to locate the repo) run in full the
+ * first time and whenever anything the location rests on is no longer what it was then (see
+ * `placeStamp`: the working directory, its `.git`, what says where the repo is, the git
+ * directories found); otherwise the location found then is given again, with the working
+ * directory's real path checked again, and no git process. So git, run in the working directory,
+ * finds the very repo that was checked: the same `.git` folder, or the same `gitdir:` line to the
+ * same git directory. Every place opened (`openProjectRepo`: readers, the turn's close, the
+ * commit under its lock, restores) and the committer's lock file are placed so; the repo's
+ * config is read afresh each time.
  */
-export async function locateProjectRepoKept(project: PlaceProject, config: PlaceConfig): Promise<{ workdir: string; location: RepoLocation }> {
-  const before = await placeStamp(project.workdir, config);
-  const kept = before === null ? undefined : readLocations.get(project.workdir);
-  if (kept && kept.stamp === before && (await realpath(project.workdir).catch(() => null)) === project.workdir) {
-    return { workdir: project.workdir, location: kept.location };
+export async function locateProjectRepoKept(project: PlaceProject, config: PlaceConfig, options: { init?: boolean } = {}): Promise<{ workdir: string; location: RepoLocation }> {
+  const kept = keptLocations.get(project.workdir);
+  if (kept) {
+    const now = await placeStamp(project.workdir, config, kept.location);
+    if (now !== null && now === kept.stamp && (await realpath(project.workdir).catch(() => null)) === project.workdir) {
+      return { workdir: project.workdir, location: kept.location };
+    }
+    keptLocations.delete(project.workdir);
   }
-  readLocations.delete(project.workdir);
-  const found = await locateProjectRepo(project, config);
-  // Kept only when nothing moved while git was asked.
-  if (before !== null && found.workdir === project.workdir && (await placeStamp(project.workdir, config)) === before) {
-    if (readLocations.size >= READ_LOCATIONS_KEPT) readLocations.delete(readLocations.keys().next().value!);
-    readLocations.set(project.workdir, { stamp: before, location: found.location });
+  const before = await placeStamp(project.workdir, config);
+  const found = await locateProjectRepo(project, config, options);
+  // Kept only when nothing moved while git was asked (the stamp with the location begins with the one without).
+  const stamp = before === null || found.workdir !== project.workdir ? null : await placeStamp(project.workdir, config, found.location);
+  if (stamp !== null && stamp.startsWith(`${before}\0`)) {
+    if (keptLocations.size >= LOCATIONS_KEPT) keptLocations.delete(keptLocations.keys().next().value!);
+    keptLocations.set(project.workdir, { stamp, location: found.location });
   }
   return found;
 }

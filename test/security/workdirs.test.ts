@@ -211,21 +211,9 @@ describe('project working directories', () => {
     const dir = userRepo(join(sb.root, 'app'));
     const { createProject } = await api.ok(SecCreateProject, { input: { name: 'app', workdir: dir } });
     const head = git(dir, 'rev-parse', 'HEAD').trim();
-    const history = `{ project(projectId: "${createProject.projectId}") { history(first: 3) { edges { node { sha } } } } }`;
-    /** The history's shas, and how many times git was asked where the repo is. */
-    const read = async () => {
-      const argv: string[] = [];
-      const stop = onGitSpawn((e) => argv.push(e.argv.join(' ')));
-      try {
-        const result = await api.raw(history);
-        expect(result.errors).toBeUndefined();
-        const edges = (result.data!.project as { history: { edges: { node: { sha: string } }[] } }).history.edges;
-        return { shas: edges.map((e) => e.node.sha), located: argv.filter((a) => a.includes('--absolute-git-dir')).length };
-      } finally {
-        stop();
-      }
-    };
-    expect(await read()).toEqual({ shas: [head], located: 1 });
+    const read = () => readHistory(api, createProject.projectId);
+    // Located when the project was created (its working tree was read then): not again.
+    expect(await read()).toEqual({ shas: [head], located: 0 });
     expect(await read()).toEqual({ shas: [head], located: 0 });
 
     // A commit (files come and go in the folder and in .git) says nothing new about where the repo is: kept.
@@ -256,6 +244,31 @@ describe('project working directories', () => {
     expect(fingerprint(join(outside, '.git'))).toEqual(outsideBefore);
   });
 
+  it("a remembered location through a .git file: its git directory swapped for a symlink out of the roots is seen at the next use; nothing is read or written there", async () => {
+    const sb = sandbox();
+    const outside = userRepo(join(sb.base, 'outside'));
+    const api = await startTestServer({ dataDir: sb.data, allowedRoots: [sb.root] });
+    const dir = mkdirp(join(sb.root, 'app'));
+    const gitDir = join(sb.root, 'app-git');
+    git(dir, 'init', '-q', '-b', 'main', `--separate-git-dir=${gitDir}`);
+    writeFileSync(join(dir, 'a.txt'), 'one\n');
+    git(dir, ...me, 'add', '-A');
+    git(dir, ...me, 'commit', '-q', '-m', 'initial');
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    const { createProject } = await api.ok(SecCreateProject, { input: { name: 'app', workdir: dir } });
+    expect(await readHistory(api, createProject.projectId)).toEqual({ shas: [head], located: 0 });
+
+    // The .git file unchanged, the folder it names moved aside and a symlink to the repo outside put in its place.
+    renameSync(gitDir, join(sb.root, 'app-git-aside'));
+    symlinkSync(join(outside, '.git'), gitDir);
+    const outsideBefore = fingerprint(join(outside, '.git'));
+    expect(await readHistory(api, createProject.projectId)).toEqual({ shas: [], located: 1 });
+    // Its working tree is not read either (no repo there for us), and nothing lands outside.
+    const project = await api.raw(`{ project(projectId: "${createProject.projectId}") { workingTree { isRepo clean } } }`);
+    expect(project.data).toEqual({ project: { workingTree: { isRepo: false, clean: false } } });
+    expect(fingerprint(join(outside, '.git'))).toEqual(outsideBefore);
+  });
+
   it('a repo above the allowed root (a dotfiles repo in HOME) is never found: a project inside the root gets its own repo', async () => {
     const sb = sandbox();
     const root = join(sb.base, 'home-repo');
@@ -269,6 +282,20 @@ describe('project working directories', () => {
     expect(git(root, 'rev-parse', 'HEAD').trim()).toBe(head);
   });
 });
+
+/** A project's history (its shas), and how many times git was asked where the repo is for it. */
+async function readHistory(api: TestServer, projectId: string): Promise<{ shas: string[]; located: number }> {
+  const argv: string[] = [];
+  const stop = onGitSpawn((e) => argv.push(e.argv.join(' ')));
+  try {
+    const result = await api.raw(`{ project(projectId: "${projectId}") { history(first: 3) { edges { node { sha } } } } }`);
+    expect(result.errors).toBeUndefined();
+    const edges = (result.data!.project as { history: { edges: { node: { sha: string } }[] } }).history.edges;
+    return { shas: edges.map((e) => e.node.sha), located: argv.filter((a) => a.includes('--absolute-git-dir')).length };
+  } finally {
+    stop();
+  }
+}
 
 function mkdirp(dir: string): string {
   mkdirSync(dir, { recursive: true });
