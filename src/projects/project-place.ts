@@ -101,11 +101,10 @@ export async function openProjectRepo(project: PlaceProject, config: PlaceConfig
 }
 
 /**
- * `openProjectRepo` without reading the repo's config: where the repo is, with
- * the same checks, for a caller that only needs its git directory (to lock it)
- * and opens the place itself before running git there. One git process.
+ * Where the repo is, every check run in full (one git process): what
+ * `locateProjectRepoKept` runs the first time and whenever its stamp changed.
  */
-export async function locateProjectRepo(project: PlaceProject, config: PlaceConfig, options: { init?: boolean } = {}): Promise<{ workdir: string; location: RepoLocation }> {
+async function locateProjectRepo(project: PlaceProject, config: PlaceConfig, options: { init?: boolean } = {}): Promise<{ workdir: string; location: RepoLocation }> {
   // The stored workdir is a real path: anything else now means a symlink was put in its way.
   const real = await realpath(project.workdir).catch(() => project.workdir);
   if (real !== project.workdir) {
