@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, vi } from 'vitest';
+import { afterAll, afterEach, vi } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { onCleanup } from '../helpers/leftovers.js';
 import { launchChromium, noNetwork, type BlockedRequests } from './chromium.js';
@@ -19,6 +19,27 @@ vi.setConfig({ testTimeout: 180_000 });
 const SCREENSHOTS = fileURLToPath(new URL('../../.e2e-screenshots/', import.meta.url));
 
 let browser: Promise<Browser> | undefined;
+/** The pages this test opened, for its failure message. */
+const opened: BrowserPage[] = [];
+
+// A failed test says where each of its pages stood: the address, the text on the page, what the
+// page logged as errors and what it asked elsewhere, and a screenshot. Registered after the
+// leftovers' afterEach, so it runs first (after-hooks run in reverse), while the pages are open.
+afterEach(async (context) => {
+  const pages = opened.splice(0);
+  if (context.task.result?.state !== 'fail') return;
+  for (const [index, { page, errors, blocked }] of pages.entries()) {
+    if (page.isClosed()) continue;
+    const text = await page
+      .locator('body')
+      .innerText({ timeout: 5_000 })
+      .catch((error: Error) => `(unreadable: ${error.message})`);
+    const shot = await screenshot(page, `failed-${context.task.name}-${index}`).catch(() => '(no screenshot)');
+    process.stderr.write(
+      `--- page ${index}: ${page.url()}\n${text.slice(0, 4000)}\n--- its errors: ${JSON.stringify(errors)}; blocked: ${JSON.stringify(blocked.urls)}; screenshot: ${shot}\n`,
+    );
+  }
+});
 
 afterAll(async () => {
   const launched = browser;
@@ -52,7 +73,9 @@ export async function openPage(serverUrl: string): Promise<BrowserPage> {
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(`console: ${message.text()}`);
   });
-  return { context, page, blocked, errors };
+  const opening = { context, page, blocked, errors };
+  opened.push(opening);
+  return opening;
 }
 
 /** Saves a full-page PNG as .e2e-screenshots/<name>.png (at the repo root) and returns its path. */
