@@ -1,7 +1,7 @@
 /**
  * The shell: the sidebar (the search field, Sessions, Projects) and the page the address bar names.
  */
-import { lazy, Suspense, type ComponentProps, type ComponentType } from 'react';
+import { lazy, Suspense, useCallback, useState, type ComponentProps, type ComponentType } from 'react';
 import { DirtyTreeBanner } from '../features/projects/DirtyTreeBanner';
 import { ProjectsNav } from '../features/projects/ProjectsNav';
 import { DiskUsage } from './DiskUsage';
@@ -48,6 +48,10 @@ export function App() {
   const route = parseRoute(usePathname());
   // On a session page, its own content first (lib/page-settled.ts).
   const sidebar = usePageSettled(route.name === 'session');
+  // The Projects list comes in below the Sessions list once that is shown: a list loading above
+  // another never moves what the reader is about to click.
+  const [sessionsShown, setSessionsShown] = useState(false);
+  const onSessionsShown = useCallback(() => setSessionsShown(true), []);
   return (
     <div className="shell">
       <aside className="sidebar">
@@ -55,8 +59,8 @@ export function App() {
           entity-memory
         </Link>
         <SearchBox />
-        {sidebar && <SessionsNav currentSessionId={route.name === 'session' ? route.sessionId : undefined} />}
-        {sidebar && <ProjectsNav currentProjectId={route.name === 'project' || route.name === 'blame' ? route.projectId : undefined} />}
+        {sidebar && <SessionsNav currentSessionId={route.name === 'session' ? route.sessionId : undefined} onShown={onSessionsShown} />}
+        {sidebar && sessionsShown && <ProjectsNav currentProjectId={route.name === 'project' || route.name === 'blame' ? route.projectId : undefined} />}
         <a className="muted" href="/graphql">
           GraphiQL
         </a>

@@ -63,9 +63,12 @@ export function ProjectsNav({ currentProjectId }: { currentProjectId?: string })
           </li>
         ))}
       </ul>
-      <button type="button" className="new-project" onClick={() => setOpen(true)}>
-        New project
-      </button>
+      {/* Under the list once it is in, where it stays. */}
+      {(data || error) && (
+        <button type="button" className="new-project" onClick={() => setOpen(true)}>
+          New project
+        </button>
+      )}
       {open && <NewProjectDialog onClose={() => setOpen(false)} onCreated={created} />}
     </nav>
   );

@@ -410,8 +410,10 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
             onView={(sha) => viewSha(sha)}
             onLoaded={onTimelineLoaded}
           />
-          {settled && <Branches sessionId={sessionId} viewedSha={viewed?.sha} shownBranch={shownBranch} onView={viewSha} onBranch={showBranch} />}
+          {/* The turn's code changes before the branch panel, which comes in once the page has settled: nothing the
+              reader may be about to click moves down under the pointer when it does. */}
           {view.project && <CodeChanges sessionId={sessionId} sha={viewed?.sha ?? null} projectId={view.project.projectId} version={version} onLoaded={onCodeLoaded} />}
+          {settled && <Branches sessionId={sessionId} viewedSha={viewed?.sha} shownBranch={shownBranch} onView={viewSha} onBranch={showBranch} />}
           {settled && <Changes sessionId={sessionId} sha={viewed?.sha ?? null} />}
         </aside>
       </div>

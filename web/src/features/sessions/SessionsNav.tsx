@@ -90,7 +90,11 @@ function keptFilter(): SessionFilter {
   }
 }
 
-export function SessionsNav({ currentSessionId }: { currentSessionId?: string }) {
+/**
+ * `onShown`: called once the first list (or its error) is on the page, for what the shell puts
+ * below it (the Projects list) to come in after it rather than be pushed down under the pointer.
+ */
+export function SessionsNav({ currentSessionId, onShown }: { currentSessionId?: string; onShown?: () => void }) {
   const client = useClient();
   const [filter, setFilter] = useState<SessionFilter>(keptFilter);
   // The time filter's start is fixed when the filter is chosen (or the list reloaded), not at every render.
@@ -133,6 +137,10 @@ export function SessionsNav({ currentSessionId }: { currentSessionId?: string })
     void reload();
   }, [reload]);
   useEffect(() => onReconnected(() => setReloads((n) => n + 1)), []);
+  const shown = list !== null || error !== null;
+  useEffect(() => {
+    if (shown) onShown?.();
+  }, [shown, onShown]);
 
   /** The sessions of `page` not listed yet, by id (a page read while sessions were added overlaps the list). */
   const unlisted = (shown: List, page: SessionsPage['sessions']) => {
