@@ -198,6 +198,9 @@ describe('the session replay page', () => {
       expect(await changes.getByRole('listitem').count()).toBe(files.length);
     };
     await expectChanges(c4!);
+    // The project's side of the turn: these turns changed no file of it, said in words.
+    const code = page.getByRole('region', { name: 'Code changes', exact: true });
+    await expect.poll(() => code.innerText(), WAIT).toContain('No file changed in this turn');
     await screenshot(page, 'session-replay');
 
     // Previous turn (button), Left, Next turn (button), Right, Back to latest.
@@ -285,7 +288,6 @@ describe('the session replay page', () => {
 
     // Beside the conversation, what the turn did to the code: skipped for the user's notes.txt, the
     // agent's src/cli.ts kept on its snapshot, with its patch.
-    const code = page.getByRole('region', { name: 'Code changes', exact: true });
     await expect.poll(() => code.getByText('Not committed: your uncommitted changes were in the way').isVisible(), WAIT).toBe(true);
     expect(await code.innerText()).toContain('In the way: notes.txt');
     expect(await code.innerText()).toContain('Kept on a private snapshot');

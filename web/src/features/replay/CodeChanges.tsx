@@ -6,7 +6,7 @@
  * by line, unified or side by side ("Diff view", kept in localStorage); large patches start
  * collapsed, binary files are named. The session repo's own files stay in "Changes".
  */
-import type { CodeDiffFieldsFragment } from '../../gql/graphql';
+import type { CodeDiffFieldsFragment, ProjectCommitResult } from '../../gql/graphql';
 import { Link } from '../../lib/Link';
 import { blamePath, projectPath } from '../../lib/router';
 import { MAX_HIGHLIGHTED_LINES, useHighlight } from '../../lib/highlight';
@@ -30,13 +30,14 @@ function savedLayout(): DiffLayout {
   }
 }
 
-const RESULT_TEXT: Record<string, string> = {
+/** Every result the server can give, in words (typed by the schema: a new result cannot be left out). */
+const RESULT_TEXT: Record<ProjectCommitResult, string> = {
   COMMITTED: 'Committed',
   PENDING: 'Committing…',
   SKIPPED_DIRTY: 'Not committed: your uncommitted changes were in the way',
   SKIPPED_BUSY: 'Not committed: a git operation was in progress',
   SKIPPED_UNATTRIBUTED: 'Not committed: the changes could not be told apart from yours',
-  NOTHING: 'Nothing to commit',
+  NOTHING_TO_COMMIT: 'No file changed in this turn',
   FAILED: 'Failed',
 };
 
@@ -273,7 +274,7 @@ export function CodeChanges({
       {outcome && (
         <>
           <p className={`code-outcome code-${outcome.result.toLowerCase()}`}>
-            {RESULT_TEXT[outcome.result] ?? outcome.result}
+            {RESULT_TEXT[outcome.result]}
             {outcome.result === 'FAILED' && outcome.reason ? `: ${outcome.reason}` : ''}
           </p>
           {outcome.result !== 'COMMITTED' && outcome.message && <p className="muted">{outcome.message}</p>}
