@@ -23,6 +23,7 @@ const QUICK: Record<string, string[]> = {
   import: ['--prompts', '100'],
   cost: ['--seconds', '5'],
   instances: ['--quick'],
+  gc: ['--sessions', '100'],
 };
 
 const [name = 'record-turn', ...args] = process.argv.slice(2);

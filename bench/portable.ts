@@ -43,7 +43,7 @@ try {
   const cliMs = (args: string[]): number => {
     const t0 = performance.now();
     const run = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
-    if (args[0] === "import") console.log(run.stderr); if (run.status !== 0) throw new Error(`entity-memory ${args.join(' ')} failed: ${run.stderr}`);
+    if (run.status !== 0) throw new Error(`entity-memory ${args.join(' ')} failed: ${run.stderr}`);
     return performance.now() - t0;
   };
   const gitMs = (cwd: string, args: string[]): number => {
