@@ -8,8 +8,8 @@
  * files and adds 1 new one (its touchedPaths), the same change in every copy;
  * the edits are not timed, everything git does after them is:
  *  (C) commit: the turn's close as closeProjectTurn runs it (captureAtClose:
- *      open the repo, status and claims, hash the agent's paths into the
- *      object store and read HEAD's entries for them, claim them), then the
+ *      open the repo, status and claims with the turn's touchedPaths hashed
+ *      into the object store beside them, HEAD's entries for them, claim them), then the
  *      committer's commitTurn (locate the repo as last found, then ProjectCommitter.look:
  *      take the project lock, open the repo, decide: COMMITTED with a
  *      temporary index, compare-and-swap of the branch, index sync), then the

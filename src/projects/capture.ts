@@ -7,6 +7,7 @@
  */
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { FileState } from '../git/project-plumbing.js';
 import type { ProjectRepo } from '../git/project-repo.js';
 import { splitAtClose } from './ownership.js';
 import type { RecordedState } from './restore-plan.js';
@@ -38,12 +39,35 @@ export interface HeadAtClose {
 }
 
 /**
+ * The paths worth hashing while the close's status runs (`earlyPaths`): each file the turn said
+ * it wrote (touchedPaths) that was not dirty as the turn began, since those are the agent's
+ * whenever status finds them changed. A dirty-at-start path is the user's unless a skipped turn
+ * carried it, which takes a read to tell: it waits for status, so no content of the user's is
+ * hashed into the repo. A folder among them is left out by the hashing itself.
+ */
+export function earlyPaths(touched: readonly string[] | null, dirtyAtStart: readonly string[]): string[] {
+  if (!touched) return [];
+  const atStart = new Set(dirtyAtStart);
+  const paths = touched.map((t) => t.replace(/^\.\//, '').replace(/\/+$/, '')).filter((p) => p !== '' && !atStart.has(p));
+  return [...new Set(paths)];
+}
+
+/**
  * @param top the real path of the working tree's top.
  * @param gitDir its git directory (where the files are copied to be hashed).
  * @param known HEAD and its entries as the close's status read them.
+ * @param hashed states of paths hashed already, beside the status (`earlyPaths`): an agent's
+ *   path among them is not hashed again.
  * @throws GitError when git cannot hash the files (the caller records the turn without a capture).
  */
-export async function captureTurnEnd(repo: ProjectRepo, top: string, gitDir: string, input: CaptureInput, known: HeadAtClose): Promise<TurnCapture> {
+export async function captureTurnEnd(
+  repo: ProjectRepo,
+  top: string,
+  gitDir: string,
+  input: CaptureInput,
+  known: HeadAtClose,
+  hashed: readonly FileState[] = [],
+): Promise<TurnCapture> {
   const changedBeforeStart: string[] = [];
   if (!input.touched && input.startedAt) {
     const atStart = new Set(input.dirtyAtStart);
@@ -56,7 +80,11 @@ export async function captureTurnEnd(repo: ProjectRepo, top: string, gitDir: str
   }
   const split = splitAtClose({ ...input, changedBeforeStart });
   const headSha = known.headSha;
-  const states = await repo.captureFileStates(top, gitDir, split.agent);
+  const early = new Map(hashed.map((state) => [state.path, state]));
+  const rest = split.agent.filter((p) => !early.has(p));
+  const states = [...split.agent.flatMap((p) => early.get(p) ?? []), ...(rest.length > 0 ? await repo.captureFileStates(top, gitDir, rest) : [])].sort((a, b) =>
+    a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
+  );
   // HEAD's entries for the agent's paths: from the status when it told them, else (an unmerged path) one ls-tree.
   const unknown = states.map((s) => s.path).filter((p) => !known.headEntries.has(p));
   const looked = await repo.entriesAt(headSha, unknown);

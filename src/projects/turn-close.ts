@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import { classifyFault } from '../faults.js';
-import { captureTurnEnd, type TurnCapture } from './capture.js';
+import { captureTurnEnd, earlyPaths, type TurnCapture } from './capture.js';
 import { printOf } from './working-tree.js';
 import { claimPaths, pathsOf, readClaims } from './claims.js';
 import { openProjectRepo, refusalReason, type PlaceProject } from './project-place.js';
@@ -170,7 +170,14 @@ export async function captureAtClose(
   },
 ): Promise<{ capture: TurnCapture; baseline: string[]; claim(turnId: string): Promise<void> }> {
   const place = await openProjectRepo(project, config, { init: true });
-  const [status, claims] = await Promise.all([place.repo.statusWithHead(), readClaims(place.location)]);
+  // The files the turn said it wrote are hashed while status runs (they are the agent's once
+  // status finds them changed): one git process less to wait for.
+  const early = earlyPaths(input.touched, input.dirtyAtStart);
+  const [status, claims, hashed] = await Promise.all([
+    place.repo.statusWithHead(),
+    readClaims(place.location),
+    early.length > 0 ? place.repo.captureFileStates(place.workdir, place.location.gitDir, early) : [],
+  ]);
   // What was dirty at the start because a skipped turn of this session left it, unchanged since: the agent's, not the user's.
   const carried = input.dirtyAtStart.filter((p) => input.carried?.has(p));
   let unchanged: string[] = [];
@@ -183,7 +190,7 @@ export async function captureAtClose(
   const ownPending = pathsOf(claims, input.sessionId, true);
   // Without touchedPaths, what another session's turn left and has not committed yet is that agent's, not ours.
   const dirtyAtClose = input.touched ? dirty : dirty.filter((p) => !others.has(p));
-  const capture = await captureTurnEnd(place.repo, place.workdir, place.location.gitDir, { touched: input.touched, dirtyAtStart: input.dirtyAtStart, dirtyAtClose, startedAt: input.startedAt, carried: unchanged }, status);
+  const capture = await captureTurnEnd(place.repo, place.workdir, place.location.gitDir, { touched: input.touched, dirtyAtStart: input.dirtyAtStart, dirtyAtClose, startedAt: input.startedAt, carried: unchanged }, status, hashed);
   const agent = new Set(capture.files.map((f) => f.path));
   return {
     capture,

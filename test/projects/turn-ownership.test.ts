@@ -75,6 +75,11 @@ describe('user edits around a turn', () => {
     expect(head(dir)).toBe(initial);
     expect(agentCommits(dir)).toEqual([]);
     expect(read(dir, 'notes.txt')).toBe('v1\nthe user’s line\nthe agent’s line\n');
+    // Nor is its content hashed into the user's repo (the close hashes the turn's files while its
+    // status runs, but not one that was dirty as the turn began): no such object there.
+    const userBlob = git(dir, 'hash-object', 'notes.txt').trim();
+    expect(() => git(dir, 'cat-file', '-e', userBlob)).toThrow();
+    expect(git(dir, 'cat-file', '-t', git(dir, 'hash-object', 'agent.txt').trim()).trim()).toBe('blob');
   });
 
   it('after a skipped turn, the agent’s own uncommitted file is still the agent’s: the next warning names only the user’s, and their commit lets it through', async () => {
