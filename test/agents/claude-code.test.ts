@@ -15,6 +15,7 @@ import { tempDir } from '../helpers/temp.js';
 import { wsClient, wsSubscribe } from '../helpers/ws.js';
 import { CreateProject, DirtyWarnings } from '../projects/operations.js';
 import { agentCommits, expectSnapshot, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
+import { openPage } from '../e2e/browser.js';
 import { claudeCodeBinary } from './claude-cli.js';
 import { SHARED_FILES } from './install-hooks.js';
 import { installClaudeHooks, runClaude, type ClaudeRun } from './run-claude.js';
@@ -57,6 +58,7 @@ interface HookedSession {
 }
 
 const AGENT_EMAIL = 'agent@openprogram.invalid';
+const WAIT = { timeout: 45_000 };
 
 async function setUp(script: Script, options: { http?: boolean; context?: boolean } = {}) {
   const root = tempDir('em-agents-');
@@ -172,6 +174,45 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     expect(git(repo, 'log', '-1', '--format=%B').trimEnd()).toMatch(new RegExp(`^\\[agent ${sessionId}\\] turn 1: TURN1: write a\\.txt, edit it, generate gen\\.txt\n\nSession-Id: ${sessionId}\nTurn: 1$`));
     expect(git(repo, 'status', '--porcelain')).toBe('');
   }, 120_000);
+
+  it("shows the real agent's turn in the web UI as Claude Code shows it: the Edit as a diff, the Bash call as its command, and beside them the files it committed", async () => {
+    const { api, claude } = await setUp({
+      turns: [
+        {
+          match: /TURN1/,
+          steps: [
+            { write: 'a.txt', content: 'one\ntwo\nthree\n' },
+            { edit: 'a.txt', old: 'one', new: 'uno' },
+            { bash: 'echo generated > gen.txt' },
+            { text: 'Wrote **a.txt** and gen.txt.' },
+          ],
+        },
+      ],
+    });
+    const sessionId = (await claude('TURN1: write a.txt, edit it, generate gen.txt')).sessionId!;
+    await recorded(api, sessionId, 1);
+    expect((await outcome(api, sessionId, 1)).result).toBe('COMMITTED');
+
+    const { page, errors, blocked } = await openPage(api.url);
+    await page.goto(`${api.url}/sessions/${encodeURIComponent(sessionId)}`);
+    await page.getByText('Turn 1 / 1', { exact: true }).waitFor(WAIT);
+    const main = page.getByRole('main');
+    const edit = main.getByRole('group', { name: 'Tool call: Edit' });
+    await edit.waitFor(WAIT);
+    await expect.poll(async () => (await edit.locator('pre .diff-del').allInnerTexts()).join(''), WAIT).toContain('one');
+    await expect.poll(async () => (await edit.locator('pre .diff-add').allInnerTexts()).join(''), WAIT).toContain('uno');
+    expect(await main.getByRole('group', { name: 'Tool call: Bash' }).locator('.shell-command').innerText()).toBe('$ echo generated > gen.txt');
+    await expect.poll(() => main.getByRole('article').last().innerText(), WAIT).toContain('Wrote a.txt and gen.txt.');
+    // Beside the conversation, what the turn did to the user's repo: the agent's commit of its two files.
+    const code = page.getByRole('region', { name: 'Code changes', exact: true });
+    await expect.poll(() => code.locator('.change-list summary').allTextContents(), WAIT).toEqual(['added a.txt +3 −0', 'added gen.txt +1 −0']);
+    expect(await code.innerText()).toContain('Committed');
+    // No message is an empty box.
+    const empty = async () => (await main.getByRole('article').allInnerTexts()).filter((text) => text.replace(/^(User|Assistant|Tool result)\b:?\s*/, '').trim() === '');
+    await expect.poll(empty, WAIT).toEqual([]);
+    expect(blocked.urls).toEqual([]);
+    expect(errors).toEqual([]);
+  }, 180_000);
 
   it('records the same turn through http hooks (install --http): Claude Code posts each event but SessionStart itself, and the agent\'s files are committed', async () => {
     const { api, repo, model, claude } = await setUp(
