@@ -47,6 +47,11 @@ export interface FileState {
 
 export const ZERO_OID = '0000000000000000000000000000000000000000';
 
+/** Orders entries by path (code unit order), as the states a capture returns are listed. */
+export function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
 /**
  * Hashes the current content of `paths` (relative to `top`) into the object
  * store (`hash-object -w`, with the repo's attributes, as `git add` would) and
@@ -122,7 +127,7 @@ export async function captureFileStates(
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  return states.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return states.sort(byPath);
 }
 
 /** What HEAD is: the branch ref it points at (null when detached) and its commit (null when unborn). */

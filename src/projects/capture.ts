@@ -7,9 +7,9 @@
  */
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileState } from '../git/project-plumbing.js';
+import { byPath, type FileState } from '../git/project-plumbing.js';
 import type { ProjectRepo } from '../git/project-repo.js';
-import { splitAtClose } from './ownership.js';
+import { splitAtClose, touchedPath } from './ownership.js';
 import type { RecordedState } from './restore-plan.js';
 
 export interface TurnCapture {
@@ -48,7 +48,7 @@ export interface HeadAtClose {
 export function earlyPaths(touched: readonly string[] | null, dirtyAtStart: readonly string[]): string[] {
   if (!touched) return [];
   const atStart = new Set(dirtyAtStart);
-  const paths = touched.map((t) => t.replace(/^\.\//, '').replace(/\/+$/, '')).filter((p) => p !== '' && !atStart.has(p));
+  const paths = touched.map(touchedPath).filter((p) => p !== '' && !atStart.has(p));
   return [...new Set(paths)];
 }
 
@@ -82,9 +82,7 @@ export async function captureTurnEnd(
   const headSha = known.headSha;
   const early = new Map(hashed.map((state) => [state.path, state]));
   const rest = split.agent.filter((p) => !early.has(p));
-  const states = [...split.agent.flatMap((p) => early.get(p) ?? []), ...(rest.length > 0 ? await repo.captureFileStates(top, gitDir, rest) : [])].sort((a, b) =>
-    a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
-  );
+  const states = [...split.agent.flatMap((p) => early.get(p) ?? []), ...(rest.length > 0 ? await repo.captureFileStates(top, gitDir, rest) : [])].sort(byPath);
   // HEAD's entries for the agent's paths: from the status when it told them, else (an unmerged path) one ls-tree.
   const unknown = states.map((s) => s.path).filter((p) => !known.headEntries.has(p));
   const looked = await repo.entriesAt(headSha, unknown);

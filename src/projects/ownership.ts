@@ -10,10 +10,15 @@
  */
 import { listedPaths } from './agent-commits.js';
 
+/** A touchedPaths entry as git names the path: without a leading `./` or trailing slashes. */
+export function touchedPath(entry: string): string {
+  return entry.replace(/^\.\//, '').replace(/\/+$/, '');
+}
+
 /** True when `path` is one of `touched` or lies under one of them (a folder). */
 export function isTouched(path: string, touched: readonly string[]): boolean {
   return touched.some((t) => {
-    const clean = t.replace(/^\.\//, '').replace(/\/+$/, '');
+    const clean = touchedPath(t);
     return path === clean || path.startsWith(`${clean}/`);
   });
 }

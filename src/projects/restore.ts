@@ -15,7 +15,7 @@ import type { Config } from '../config.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { ProjectFilesResultKind } from '../generated/prisma/client.js';
 import { GitRefConflictError } from '../git/errors.js';
-import { writeStates, type FileState } from '../git/project-plumbing.js';
+import { byPath, writeStates, type FileState } from '../git/project-plumbing.js';
 import { BeyondLinkError } from '../fs/inside.js';
 import type { ProjectRepo } from '../git/project-repo.js';
 import { KeyedLocks } from '../locks.js';
@@ -307,7 +307,7 @@ export async function previewSnapshot(
       to: { path: f.path, mode: f.oid ? f.mode : null, oid: f.oid },
       conflict: inTheWay.has(f.path),
     }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .sort(byPath);
   return { changes, conflicts: seen.conflicts };
 }
 
