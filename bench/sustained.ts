@@ -17,8 +17,10 @@
  * With `--trace <file>`, writes one JSON line per turn (phase, session, number, ack and event
  * times) and per server happening (GC pauses, event-loop delay over 100 ms, the server's info
  * log lines: packs, rebuilds) and the server's resident memory every 250 ms, for finding what
- * stalls the mirror. `--concurrency <n>` sets the mirror's sessions at once (default: its own).
- * Usage: npm run bench -- sustained [--quick] [--trace <file>] [--concurrency <n>]
+ * stalls the mirror. `--concurrency <n>` sets the mirror's sessions at once (default: its own);
+ * `--backlog <n>` the turns acknowledged and not yet committed past which acknowledgements wait
+ * for the mirror (src/mirror/backlog.ts; default its own; a large number turns the pacing off).
+ * Usage: npm run bench -- sustained [--quick] [--trace <file>] [--concurrency <n>] [--backlog <n>]
  */
 import { fork } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -122,6 +124,7 @@ if (process.argv[2] === '--clients') {
   const option = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
   const tracePath = option('--trace');
   const concurrency = option('--concurrency') === undefined ? undefined : Number(option('--concurrency'));
+  const backlogLimit = option('--backlog') === undefined ? undefined : Number(option('--backlog'));
   const SESSIONS = quick ? 20 : 50;
   const TURNS = quick ? 25 : 100;
   const CLIENTS = 10;
@@ -131,6 +134,7 @@ if (process.argv[2] === '--clients') {
   const ONE_SESSION_TURNS = quick ? 300 : 2_000;
   const LAG_GOAL_MS = 1_000;
   const ONE_SESSION_GOAL = 50;
+  const SUSTAINABLE_GOAL = 40;
 
   /** The load average, and the share of the last 10 s some task waited for a CPU (Linux PSI), when the kernel says. */
   const load = () => {
@@ -166,7 +170,10 @@ if (process.argv[2] === '--clients') {
 
   const dataDir = mkdtempSync(join(tmpdir(), 'em-bench-sustained-'));
   const started = Date.now();
-  const server = await startServer(benchConfig(dataDir), logger, concurrency ? { mirror: { concurrency } } : {});
+  const server = await startServer(benchConfig(dataDir), logger, {
+    ...(concurrency ? { mirror: { concurrency } } : {}),
+    ...(backlogLimit !== undefined ? { backlog: { limit: backlogLimit } } : {}),
+  });
   const { app } = server;
 
   /** When each turn's turnCommitted was published (epoch ms), by turn id; and how many per session. */
@@ -223,6 +230,15 @@ if (process.argv[2] === '--clients') {
     });
   }
 
+  /** What the server's backlog did to acknowledgements since the last call (src/mirror/backlog.ts). */
+  let pacedBefore = { paced: 0, timedOut: 0 };
+  const pacing = () => {
+    const { paced, timedOut, limit, maxWaitMs } = app.backlog;
+    const text = `acknowledgements that waited for the mirror (backlog past ${limit} turns): ${fmt(paced - pacedBefore.paced)}, of which ${fmt(timedOut - pacedBefore.timedOut)} for the full ${fmt(maxWaitMs)} ms`;
+    pacedBefore = { paced, timedOut };
+    return text;
+  };
+
   /** Paced clients at `rate` turns/s on fresh sessions: the rate achieved and the lag p50/p99. */
   async function paced(label: string, rate: number): Promise<{ achieved: number; p50: number; p99: number }> {
     const sessions = await createSessions(label, SESSIONS);
@@ -248,6 +264,7 @@ if (process.argv[2] === '--clients') {
     console.log(`all mirrored ${fmt((allAt - a.startedAt) / 1000, 1)} s after the first turn (${fmt((allAt - a.startedAt - a.ms) / 1000, 1)} s after the last ack): mirror ${fmt(mirrorRate, 1)} turns/s`);
     console.log(`mirror lag (ack -> turnCommitted): p50 ${fmt(percentile(flatLags, 50))} ms, p99 ${fmt(percentile(flatLags, 99))} ms, max ${fmt(Math.max(...flatLags))} ms` +
       ` (goal p99 <= ${fmt(LAG_GOAL_MS)} ms while the ingest rate is sustainable; here ingest/mirror = ${(ingest / mirrorRate).toFixed(2)}) ${verdict(percentile(flatLags, 99) <= LAG_GOAL_MS)}`);
+    console.log(pacing());
 
     // --- 2. paced: fractions of the mirror rate, then halfway between the best within the goal and the next ---
     console.log(`\n[2] paced: ${CLIENTS} clients, ${fmt(PACED_TURNS)} turns per rate over ${SESSIONS} fresh sessions, rates as fractions of the measured mirror rate`);
@@ -266,7 +283,9 @@ if (process.argv[2] === '--clients') {
     const firstMissAbove = Math.min(1, ...tried.filter((t) => !t.ok && t.fraction > bestOk).map((t) => t.fraction));
     if (bestOk > 0 && firstMissAbove - bestOk > 0.05) await tryFraction((bestOk + firstMissAbove) / 2);
     const sustainable = Math.max(0, ...tried.filter((t) => t.ok).map((t) => t.achieved));
-    console.log(`sustainable ingest rate (the highest rate tried whose lag p99 <= ${fmt(LAG_GOAL_MS)} ms): ${sustainable > 0 ? `${fmt(sustainable, 1)} turns/s` : 'none of the rates tried'}`);
+    console.log(`sustainable ingest rate (the highest rate tried whose lag p99 <= ${fmt(LAG_GOAL_MS)} ms): ${sustainable > 0 ? `${fmt(sustainable, 1)} turns/s` : 'none of the rates tried'}` +
+      ` (goal >= ${SUSTAINABLE_GOAL}) ${verdict(sustainable >= SUSTAINABLE_GOAL)}`);
+    console.log(`all rates: ${pacing()}`);
 
     // --- 3. one session, many writers ---
     const [single] = await createSessions('single', 1);
@@ -280,6 +299,7 @@ if (process.argv[2] === '--clients') {
     const during = singleTurns.filter((t) => (committedAt.get(t.id) ?? Infinity) <= lastAck).length;
     console.log(`\n[3] one session, ${WRITERS} concurrent writers, ${fmt(ONE_SESSION_TURNS)} turns (load ${load()})`);
     console.log(`committed while the writers wrote: ${fmt(during)} of ${fmt(ONE_SESSION_TURNS)} (their turnCommitted published before the last acknowledgement)`);
+    console.log(pacing());
     console.log(`ingested in ${fmt(o.ms / 1000, 1)} s (${fmt(ONE_SESSION_TURNS / (o.ms / 1000), 1)} turns/s), all mirrored after ${fmt((singleAll - o.startedAt) / 1000, 1)} s: ` +
       `${fmt(singleRate, 1)} turns/s ingested and mirrored (goal >= ${ONE_SESSION_GOAL}) ${verdict(singleRate >= ONE_SESSION_GOAL)}; lag p50 ${fmt(percentile(sl, 50))} ms, p99 ${fmt(percentile(sl, 99))} ms`);
 

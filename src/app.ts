@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { databaseTarget, DEFAULT_REDIS_PREFIX, sessionsDir, type Config } from './config.js';
 import { gitCanStart, HealthProbe } from './http/health.js';
+import { MirrorBacklog, type MirrorBacklogOptions } from './mirror/backlog.js';
 import { DiskBudget } from './mirror/disk-budget.js';
 import { openDb, type Db } from './db/index.js';
 import { KeyedLocks } from './locks.js';
@@ -30,6 +31,8 @@ export interface App {
   deps: Deps;
   yoga: Yoga;
   mirror: MirrorWorker;
+  /** The turns requests closed that the mirror has not committed yet, which pace acknowledgements (src/mirror/backlog.ts). */
+  backlog: MirrorBacklog;
   /** The data dir's disk budget keeper, with --max-disk. */
   diskBudget?: DiskBudget;
   /** Agents' hook events, from /hooks/<agent> and the spool (src/services/hooks/intake.ts). */
@@ -50,6 +53,8 @@ export interface AppOptions {
   hooks?: HookIntakeOptions;
   /** The disk budget's checks (with --max-disk; default every 10 minutes). */
   diskBudget?: { intervalMs?: number };
+  /** When requests' acknowledgements wait for the mirror (src/mirror/backlog.ts). */
+  backlog?: MirrorBacklogOptions;
 }
 
 /**
@@ -81,6 +86,9 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   };
   const shared = mirrorOptions.shared;
   const mirror = new MirrorWorker({ db, config, logger, sessionLocks, repoLocks, pubsub }, mirrorOptions);
+  // Writers that outrun the mirror are slowed to its pace; it hears of commits from every server.
+  const backlog = new MirrorBacklog(options.backlog);
+  const stopFollowing = backlog.follow(pubsub);
   const health = new RepoHealthMonitor({ db, config, logger }, mirror, options.repoHealth);
   const projectLocks = new KeyedLocks();
   // Servers sharing a database claim each project job before running it (two minutes: longer than a
@@ -107,6 +115,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
       if (shared) pubsub.publish('mirrorWork', { sessionId, instanceId: shared.instanceId });
       if (queued.project) projects.notify(sessionId);
     },
+    paceAcknowledgement: (sessionId, turnId) => backlog.acknowledge(sessionId, turnId),
     onViewChanged: (sessionId) => mirror.notify(sessionId),
     ...(budget ? { diskUsage: () => budget.usage() } : {}),
   };
@@ -194,6 +203,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
     deps,
     yoga,
     mirror,
+    backlog,
     ...(budget ? { diskBudget: budget } : {}),
     hooks,
     health: probe,
@@ -208,6 +218,7 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
         await listening;
         await health.stop();
         await Promise.all([mirror.stop(), projects.stop(), budget?.stop()]);
+        await stopFollowing();
         // After the workers, so their last events are sent.
         await redis?.close();
         await db.$disconnect();

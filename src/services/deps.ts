@@ -24,6 +24,12 @@ export interface Deps {
    * queued a project commit too (a session outside any project never wakes the project committer).
    */
   onTurnClosed?: (sessionId: string, queued: { project: boolean }) => void;
+  /**
+   * Called once a request's turn close is durable, before it is answered: counts the turn in the
+   * mirror's backlog and, while the backlog is past its limit, waits a bounded time for the mirror
+   * (src/mirror/backlog.ts). Not called for imports or replayed hook events.
+   */
+  paceAcknowledgement?: (sessionId: string, turnId: string) => Promise<void>;
   /** Called when the session repo could not follow a change of branch or view at once. */
   onViewChanged?: (sessionId: string) => void;
   now?: () => Date;

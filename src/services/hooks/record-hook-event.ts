@@ -242,7 +242,7 @@ function finalResponse(responses: TranscriptResponse[], reply: string | undefine
  * Closes the open turn with the paths its tools edited, and the reply when there is one: the
  * event's, else (a SessionEnd after a lost Stop) the transcript's final response.
  */
-async function closeOpenTurn(deps: Deps, session: SessionRow, event: HookEvent, eventReply: string | undefined): Promise<HookOutcome> {
+async function closeOpenTurn(deps: Deps, session: SessionRow, event: HookEvent, eventReply: string | undefined, replayed: boolean): Promise<HookOutcome> {
   const turn = await openTurn(deps, session);
   if (!turn) return 'duplicate';
   const touchedPaths = session.project ? await touchedInTurn(deps, turn.id) : null;
@@ -265,9 +265,16 @@ async function closeOpenTurn(deps: Deps, session: SessionRow, event: HookEvent, 
       : null;
   if (draft) await redactDrafts(deps, [draft]);
   try {
-    await closeTurnWith(deps, session.sessionId, { touchedPaths, startedAt: turn.userMessage.createdAt }, async (writer) => {
-      if (draft) await writer.append(draft);
-    });
+    await closeTurnWith(
+      deps,
+      session.sessionId,
+      { touchedPaths, startedAt: turn.userMessage.createdAt },
+      async (writer) => {
+        if (draft) await writer.append(draft);
+      },
+      // A live hook's close is paced by the mirror's backlog; a replay's hook was answered long ago.
+      { paced: !replayed },
+    );
   } catch (error) {
     // Closed by a parallel Stop meanwhile (the reply's id is taken, or no turn is open any more).
     if (error instanceof ConflictError || (await readSession(deps, session.sessionId))?.openTurnId !== turn.id) return 'duplicate';
@@ -281,7 +288,7 @@ async function recordPrompt(deps: Deps, session: SessionRow, event: HookEvent & 
   const messageId = event.promptId ? idFrom('prompt', event.promptId) : undefined;
   if (open && (open.userMessage.messageId === messageId || (messageId === undefined && open.userMessage.content === event.prompt))) return 'duplicate';
   // The turn before never heard its Stop (the agent interrupted): it ends where the next begins.
-  if (open) await closeOpenTurn(deps, session, event, undefined);
+  if (open) await closeOpenTurn(deps, session, event, undefined, replayedFrom !== undefined);
   try {
     await appendMessage(
       { sessionId: session.sessionId, role: 'USER', messageId: messageId ?? null, content: bounded(event.prompt, deps.config.maxContentBytes).text },
@@ -428,9 +435,9 @@ export async function recordHookEvent(event: HookEvent, deps: Deps, options: { r
     case 'tool-end':
       return recordToolCall(deps, session, event, options.replayedFrom);
     case 'stop':
-      return closeOpenTurn(deps, session, event, event.reply);
+      return closeOpenTurn(deps, session, event, event.reply, options.replayedFrom !== undefined);
     case 'session-end': {
-      const closed = await closeOpenTurn(deps, session, event, undefined);
+      const closed = await closeOpenTurn(deps, session, event, undefined, options.replayedFrom !== undefined);
       await markEnded(deps, session, { at: now(deps).toISOString(), reason: event.reason ?? null });
       return closed;
     }

@@ -19,12 +19,16 @@ import { publishWritten } from './session-view.js';
  * out to capture, it is undone, the capture is taken outside the lock, and the
  * close runs again. Sessions seen capturing are remembered (a hint only), so
  * their next closes capture first, as before.
+ *
+ * Once durable, a close asked by a live request (`paced`, the default) is paced by the mirror's
+ * backlog before it returns (Deps.paceAcknowledgement); a hook event replayed from the spool is not.
  */
 export async function closeTurnWith(
   deps: Deps,
   sessionId: string,
   close: TurnClose,
   fill: (writer: SessionWriter) => Promise<void>,
+  options: { paced?: boolean } = {},
 ): Promise<Turn> {
   // The agent's files are written by now: capture its paths; what else is dirty is where the next turn begins.
   const capture = () => closeProjectTurn(deps, sessionId, { touched: close.touchedPaths ?? null, startedAt: close.startedAt ?? null });
@@ -38,6 +42,7 @@ export async function closeTurnWith(
     turn = await closeUnderLock(deps, sessionId, close, fill, await capture(), capture);
   }
   deps.onTurnClosed?.(sessionId, { project: turn.project });
+  if (options.paced !== false) await deps.paceAcknowledgement?.(sessionId, turn.closed.id);
   return turn.closed;
 }
 
