@@ -87,7 +87,13 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   const shared = mirrorOptions.shared;
   const mirror = new MirrorWorker({ db, config, logger, sessionLocks, repoLocks, pubsub }, mirrorOptions);
   // Writers that outrun the mirror are slowed to its pace; it hears of commits from every server.
-  const backlog = new MirrorBacklog(options.backlog);
+  const backlog = new MirrorBacklog({
+    onChange: (behind) =>
+      behind === null
+        ? logger.info('the mirror is back within its backlog limit; answers no longer wait for it')
+        : logger.info({ behind }, `the mirror is ${behind} turns behind the requests' writes; their answers wait for it, ${backlog.maxWaitMs} ms at most each`),
+    ...options.backlog,
+  });
   const stopFollowing = backlog.follow(pubsub);
   const health = new RepoHealthMonitor({ db, config, logger }, mirror, options.repoHealth);
   const projectLocks = new KeyedLocks();

@@ -29,12 +29,17 @@ export interface MirrorBacklogOptions {
   maxWaitMs?: number;
   /** A turn counted this long without an announcement is no longer counted (ms). Default 30 000. */
   forgetAfterMs?: number;
+  /** Told when answers start waiting (`behind`: the backlog then) and when the mirror is back within the limit (null). */
+  onChange?: (behind: number | null) => void;
 }
 
 export class MirrorBacklog {
   readonly limit: number;
   readonly maxWaitMs: number;
   private readonly forgetAfterMs: number;
+  private readonly onChange: ((behind: number | null) => void) | undefined;
+  /** Whether answers wait now (from the first that waited until the backlog is back within the limit). */
+  private behind = false;
   /** Turn id -> its session and when it was acknowledged (ms, monotonic); insertion order is acknowledgement order. */
   private readonly pending = new Map<string, { sessionId: string; at: number }>();
   /** Sessions whose last announcement was a failure. */
@@ -50,6 +55,7 @@ export class MirrorBacklog {
     this.limit = Math.max(0, options.limit ?? 16);
     this.maxWaitMs = Math.max(0, options.maxWaitMs ?? 500);
     this.forgetAfterMs = options.forgetAfterMs ?? 30_000;
+    this.onChange = options.onChange;
   }
 
   /** Turns acknowledged here whose commit is not announced yet. */
@@ -97,6 +103,10 @@ export class MirrorBacklog {
   paceAcknowledgement(): Promise<void> {
     if (this.size <= this.limit || this.maxWaitMs === 0) return Promise.resolve();
     this.paced += 1;
+    if (!this.behind) {
+      this.behind = true;
+      this.onChange?.(this.pending.size);
+    }
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -138,6 +148,10 @@ export class MirrorBacklog {
 
   private wake(): void {
     for (const check of [...this.waiters.keys()]) check();
+    if (this.behind && this.waiters.size === 0 && this.pending.size <= this.limit) {
+      this.behind = false;
+      this.onChange?.(null);
+    }
   }
 
   private forgetOld(): void {

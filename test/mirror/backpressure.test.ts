@@ -11,6 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CreateSession, RecordTurn } from '../api/operations.js';
 import { eventually } from '../helpers/git.js';
 import { holdLock } from '../helpers/locks.js';
+import { capturedLogger } from '../helpers/logger.js';
+import type { Logger } from '../../src/logger.js';
 import { claudeEvents, runHook } from '../hooks/hook-events.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
@@ -39,8 +41,10 @@ afterEach(() => {
 
 describe('acknowledgements paced by the mirror', () => {
   it('answer at once within the limit; past it, once the mirror has caught up, the turn durable before', async () => {
-    const api = await startTestServer({}, { backlog: { limit: 2, maxWaitMs: 120_000 } });
+    const { logger, lines } = capturedLogger();
+    const api = await startTestServer({ logLevel: 'info' }, { backlog: { limit: 2, maxWaitMs: 120_000 } }, { logger: logger as Logger });
     const { deps, mirror, backlog } = api.server.app;
+    const said = () => lines.map((line) => String(line.msg)).filter((msg) => msg.includes('backlog') || msg.includes('behind the requests'));
     await api.ok(CreateSession, { input: { sessionId: 'fast' } });
     await api.ok(RecordTurn, turn('fast', 1));
     await eventually(async () => backlog.size === 0);
@@ -57,6 +61,7 @@ describe('acknowledgements paced by the mirror', () => {
     await eventually(async () => backlog.waiting === 1);
     expect(await states(api, 'fast')).toEqual(['1:COMMITTED', '2:PENDING', '3:PENDING', '4:PENDING']);
     expect(fourth.settled()).toBe(false);
+    expect(said()).toEqual(["the mirror is 3 turns behind the requests' writes; their answers wait for it, 120000 ms at most each"]);
 
     await release();
     expect((await fourth.promise).recordTurn.number).toBe(4);
@@ -64,6 +69,7 @@ describe('acknowledgements paced by the mirror', () => {
     expect((await states(api, 'fast')).filter((s) => s.endsWith(':COMMITTED')).length).toBeGreaterThanOrEqual(2);
     expect(backlog.paced).toBe(1);
     expect(backlog.waiting).toBe(0);
+    expect(said()[1]).toBe('the mirror is back within its backlog limit; answers no longer wait for it');
   });
 
   it('never waits longer than maxWaitMs for a mirror that does not move', async () => {
