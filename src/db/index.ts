@@ -73,11 +73,73 @@ export function searchIndexNote(pending: readonly string[], messages: number, pr
 
 function sqliteFactory(options: OpenDbOptions): PrismaBetterSqlite3 {
   const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  return isolated(counted(
+  return isolated(counted(reusingStatements(
     new PrismaBetterSqlite3(
       options.readOnly ? { url: options.file, timeout, readonly: true, fileMustExist: true } : { url: options.file, timeout },
     ),
-  ));
+  )));
+}
+
+/** Prepared statements kept per SQLite connection, the least recently used dropped first. */
+const STATEMENT_CACHE_SIZE = 512;
+
+/** Statements better-sqlite3 prepared for the adapter since the process started (tests and benches). */
+let statementsPrepared = 0;
+export function sqliteStatementsPrepared(): number {
+  return statementsPrepared;
+}
+
+/** The part of a better-sqlite3 statement the adapter uses. */
+interface SqliteStatement {
+  readonly reader: boolean;
+  run(...args: unknown[]): unknown;
+  columns(): unknown[];
+  raw(on?: boolean): { all(...args: unknown[]): unknown[] };
+}
+
+/**
+ * The adapter factory, its connections preparing each SQL text once. The adapter prepares every
+ * statement it runs (`client.prepare(sql).bind(args)`): SQLite parses and plans the same few dozen
+ * statements again for every query, 7 % of the server's main thread under load
+ * (bench/sustained.ts). Here its connection's database hands it a statement kept by SQL text,
+ * with the arguments passed at each run instead of bound to it once. Everything runs
+ * synchronously in better-sqlite3, so a statement is never in use twice at a time. A connection
+ * that is not shaped as expected (another adapter version) is left as it is.
+ */
+function reusingStatements<T extends object>(factory: T): T {
+  return wrappingConnections(factory, (connection) => {
+    const holder = connection as { client?: { prepare?: unknown } };
+    const database = holder.client;
+    if (!database || typeof database.prepare !== 'function') return connection;
+    const prepareOnce = (database.prepare as (sql: string) => SqliteStatement).bind(database);
+    const cache = new Map<string, SqliteStatement>();
+    const prepare = (sql: string) => {
+      let statement = cache.get(sql);
+      if (statement) cache.delete(sql);
+      else {
+        statement = prepareOnce(sql);
+        statementsPrepared += 1;
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, statement);
+      const kept = statement;
+      const bound = (args: unknown[]) => ({
+        reader: kept.reader,
+        run: () => kept.run(args),
+        columns: () => kept.columns(),
+        raw: () => ({ all: () => kept.raw(true).all(args) }),
+      });
+      return { reader: kept.reader, bind: bound, run: () => kept.run(), columns: () => kept.columns() };
+    };
+    holder.client = new Proxy(database, {
+      get(target, key) {
+        if (key === 'prepare') return prepare;
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? (value as Original).bind(target) : value;
+      },
+    });
+    return connection;
+  });
 }
 
 /** What a statement observer is told: the SQL text sent to SQLite. */
