@@ -46,7 +46,7 @@ export class MirrorBacklog {
   private readonly failing = new Set<string>();
   /** Each waiting acknowledgement's look at the backlog, and its release. */
   private readonly waiters = new Map<() => void, () => void>();
-  /** Acknowledgements that waited, since start (for /health and the benches). */
+  /** Acknowledgements that waited, since start (for the benches and the tests). */
   paced = 0;
   /** Of those, the ones answered at `maxWaitMs`, the mirror still behind. */
   timedOut = 0;
