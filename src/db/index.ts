@@ -129,7 +129,8 @@ function reusingStatements<T extends object>(factory: T): T {
         columns: () => kept.columns(),
         raw: () => ({ all: () => kept.raw(true).all(args) }),
       });
-      return { reader: kept.reader, bind: bound, run: () => kept.run(), columns: () => kept.columns() };
+      // What the adapter asks of a prepared statement: `bind(args)` for its queries, `run()` for BEGIN.
+      return { bind: bound, run: () => kept.run() };
     };
     holder.client = new Proxy(database, {
       get(target, key) {

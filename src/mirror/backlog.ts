@@ -70,7 +70,7 @@ export class MirrorBacklog {
   }
 
   /** A turn closed by a request, durable now: counted until its commit is announced (unless its session's mirror is failing). */
-  closed(sessionId: string, turnId: string): void {
+  private closed(sessionId: string, turnId: string): void {
     if (!this.failing.has(sessionId)) this.pending.set(turnId, { sessionId, at: performance.now() });
   }
 
@@ -81,13 +81,13 @@ export class MirrorBacklog {
   }
 
   /** A turn's commit was announced. */
-  committed(sessionId: string, turnId: string): void {
+  private committed(sessionId: string, turnId: string): void {
     this.failing.delete(sessionId);
     if (this.pending.delete(turnId)) this.wake();
   }
 
   /** A commit of the session failed: none of its turns is counted until one of its commits is announced. */
-  failed(sessionId: string): void {
+  private failed(sessionId: string): void {
     this.failing.add(sessionId);
     let dropped = false;
     for (const [turnId, turn] of this.pending) {
@@ -100,7 +100,7 @@ export class MirrorBacklog {
    * Resolves at once while the backlog is within the limit; else when it is back within it, or
    * after `maxWaitMs`. Never rejects.
    */
-  paceAcknowledgement(): Promise<void> {
+  private paceAcknowledgement(): Promise<void> {
     if (this.size <= this.limit || this.maxWaitMs === 0) return Promise.resolve();
     this.paced += 1;
     if (!this.behind) {

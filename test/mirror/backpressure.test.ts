@@ -7,9 +7,10 @@
  */
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CreateSession, RecordTurn } from '../api/operations.js';
 import { eventually } from '../helpers/git.js';
+import { onCleanup } from '../helpers/leftovers.js';
 import { holdLock } from '../helpers/locks.js';
 import { capturedLogger } from '../helpers/logger.js';
 import type { Logger } from '../../src/logger.js';
@@ -32,12 +33,6 @@ function watched<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => 
   void promise.finally(() => (done = true)).catch(() => {});
   return { promise, settled: () => done };
 }
-
-const savedGit = process.env.ENTITY_MEMORY_GIT_BINARY;
-afterEach(() => {
-  if (savedGit === undefined) delete process.env.ENTITY_MEMORY_GIT_BINARY;
-  else process.env.ENTITY_MEMORY_GIT_BINARY = savedGit;
-});
 
 describe('acknowledgements paced by the mirror', () => {
   it('answer at once within the limit; past it, once the mirror has caught up, the turn durable before', async () => {
@@ -92,7 +87,12 @@ describe('acknowledgements paced by the mirror', () => {
     const api = await startTestServer({}, { backlog: { limit: 0, maxWaitMs: 120_000 } });
     const { backlog } = api.server.app;
     await api.ok(CreateSession, { input: { sessionId: 'broken' } });
+    const saved = process.env.ENTITY_MEMORY_GIT_BINARY;
     process.env.ENTITY_MEMORY_GIT_BINARY = join(tempDir(), 'no-such-git');
+    onCleanup(() => {
+      if (saved === undefined) delete process.env.ENTITY_MEMORY_GIT_BINARY;
+      else process.env.ENTITY_MEMORY_GIT_BINARY = saved;
+    });
     for (const n of [1, 2, 3]) expect((await api.ok(RecordTurn, turn('broken', n))).recordTurn.number).toBe(n);
     // The first waited for its failure; the others were not counted: the session is failing.
     expect(backlog.paced).toBe(1);
