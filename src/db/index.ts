@@ -71,13 +71,20 @@ export function searchIndexNote(pending: readonly string[], messages: number, pr
   return `building the full-text search index over the ${messages.toLocaleString('en-US')} messages stored (once, before the server answers): about ${seconds} s`;
 }
 
-function sqliteFactory(options: OpenDbOptions): PrismaBetterSqlite3 {
+/**
+ * The adapter factory for `options.file`. `withReader`: its connections answer a read sent while
+ * one of their transactions is open from a second, query-only connection (see `isolated`); only
+ * for a database in WAL mode, which lets that connection read beside the writer.
+ */
+function sqliteFactory(options: OpenDbOptions, withReader = false): PrismaBetterSqlite3 {
   const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  return isolated(counted(reusingStatements(
-    new PrismaBetterSqlite3(
-      options.readOnly ? { url: options.file, timeout, readonly: true, fileMustExist: true } : { url: options.file, timeout },
-    ),
-  )));
+  const connections = () =>
+    counted(reusingStatements(
+      new PrismaBetterSqlite3(
+        options.readOnly ? { url: options.file, timeout, readonly: true, fileMustExist: true } : { url: options.file, timeout },
+      ),
+    ));
+  return isolated(connections(), withReader && !options.readOnly ? connections() : undefined);
 }
 
 /** Prepared statements kept per SQLite connection, the least recently used dropped first. */
@@ -223,13 +230,34 @@ function counted<T extends object>(factory: T): T {
  * back. A transaction's own statements go through its own object and never
  * wait; code inside `$transaction(async (tx) => ...)` must use `tx`, never
  * the client (it would wait for its own transaction).
+ *
+ * With `readers` (a factory for the same file), a read does not wait: a SELECT sent while a
+ * transaction is open runs on a second connection, query-only, which sees what was committed
+ * before it (WAL: readers never wait for the writer). So a page, a subscription's event or a
+ * hook's lookup is answered at once while a long write (an import, a turn's close) is open, as
+ * PostgreSQL's pool answers it. Such a read sees the database as if it had run just before that
+ * transaction, which it could have. Writes still wait, one at a time as SQLite allows.
  */
-function isolated<T extends object>(factory: T): T {
+function isolated<T extends object>(factory: T, readers?: { connect(): Promise<unknown> }): T {
   return wrappingConnections(factory, (connection) => {
     const lock = new Mutex();
     const exclusive = (original: Original) => (...args: unknown[]) => lock.runExclusive(() => original(...args));
+    let reader: Promise<Queryable | undefined> | undefined;
+    // Opened at the first read that would wait; one that cannot be opened leaves reads waiting, as without it.
+    const readerConnection = (): Promise<Queryable | undefined> =>
+      (reader ??= (async () => {
+        const opened = (await readers!.connect()) as Queryable;
+        await opened.executeScript('PRAGMA query_only = ON');
+        return opened;
+      })().catch(() => undefined));
     return overriding(connection, {
-      queryRaw: exclusive,
+      queryRaw: (original) => async (query: { sql: string }, ...rest: unknown[]) => {
+        if (readers && lock.isLocked() && PLAIN_READ.test(query.sql)) {
+          const opened = await readerConnection();
+          if (opened) return opened.queryRaw(query, ...rest);
+        }
+        return lock.runExclusive(() => original(query, ...rest));
+      },
       executeRaw: exclusive,
       executeScript: exclusive,
       startTransaction: (start) => async (...args: unknown[]) => {
@@ -241,9 +269,25 @@ function isolated<T extends object>(factory: T): T {
           throw error;
         }
       },
+      dispose: (dispose) => async () => {
+        await dispose();
+        const opened = reader;
+        reader = undefined;
+        await (await opened)?.dispose();
+      },
     });
   });
 }
+
+/** What `isolated` asks of the reading connection. */
+interface Queryable {
+  queryRaw(query: unknown, ...rest: unknown[]): Promise<unknown>;
+  executeScript(script: string): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/** A statement that only reads: one SELECT (Prisma's reads, and ours by hand; a write with RETURNING starts otherwise). */
+const PLAIN_READ = /^\s*SELECT\b[^;]*;?\s*$/i;
 
 /** The transaction, calling `release` once after its commit or rollback (whether that succeeded or not). */
 function endsWith(transaction: object, release: () => void): object {
@@ -400,7 +444,7 @@ export async function openDb(options: OpenDbOptions | PostgresOptions): Promise<
     return new PrismaClient({ adapter: sqliteFactory(options) });
   }
   await migrate(options);
-  const db = new PrismaClient({ adapter: sqliteFactory(options) });
+  const db = new PrismaClient({ adapter: sqliteFactory(options, true) });
   // WAL lets readers (the API, `verify`) run while the mirror worker writes.
   await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
   await db.$executeRawUnsafe('PRAGMA synchronous = FULL');

@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDb } from '../../src/db/index.js';
+import { openDb, type Db } from '../../src/db/index.js';
+import { freshDatabase, onPostgres } from '../helpers/database.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -48,4 +49,63 @@ describe('statements outside a transaction', () => {
     ]);
     expect((await db.session.findMany({ select: { sessionId: true }, orderBy: { sessionId: 'asc' } })).map((s) => s.sessionId)).toEqual(['a', 'b', 'c', 'd']);
   });
+
+  // Issue 31: "reads during a long write transaction answered at once". On SQLite a second,
+  // query-only connection answers them (src/db/index.ts, isolated); on PostgreSQL the pool does.
+  it('a read sent while a write transaction is open is answered at once, from what was committed; a write waits', async () => {
+    const db = await databaseOfThisPass();
+    const at = new Date();
+    await db.session.create({ data: { sessionId: 'committed', createdAt: at } });
+
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let opened!: () => void;
+    const isOpen = new Promise<void>((resolve) => (opened = resolve));
+    const transaction = db
+      .$transaction(
+        async (tx) => {
+          await tx.session.create({ data: { sessionId: 'uncommitted', createdAt: at } });
+          opened();
+          await held;
+        },
+        { timeout: 120_000 },
+      )
+      .then(() => order.push('commit'));
+    await isOpen;
+    // Only a guard against a deadlock (the reads below would wait for this release): if it is what
+    // ends the transaction, the reads came after the commit and the order below says so.
+    const guard = setTimeout(release, 20_000);
+    onCleanup(() => clearTimeout(guard));
+
+    const rows = await db.session.findMany({ select: { sessionId: true, title: true }, orderBy: { sessionId: 'asc' } });
+    order.push('read');
+    const [counted] = await db.$queryRaw<{ n: bigint | number }[]>`SELECT count(*) AS n FROM "Session"`;
+    order.push('raw read');
+    const write = db.session.update({ where: { sessionId: 'committed' }, data: { title: 'written beside' } }).then(() => order.push('write'));
+    // Let the write reach the database (or its lock) before the transaction ends.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    const beforeCommit = [...order];
+    release();
+    await Promise.all([transaction, write]);
+
+    expect(order.filter((step) => step !== 'write')).toEqual(['read', 'raw read', 'commit']);
+    // SQLite writes one transaction at a time: the write waits for the commit. (PostgreSQL's row
+    // locks let a write of another row go ahead.)
+    if (!onPostgres) expect(beforeCommit).toEqual(['read', 'raw read']);
+    expect(rows).toEqual([{ sessionId: 'committed', title: null }]);
+    expect(Number(counted?.n)).toBe(1);
+    const after = await db.session.findMany({ select: { sessionId: true, title: true }, orderBy: { sessionId: 'asc' } });
+    expect(after).toEqual([
+      { sessionId: 'committed', title: 'written beside' },
+      { sessionId: 'uncommitted', title: null },
+    ]);
+  });
 });
+
+/** The database of the pass: a SQLite file, or a fresh PostgreSQL database. */
+async function databaseOfThisPass(): Promise<Db> {
+  const db = await openDb(onPostgres ? { url: (await freshDatabase()).url } : { file: join(tempDir(), 'entity-memory.db') });
+  onCleanup(() => db.$disconnect());
+  return db;
+}
