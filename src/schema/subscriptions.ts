@@ -7,7 +7,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { assertValidId } from '../ids.js';
 import { isFullSha } from '../git/index.js';
-import { gitCanRead, sessionCommit, shaCommitRef, type CommitRef } from '../services/replay/read-commits.js';
+import { sessionCommit, shaCommitRef, type CommitRef } from '../services/replay/read-commits.js';
 import { requireSession } from '../services/sessions/read-session.js';
 import { TIMELINE_KINDS, type TurnUpdatedPayload, type DirtyTreeWarningPayload, type MirrorFailedPayload, type ProjectCommittedPayload, type TimelinePayload, type TurnCommittedPayload } from '../pubsub.js';
 import { requireProject } from '../services/projects/manage-projects.js';
@@ -37,9 +37,13 @@ function eventProject(ctx: Context, payload: { projectId: string }) {
 }
 
 /**
- * An event's commit, read from the session repo once for all its subscribers. A full sha (what
- * the mirror announces) is read without waiting for the session row, with the other commits asked
- * for in the same tick: the events of a burst, executed together, share one git process.
+ * An event's commit, once for all its subscribers. A full sha (what the mirror announces, after
+ * its commit landed and was recorded) needs no git process: sha, shortSha and headline come from
+ * it and the database, and a git-backed field (message, author, files...) is read when asked,
+ * with the other commits asked for in the same tick (the events of a burst share one git
+ * process). Reading the commit first cost every event a git process on the mirror's busy repo,
+ * whatever its selection: a burst of 15 events waited 149 ms for it (bench/fanout.ts, 1
+ * subscriber), 90 ms without.
  */
 function eventCommit(ctx: Context, payload: { sessionId: string }, sha: string) {
   return eventField(payload, 'commit', async (): Promise<CommitRef | null> => {
@@ -48,8 +52,7 @@ function eventCommit(ctx: Context, payload: { sessionId: string }, sha: string) 
       const read = await sessionCommit(ctx.deps, await eventSession(ctx, payload), sha);
       return read && { ...read, eventScoped: true };
     }
-    const ref = { ...shaCommitRef(ctx.deps, payload.sessionId, sha), eventScoped: true };
-    return (await gitCanRead([ref])) ? ref : null;
+    return { ...shaCommitRef(ctx.deps, payload.sessionId, sha), eventScoped: true };
   });
 }
 

@@ -5,11 +5,13 @@
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { parse, type ExecutionResult } from 'graphql';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { onGitSpawn, type GitSpawnEvent } from '../../src/git/run.js';
 import { TurnCommittedSubscription } from '../../src/client/operations.js';
 import { CreateSession, RecordTurn } from '../api/operations.js';
+import { git } from '../helpers/git.js';
 import { capturedLogger } from '../helpers/logger.js';
 import { onCleanup } from '../helpers/leftovers.js';
 import { startTestServer } from '../helpers/server.js';
@@ -63,6 +65,30 @@ describe('turnCommitted fan-out', () => {
     const reads = spawned.filter((event) => event.cwd.endsWith('/sessions/fan') && event.argv.includes('log'));
     expect(reads.length).toBeGreaterThan(0);
     expect(reads.length).toBeLessThanOrEqual(turns);
+  });
+
+  it('runs no git process for a selection git does not hold (the client’s: sha, shortSha, headline, the turn)', async () => {
+    const api = await startTestServer();
+    await api.ok(CreateSession, { input: { sessionId: 'no-git' } });
+    const client = wsClient(api.url);
+    const subscriptions = [wsSubscribe(client, TurnCommittedSubscription, { sessionId: 'no-git' }), wsSubscribe(client, OTHER_SELECTIONS[1]!, { sessionId: 'no-git' })];
+    await Promise.all(subscriptions.map((s) => s.ready()));
+    const spawned: GitSpawnEvent[] = [];
+    onCleanup(onGitSpawn((event) => spawned.push(event)));
+
+    const turns = 3;
+    for (let n = 1; n <= turns; n++) await api.ok(RecordTurn, { input: { sessionId: 'no-git', user: { content: `question ${n}` }, assistant: { content: `answer ${n}` } } });
+    await Promise.all(subscriptions.map((s) => s.next(turns)));
+
+    const events = subscriptions[0]!.events.map((e) => e.data!.turnCommitted);
+    expect(events.map((e) => e.turn.number)).toEqual([1, 2, 3]);
+    // What the events said is what git holds: the branch's commits and their subjects, read after the events.
+    const log = git(join(api.dataDir, 'sessions', 'no-git'), 'log', '--format=%H %s', '--reverse', 'main').trim().split('\n');
+    expect(events.map((e) => `${e.commit.sha} ${e.commit.headline}`)).toEqual(log);
+    expect(log[0]).toMatch(/question 1$/);
+    // Only the mirror's own processes ran on the repo while the events went out: no read of a commit.
+    const reads = spawned.filter((event) => event.cwd.endsWith('/sessions/no-git') && (event.argv.includes('log') || event.argv.includes('cat-file')));
+    expect(reads).toEqual([]);
   });
 
   it('closes a subscriber that stops reading (1013, a log line) while another one gets every event', async () => {
