@@ -11,48 +11,26 @@
  * sources and README (code, paths, prose), every fifth a tool call naming one of its files.
  * Usage: npm run bench -- search [--quick] [--messages N] [--sqlite-only | --postgresql-only]   (or npx tsx bench/search.ts)
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { withPostgresClient } from '../src/db/postgresql.js';
 import { dialectOf } from '../src/db/dialect.js';
 import { newId } from '../src/ids.js';
 import { createLogger } from '../src/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { corpus, random } from './corpus.js';
 import { benchConfig, fmt, percentile, postGraphQL, timed } from './stats.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, messages: { type: 'string' }, 'sqlite-only': { type: 'boolean', default: false }, 'postgresql-only': { type: 'boolean', default: false } } });
+const ROOT = join(import.meta.dirname, '..');
 const MESSAGES = Number(values.messages ?? (values.quick ? 25_000 : 250_000));
 const PER_SESSION = 500;
 const SAMPLES = values.quick ? 15 : 40;
 const TURN_SAMPLES = values.quick ? 40 : 150;
-const ROOT = join(import.meta.dirname, '..');
 const adminUrl = process.env.ENTITY_MEMORY_BENCH_POSTGRESQL_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-
-/** Every word of the repository's TypeScript sources and README, in order, and its source files. */
-function corpus(): { words: string[]; files: string[] } {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) {
-        if (name !== 'generated' && name !== 'gql') walk(path);
-      } else if (/\.(ts|tsx)$/.test(name)) files.push(path);
-    }
-  };
-  walk(join(ROOT, 'src'));
-  walk(join(ROOT, 'web', 'src'));
-  const text = [...files.map((f) => readFileSync(f, 'utf8')), readFileSync(join(ROOT, 'README.md'), 'utf8')].join('\n');
-  return { words: text.split(/\s+/).filter(Boolean), files: files.map((f) => relative(ROOT, f)) };
-}
-
-/** A deterministic random: the same corpus each run. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
 
 async function fill(server: RunningServer, words: string[], files: string[]): Promise<void> {
   const db = server.app.deps.db;
