@@ -18,7 +18,7 @@ import { reconcile } from './mirror/reconcile.js';
 import { MirrorWorker, type MirrorWorkerOptions } from './mirror/worker.js';
 import { ProjectCommitter, type ProjectCommitterOptions } from './projects/committer.js';
 import { createEventPubSub, type PubSub } from './pubsub.js';
-import { createRedisPubSub, type RedisPubSub } from './redis-pubsub.js';
+import type { RedisPubSub } from './redis-pubsub.js';
 import { sharedSecret } from './db/shared-secrets.js';
 import { FaultBoard } from './faults.js';
 import type { Deps } from './services/deps.js';
@@ -68,8 +68,9 @@ export async function createApp(config: Config, logger: Logger, options: AppOpti
   // Events through Redis are signed with a secret the instances share through this database.
   let redis: RedisPubSub | undefined;
   try {
+    // Loaded only when configured (ioredis and its schema validation are a fifth of the server's code).
     redis = config.redisUrl
-      ? await createRedisPubSub({ url: config.redisUrl, prefix: config.redisPrefix ?? DEFAULT_REDIS_PREFIX, logger, secret: await sharedSecret(db, 'events') })
+      ? await (await import('./redis-pubsub.js')).createRedisPubSub({ url: config.redisUrl, prefix: config.redisPrefix ?? DEFAULT_REDIS_PREFIX, logger, secret: await sharedSecret(db, 'events') })
       : undefined;
   } catch (error) {
     await db.$disconnect();

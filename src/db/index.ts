@@ -19,9 +19,9 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { syncFileSync, syncFolderSync } from '../fs/durable.js';
 import { readMigrations, SchemaEngineSession } from './schema-engine.js';
-import { appliedPostgresMigrations, migratePostgres, newPostgresClient, postgresFactory, redactedUrl, type PostgresOptions } from './postgresql.js';
+import { redactedUrl, type PostgresOptions } from './postgresql-url.js';
 
-export { isPostgresUrl, redactedUrl } from './postgresql.js';
+export { isPostgresUrl, redactedUrl } from './postgresql-url.js';
 
 /**
  * The client the code is written against. On PostgreSQL it is Prisma's PostgreSQL client, made
@@ -454,6 +454,8 @@ export async function openDb(options: OpenDbOptions | PostgresOptions): Promise<
 
 /** The same as `openDb` on SQLite: migrated under the advisory lock unless `readOnly`, which only checks. */
 async function openPostgres(options: PostgresOptions): Promise<Db> {
+  // Loaded here, not with this module: a server on SQLite (the embedded default) starts without it.
+  const { appliedPostgresMigrations, migratePostgres, newPostgresClient, postgresFactory } = await import('./postgresql.js');
   const where = redactedUrl(options.url);
   const expected = (await readMigrations(postgresMigrationsDir)).folders.map((folder) => folder.name);
   let applied: Set<string>;

@@ -14,36 +14,12 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as PostgresClient } from '../generated/prisma-postgresql/client.js';
 import { nulSafeMessageText } from './nul-text.js';
 import { readMigrations, SchemaEngineSession } from './schema-engine.js';
+import type { PostgresOptions } from './postgresql-url.js';
+
+export { isPostgresUrl, redactedUrl, type PostgresOptions } from './postgresql-url.js';
 
 /** The advisory lock key migrations are applied under (any constant of ours; "entity-m" in ASCII). */
 const MIGRATION_LOCK_KEY = 0x656e746974792dn;
-
-export interface PostgresOptions {
-  /** `postgresql://user@host:port/database?…` (or `postgres://`). */
-  url: string;
-  /** Check only: never migrate, and every transaction read-only. Default false. */
-  readOnly?: boolean;
-  /** Connections in the pool. Default 10 (pg's). */
-  poolSize?: number;
-  /** Told before a migration that takes long (building the search index over the messages there). */
-  onSlowMigration?: (note: string) => void;
-}
-
-/** Whether `url` names a PostgreSQL database (what --database-url accepts besides a SQLite file). */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
-}
-
-/** The URL with its password replaced, for messages and logs. */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgresql://…';
-  }
-}
 
 export function postgresFactory(options: PostgresOptions): PrismaPg {
   return new PrismaPg({
