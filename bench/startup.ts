@@ -2,8 +2,9 @@
  * Start-up, as users start it: spawns the real bin (bin/entity-memory.js, which runs the compiled
  * dist/cli.js) and measures
  *   - `--help`, spawn to exit, against `node -e 0` (the floor: node itself);
- *   - `serve`, spawn to the first `/health` 200, with a new data dir (created, migrated) and with
- *     an existing one, against a bare `http.createServer` spawned the same way;
+ *   - `serve`, spawn to the first `/health` 200, with a new data dir (created, migrated), with
+ *     an existing one, and with one holding a 10,000-turn session (its repo in sync), against a
+ *     bare `http.createServer` spawned the same way (issue 31: <= 1.5x with 10k turns);
  *   - the server's RSS at its first 200 and after it sat idle;
  *   - what holds that memory: RSS, V8 heap and external memory after each phase of loading the
  *     compiled server in one process (node alone, the command line, the server's modules, a
@@ -21,7 +22,11 @@ import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serverBuildIsFresh } from '../scripts/build-server.mjs';
-import { fmt, percentile } from './stats.js';
+import { createLogger } from '../src/logger.js';
+import { rebuildSession } from '../src/mirror/rebuild.js';
+import { startServer } from '../src/server.js';
+import { fillClosedTurns } from './fill-session.js';
+import { benchConfig, fmt, percentile } from './stats.js';
 
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'entity-memory.js');
@@ -111,6 +116,23 @@ async function timeToHealth(args: string[], port: number): Promise<Started> {
 
 const BARE_HTTP = `require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.argv[1]), '127.0.0.1')`;
 
+/** A data dir holding one 10,000-turn session, its repo written and in sync, the server stopped. */
+async function tenThousandTurns(): Promise<string> {
+  const dataDir = join(scratch, 'ten-thousand-turns');
+  const server = await startServer(benchConfig(dataDir), createLogger('silent'));
+  try {
+    const { app } = server;
+    await fillClosedTurns(app.deps.db, { sessionId: 'long', title: 'A long session', turns: 10_000, contentBytes: 400 });
+    const { written } = await app.deps.repoLocks.run('long', () => rebuildSession(app.deps, 'long', { moveAside: false }));
+    if (written !== 10_000) throw new Error(`rebuildSession wrote ${written} turns, expected 10,000`);
+    await app.mirror.idle();
+  } finally {
+    await server.stop();
+  }
+  return dataDir;
+}
+const tenK = await tenThousandTurns();
+
 const samples = {
   nodeE0: [] as number[],
   help: [] as number[],
@@ -118,6 +140,7 @@ const samples = {
   bareHttp: [] as number[],
   fresh: [] as Started[],
   existing: [] as Started[],
+  tenK: [] as Started[],
   freshTsx: [] as Started[],
   existingTsx: [] as Started[],
 };
@@ -135,6 +158,8 @@ for (let run = 0; run < runs; run += 1) {
   samples.fresh.push(await timeToHealth([bin, 'serve', '--data-dir', dataDir, '--port', String(port)], port));
   port = await freePort();
   samples.existing.push(await timeToHealth([bin, 'serve', '--data-dir', dataDir, '--port', String(port)], port));
+  port = await freePort();
+  samples.tenK.push(await timeToHealth([bin, 'serve', '--data-dir', tenK, '--port', String(port)], port));
   if (withTsx && run < Math.min(runs, 3)) {
     const tsxCli = ['--import', 'tsx', join(root, 'src', 'cli.ts')];
     samples.helpTsx.push(await timeToExit([...tsxCli, '--help']));
@@ -158,6 +183,7 @@ const bareHttp = p50(samples.bareHttp);
 const help = p50(samples.help);
 const fresh = p50(samples.fresh.map((s) => s.ms));
 const existing = p50(samples.existing.map((s) => s.ms));
+const withTenK = p50(samples.tenK.map((s) => s.ms));
 const idle = p50([...samples.fresh, ...samples.existing].map((s) => s.rssIdle));
 const atHealth = p50([...samples.fresh, ...samples.existing].map((s) => s.rssAtHealth));
 
@@ -167,6 +193,7 @@ console.log(`  bare http.createServer → first 200       ${ms(bareHttp)}`);
 console.log(`  entity-memory --help                     ${ms(help)} ${ratio(help, nodeE0)} node -e 0   goal ≤ 300 ms: ${verdict(help <= 300)}`);
 console.log(`  serve → /health 200, new data dir        ${ms(fresh)} ${ratio(fresh, bareHttp)} bare http  goal ≤ 2,000 ms: ${verdict(fresh <= 2000)}`);
 console.log(`  serve → /health 200, existing data dir   ${ms(existing)} ${ratio(existing, bareHttp)} bare http  goal ≤ 1,000 ms: ${verdict(existing <= 1000)}`);
+console.log(`  serve → /health 200, 10,000-turn session ${ms(withTenK)} ${ratio(withTenK, bareHttp)} bare http  goal ≤ ×1.5: ${verdict(withTenK <= 1.5 * bareHttp)}`);
 console.log(`  RSS at the first /health 200             ${mb(atHealth)}`);
 console.log(`  RSS after ${IDLE_MS / 1000} s idle                      ${mb(idle)}          goal ≤ 150 MB: ${verdict(idle <= 150)}`);
 if (samples.helpTsx.length > 0) {
