@@ -5,7 +5,7 @@
  * collapsed.
  */
 import { useHighlight } from '../../lib/highlight';
-import { describeCall, type CallView, type DiffLine, type ToolCall } from './tools';
+import { describeCall, patchFiles, patchLines, type CallView, type DiffLine, type ToolCall } from './tools';
 
 /** Lines past which a body starts collapsed. */
 const LONG = 40;
@@ -51,10 +51,19 @@ function Body({ view }: { view: CallView }) {
         </Collapsible>
       );
     case 'patch': {
-      const lines = view.text.split('\n');
+      const lines = patchLines(view.text);
+      const files = patchFiles(view.text);
       return (
-        <Collapsible long={lines.length > LONG} summary="patch">
-          <Diff lines={lines.map((text) => ({ sign: ' ' as const, text }))} />
+        <Collapsible
+          long={lines.length > LONG}
+          summary={
+            <>
+              {files.length > 0 ? <code className="path">{files.join(', ')}</code> : 'patch'} <span className="diff-add">+{lines.filter((l) => l.sign === '+').length}</span>{' '}
+              <span className="diff-del">−{lines.filter((l) => l.sign === '-').length}</span>
+            </>
+          }
+        >
+          <Diff lines={lines} path={files.length === 1 ? files[0] : undefined} />
         </Collapsible>
       );
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callSummary, describeCall, diffLines, leadingTag, plainText, thinkingOf, toolCallsOf } from './tools';
+import { callSummary, describeCall, diffLines, leadingTag, patchFiles, patchLines, plainText, thinkingOf, toolCallsOf } from './tools';
 
 describe('tool calls as the agents send them', () => {
   it('reads the calls and the thinking from the metadata the three agents share, and nothing from anything else', () => {
@@ -34,6 +34,20 @@ describe('tool calls as the agents send them', () => {
     expect(describeCall({ id: null, name: 'replace', input: { file_path: '/w/a.ts', old_string: 'a', new_string: 'b' } })).toMatchObject({ kind: 'edit', path: '/w/a.ts' });
     expect(describeCall({ id: null, name: 'Write', input: { file_path: 'n.md', content: 'one\ntwo\n' } })).toMatchObject({ kind: 'write', added: 2, lines: [{ sign: '+', text: 'one' }, { sign: '+', text: 'two' }] });
     expect(describeCall({ id: null, name: 'apply_patch', input: '*** Begin Patch\n*** Update File: a.ts\n' })).toEqual({ kind: 'patch', text: '*** Begin Patch\n*** Update File: a.ts\n' });
+    // Codex's hooks send the patch as tool_input.command.
+    const hooked = '*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+uno\n*** End Patch\n';
+    expect(describeCall({ id: null, name: 'apply_patch', input: { command: hooked } })).toEqual({ kind: 'patch', text: hooked });
+    expect(patchLines(hooked)).toEqual([
+      { sign: ' ', text: '*** Begin Patch' },
+      { sign: ' ', text: '*** Update File: a.txt' },
+      { sign: ' ', text: '@@' },
+      { sign: '-', text: 'one' },
+      { sign: '+', text: 'uno' },
+      { sign: ' ', text: '*** End Patch' },
+    ]);
+    expect(patchFiles('*** Begin Patch\n*** Add File: a.txt\n+x\n*** Delete File: b.txt\n*** Update File: a.txt\n')).toEqual(['a.txt', 'b.txt']);
+    expect(patchFiles('--- a/src/x.ts\n+++ b/src/x.ts\n@@ -1 +1 @@\n-a\n+b\n')).toEqual(['src/x.ts']);
+    expect(callSummary({ id: null, name: 'apply_patch', input: { command: hooked } })).toBe('a.txt');
     expect(diffLines('same\n', 'same\n')).toEqual({ lines: [], added: 0, removed: 0 });
   });
 

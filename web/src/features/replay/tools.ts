@@ -100,7 +100,9 @@ export function describeCall(call: ToolCall): CallView {
     const lines = str(input.content)!.replace(/\n$/, '').split('\n').map((text) => ({ sign: '+' as const, text }));
     return { kind: 'write', path, lines, added: lines.length, removed: 0 };
   }
-  const patch = name === 'apply_patch' ? (typeof call.input === 'string' && !call.input.trimStart().startsWith('{') ? call.input : (str(input.input) ?? str(input.patch))) : null;
+  // Codex's patch: the call's own text (its transcript), or under `input`/`patch`, or `command` (its hooks' tool_input).
+  const patch =
+    name === 'apply_patch' ? (typeof call.input === 'string' && !call.input.trimStart().startsWith('{') ? call.input : (str(input.input) ?? str(input.patch) ?? str(input.command))) : null;
   if (patch !== null) return { kind: 'patch', text: patch };
   if (SHELL.test(name)) {
     const command = input.command ?? input.cmd ?? call.input;
@@ -120,6 +122,32 @@ export function describeCall(call: ToolCall): CallView {
   return { kind: 'json', text: JSON.stringify(call.input, null, 2) ?? 'null' };
 }
 
+/**
+ * A patch's lines as a diff shows them: `+` added and `-` removed lines coloured, everything else
+ * (Codex's `*** Update File:` headers, `@@` hunks, a unified diff's `+++`/`---` file lines) as
+ * context.
+ */
+export function patchLines(text: string): DiffLine[] {
+  return text
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith('+') && !line.startsWith('+++')) return { sign: '+' as const, text: line.slice(1) };
+      if (line.startsWith('-') && !line.startsWith('---')) return { sign: '-' as const, text: line.slice(1) };
+      return { sign: ' ' as const, text: line };
+    });
+}
+
+/** The files a patch names (Codex's `*** Add/Update/Delete File:` lines, a unified diff's `+++ b/` lines), in order. */
+export function patchFiles(text: string): string[] {
+  const files: string[] = [];
+  for (const match of text.matchAll(/^(?:\*\*\* (?:Add|Update|Delete) File: (.+)|\+\+\+ (?:b\/)?(.+))$/gm)) {
+    const file = (match[1] ?? match[2])!.trim();
+    if (file !== '/dev/null' && !files.includes(file)) files.push(file);
+  }
+  return files;
+}
+
 /** argv as a shell line: `bash -lc "…"` shows its script; other words quoted when they need it. */
 function shellWords(argv: string[]): string {
   if (argv.length === 3 && /^(ba|z)?sh$/.test(argv[0]!.split('/').pop()!) && /^-l?c$/.test(argv[1]!)) return argv[2]!;
@@ -136,7 +164,9 @@ export function callSummary(call: ToolCall): string {
         ? view.command.split('\n')[0]!
         : view.kind === 'search'
           ? view.pattern
-          : '';
+          : view.kind === 'patch'
+            ? patchFiles(view.text).join(', ')
+            : '';
   return what.length > 120 ? `${what.slice(0, 119)}…` : what;
 }
 
