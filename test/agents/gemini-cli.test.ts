@@ -5,7 +5,7 @@
  * sending to a real test server. What the CLI really sends (payload shapes without tool call ids,
  * the order of events, a resumed session) is what is recorded.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually, git } from '../helpers/git.js';
@@ -15,6 +15,7 @@ import { tempDir } from '../helpers/temp.js';
 import { wsClient, wsSubscribe } from '../helpers/ws.js';
 import { CreateProject, DirtyWarnings } from '../projects/operations.js';
 import { agentCommits, expectSnapshot, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
+import { openPage } from '../e2e/browser.js';
 import { geminiCli } from './gemini-cli.js';
 import { installHooks, SHARED_FILES } from './install-hooks.js';
 import type { CliCommand } from './pinned-cli.js';
@@ -57,6 +58,9 @@ interface HookedSession {
   turns: { edges: { node: { number: number; open: boolean } }[] };
   messages: { edges: { node: HookedMessage }[] };
 }
+
+/** How long a page waits for what it shows: the session page draws once its data has come. */
+const WAIT = { timeout: 45_000 };
 
 const AGENT_EMAIL = 'agent@openprogram.invalid';
 
@@ -163,6 +167,46 @@ describe('the real Gemini CLI, recorded through its hooks', () => {
     expect(git(repo, 'log', '-1', '--format=%B').trimEnd()).toMatch(new RegExp(`^\\[agent ${sessionId}\\] turn 1: TURN1: write a\\.txt, edit it, generate gen\\.txt\n\nSession-Id: ${sessionId}\nTurn: 1$`));
     expect(git(repo, 'status', '--porcelain')).toBe('');
   }, 120_000);
+
+  it("shows the real agent's turn in the web UI: write_file and replace as diffs, the command as its command line, and beside them the files it committed", async () => {
+    const { api, repo, gemini } = await setUp({
+      turns: [
+        {
+          match: /TURN1/,
+          steps: [
+            { write: 'a.txt', content: 'one\ntwo\n' },
+            { edit: 'a.txt', old: 'one', new: 'uno' },
+            { bash: 'echo generated > gen.txt' },
+            { text: 'Wrote **a.txt** and gen.txt.' },
+          ],
+        },
+      ],
+    });
+    const sessionId = (await gemini('TURN1: write a.txt, edit it, generate gen.txt')).sessionId!;
+    await recorded(api, sessionId, 1);
+    expect((await outcome(api, sessionId, 1)).result).toBe('COMMITTED');
+
+    const { page, errors, blocked } = await openPage(api.url);
+    await page.goto(`${api.url}/sessions/${encodeURIComponent(sessionId)}`);
+    await page.getByText('Turn 1 / 1', { exact: true }).waitFor(WAIT);
+    const main = page.getByRole('main');
+    const lines = async (name: string, kind: 'add' | 'del') =>
+      (await main.getByRole('group', { name: `Tool call: ${name}` }).locator(`pre .diff-${kind}`).allInnerTexts()).map((line) => line.trim());
+    await main.getByRole('group', { name: 'Tool call: write_file' }).waitFor(WAIT);
+    // Gemini CLI sends absolute paths: shown as it sent them.
+    expect(await main.getByRole('group', { name: 'Tool call: write_file' }).locator('summary').innerText()).toBe(`${join(realpathSync(repo), 'a.txt')} +2 −0`);
+    expect(await lines('write_file', 'add')).toEqual(['+one', '+two']);
+    expect(await lines('replace', 'del')).toEqual(['-one']);
+    expect(await lines('replace', 'add')).toEqual(['+uno']);
+    expect(await main.getByRole('group', { name: 'Tool call: run_shell_command' }).locator('.shell-command').innerText()).toBe('$ echo generated > gen.txt');
+    expect(await main.locator('pre.tool-input').count()).toBe(0);
+    await expect.poll(() => main.getByRole('article').last().innerText(), WAIT).toContain('Wrote a.txt and gen.txt.');
+    const code = page.getByRole('region', { name: 'Code changes', exact: true });
+    await expect.poll(() => code.locator('.change-list summary').allTextContents(), WAIT).toEqual(['added a.txt +2 −0', 'added gen.txt +1 −0']);
+    expect(await code.innerText()).toContain('Committed');
+    expect(blocked.urls).toEqual([]);
+    expect(errors).toEqual([]);
+  }, 180_000);
 
   it("leaves the user's edit made while the agent's turn is in flight byte for byte: the turn is skipped, with a snapshot and a warning", async () => {
     const userStep = new Hold();
