@@ -193,8 +193,11 @@ describe('the real Gemini CLI, recorded through its hooks', () => {
     const lines = async (name: string, kind: 'add' | 'del') =>
       (await main.getByRole('group', { name: `Tool call: ${name}` }).locator(`pre .diff-${kind}`).allInnerTexts()).map((line) => line.trim());
     await main.getByRole('group', { name: 'Tool call: write_file' }).waitFor(WAIT);
-    // Gemini CLI sends absolute paths: shown as it sent them.
-    expect(await main.getByRole('group', { name: 'Tool call: write_file' }).locator('summary').innerText()).toBe(`${join(realpathSync(repo), 'a.txt')} +2 −0`);
+    // Gemini CLI sends absolute paths: shown relative to the project's folder, the full path in the title.
+    const written = main.getByRole('group', { name: 'Tool call: write_file' }).locator('summary');
+    expect(await written.innerText()).toBe('a.txt +2 −0');
+    expect(await written.locator('code.path').getAttribute('title')).toBe(join(realpathSync(repo), 'a.txt'));
+    expect((await main.locator('.call-summary').allInnerTexts()).map((text) => text.trim())).toEqual(['a.txt', 'a.txt', 'echo generated > gen.txt']);
     expect(await lines('write_file', 'add')).toEqual(['+one', '+two']);
     expect(await lines('replace', 'del')).toEqual(['-one']);
     expect(await lines('replace', 'add')).toEqual(['+uno']);

@@ -5,12 +5,13 @@
  * whole. Stepping back within the loaded window needs no request at all: the window is
  * cut at the viewed commit.
  */
-import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState, type ComponentType, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import { useClient } from 'urql';
 import type { ReplayConversationQuery, ReplayMessageFieldsFragment } from '../../gql/graphql';
 import { loadedOr } from '../../lib/lazy';
 import { takeArrived } from '../../lib/preloaded';
 import { ConversationQuery } from './operations';
+import { ProjectRoot } from './project-root';
 import { WINDOW } from './window';
 import { redactionSummary, type RedactedMessage } from './redactions';
 import { ToolCallView } from './ToolCallView';
@@ -243,12 +244,13 @@ export function MessageView({
   /** Its text as markdown (false: as plain text, for now). */
   formatted?: boolean;
 }) {
+  const root = useContext(ProjectRoot);
   const mark = found ? ' message-found' : '';
   const role = ROLE_LABELS[message.role] ?? message.role;
   const labelId = `${messageAnchor(message.messageId)}-role`;
   if (message.role === 'TOOL') {
     const call = callOf?.(message) ?? null;
-    const what = call ? callSummary(call) : '';
+    const what = call ? callSummary(call, root) : '';
     return (
       <article id={messageAnchor(message.messageId)} className={`message message-tool${mark}`} aria-labelledby={labelId} aria-current={found || undefined}>
         <details open={found || undefined}>

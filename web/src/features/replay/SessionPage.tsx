@@ -38,6 +38,7 @@ import { JoinProject } from './JoinProject';
 import { RewindPanel } from '../../lib/RewindPanel';
 import { errorMessage } from '../../lib/errors';
 import { LiveTurn, type LiveTurnState } from './LiveTurn';
+import { ProjectRoot } from './project-root';
 import { arrowKeyStep, positionText, readOnlyText, replaySteps } from './steps';
 import { Timeline } from './Timeline';
 import { useFetch } from './useFetch';
@@ -384,21 +385,23 @@ export function SessionPage({ sessionId, Branches }: { sessionId: string; Branch
         </p>
       )}
       <div className="session-body">
-        <Conversation
-          sessionId={sessionId}
-          head={viewed}
-          endBefore={endBefore}
-          hasLive={atWritePoint && openNumber !== null}
-          onShownTurn={setShownTurn}
-          found={search.get('message')}
-          formatted={settled}
-          live={
-            atWritePoint && (
-              // The live turn stays until its committed form is on the page, so a closing turn never blinks out.
-              <LiveTurn sessionId={sessionId} openTurn={openNumber} heard={heard} latestCommittedTurn={Math.min(viewed?.turn?.number ?? 0, shownTurn)} />
-            )
-          }
-        />
+        <ProjectRoot.Provider value={view.project?.workdir ?? null}>
+          <Conversation
+            sessionId={sessionId}
+            head={viewed}
+            endBefore={endBefore}
+            hasLive={atWritePoint && openNumber !== null}
+            onShownTurn={setShownTurn}
+            found={search.get('message')}
+            formatted={settled}
+            live={
+              atWritePoint && (
+                // The live turn stays until its committed form is on the page, so a closing turn never blinks out.
+                <LiveTurn sessionId={sessionId} openTurn={openNumber} heard={heard} latestCommittedTurn={Math.min(viewed?.turn?.number ?? 0, shownTurn)} />
+              )
+            }
+          />
+        </ProjectRoot.Provider>
         <aside className="session-side" aria-label="Session history">
           <Timeline
             key={shownBranch}

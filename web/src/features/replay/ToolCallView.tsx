@@ -4,8 +4,10 @@
  * path and line range, a search as its pattern; anything else as pretty JSON. Long bodies start
  * collapsed.
  */
+import { useContext } from 'react';
 import { useHighlight } from '../../lib/highlight';
-import { describeCall, patchFiles, patchLines, type CallView, type DiffLine, type ToolCall } from './tools';
+import { ProjectRoot } from './project-root';
+import { describeCall, patchFiles, patchLines, relativePath, type CallView, type DiffLine, type ToolCall } from './tools';
 
 /** Lines past which a body starts collapsed. */
 const LONG = 40;
@@ -35,6 +37,7 @@ function Collapsible({ summary, long, children }: { summary: React.ReactNode; lo
 }
 
 function Body({ view }: { view: CallView }) {
+  const root = useContext(ProjectRoot);
   switch (view.kind) {
     case 'edit':
     case 'write':
@@ -43,7 +46,10 @@ function Body({ view }: { view: CallView }) {
           long={view.lines.length > LONG}
           summary={
             <>
-              <code className="path">{view.path}</code> <span className="diff-add">+{view.added}</span> <span className="diff-del">−{view.removed}</span>
+              <code className="path" title={view.path}>
+                {relativePath(view.path, root)}
+              </code>{' '}
+              <span className="diff-add">+{view.added}</span> <span className="diff-del">−{view.removed}</span>
             </>
           }
         >
@@ -80,7 +86,9 @@ function Body({ view }: { view: CallView }) {
     case 'read':
       return (
         <p>
-          <code className="path">{view.path}</code>
+          <code className="path" title={view.path}>
+            {relativePath(view.path, root)}
+          </code>
           {view.range && <span className="muted"> ({view.range})</span>}
         </p>
       );
@@ -91,7 +99,7 @@ function Body({ view }: { view: CallView }) {
           {view.where && (
             <span className="muted">
               {' '}
-              in <code>{view.where}</code>
+              in <code>{relativePath(view.where, root)}</code>
             </span>
           )}
         </p>

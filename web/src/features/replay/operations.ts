@@ -16,6 +16,7 @@ export const SessionViewFields = graphql(`
       id
       projectId
       name
+      workdir
     }
     head {
       sha

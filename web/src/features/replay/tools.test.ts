@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callSummary, describeCall, diffLines, leadingTag, patchFiles, patchLines, plainText, thinkingOf, toolCallsOf } from './tools';
+import { callSummary, describeCall, diffLines, leadingTag, patchFiles, patchLines, plainText, relativePath, thinkingOf, toolCallsOf } from './tools';
 
 describe('tool calls as the agents send them', () => {
   it('reads the calls and the thinking from the metadata the three agents share, and nothing from anything else', () => {
@@ -48,6 +48,16 @@ describe('tool calls as the agents send them', () => {
     expect(patchFiles('*** Begin Patch\n*** Add File: a.txt\n+x\n*** Delete File: b.txt\n*** Update File: a.txt\n')).toEqual(['a.txt', 'b.txt']);
     expect(patchFiles('--- a/src/x.ts\n+++ b/src/x.ts\n@@ -1 +1 @@\n-a\n+b\n')).toEqual(['src/x.ts']);
     expect(callSummary({ id: null, name: 'apply_patch', input: { command: hooked } })).toBe('a.txt');
+  });
+
+  it("shows a path inside the project's folder relative to it, any other as sent", () => {
+    expect(relativePath('/home/me/app/src/a.ts', '/home/me/app')).toBe('src/a.ts');
+    expect(relativePath('/home/me/app/src/a.ts', '/home/me/app/')).toBe('src/a.ts');
+    expect(relativePath('/home/me/app2/a.ts', '/home/me/app')).toBe('/home/me/app2/a.ts');
+    expect(relativePath('/home/me/app', '/home/me/app')).toBe('/home/me/app');
+    expect(relativePath('src/a.ts', '/home/me/app')).toBe('src/a.ts');
+    expect(relativePath('/etc/hosts', null)).toBe('/etc/hosts');
+    expect(callSummary({ id: null, name: 'Read', input: { file_path: '/home/me/app/README.md' } }, '/home/me/app')).toBe('README.md');
     expect(diffLines('same\n', 'same\n')).toEqual({ lines: [], added: 0, removed: 0 });
   });
 

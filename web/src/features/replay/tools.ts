@@ -154,12 +154,22 @@ function shellWords(argv: string[]): string {
   return argv.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
-/** One line saying what the call was, for a result's summary ("Bash: npm test"). */
-export function callSummary(call: ToolCall): string {
+/**
+ * `path` as the agent's own UI shows it: relative to the project's folder when it is inside it
+ * (Claude Code and Gemini CLI send absolute paths), else as sent.
+ */
+export function relativePath(path: string, root: string | null | undefined): string {
+  if (!root) return path;
+  const base = root.endsWith('/') ? root : `${root}/`;
+  return path.startsWith(base) && path.length > base.length ? path.slice(base.length) : path;
+}
+
+/** One line saying what the call was, for a result's summary ("Bash: npm test"); paths relative to `root` when inside it. */
+export function callSummary(call: ToolCall, root: string | null = null): string {
   const view = describeCall(call);
   const what =
     view.kind === 'edit' || view.kind === 'write' || view.kind === 'read'
-      ? view.path
+      ? relativePath(view.path, root)
       : view.kind === 'shell'
         ? view.command.split('\n')[0]!
         : view.kind === 'search'
