@@ -2,11 +2,15 @@
  * Finding secrets in text, and taking them out: what every message goes through before it is
  * stored (src/redaction/message.ts, through src/services/sessions/redact-drafts.ts).
  *
- * Two detectors:
+ * Three detectors:
  * - secretlint's recommended preset (@secretlint/core, maintained, one rule per provider: AWS,
- *   GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, private keys, database URLs with a
+ *   GitHub, GitLab, Slack, OpenAI, Anthropic, Hugging Face, private keys, database URLs with a
  *   password, npm, Docker, GCP, …), with AWS access key ids turned on (the preset leaves them
- *   off for source files; in an agent's transcript an id beside its secret is half the pair);
+ *   off for source files; in an agent's transcript an id beside its secret is half the pair).
+ *   Pinned to 12.0.0, the newest release that runs on every Node version `engines` names
+ *   (12.1 and later require Node 22);
+ * - the prefixed key formats of the providers whose rules came after it (PROVIDER_KEYS: Stripe,
+ *   Cloudflare, Tailscale), as each provider documents them;
  * - a generic rule for what no provider rule knows: a long random-looking value assigned to a
  *   name that says it is secret (`API_KEY=…`, `"client_secret": "…"`, `password: …`) or sent
  *   as `Bearer …`. A random value alone is not enough (git shas, hashes in lockfiles, UUIDs and
@@ -21,10 +25,15 @@ import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
 import type { SecretLintCoreConfig } from '@secretlint/types';
 
-// secretlint profiles every scan unless told not to: a performance mark per rule per scan, each
-// kept by its profiler and in the process's performance timeline for good. In a server that
-// scans every message that is a leak (40,000 scans: 2.5 million marks, +480 MB of heap).
-secretLintProfiler.setEnabled(false);
+// secretlint profiles every scan: a performance mark per rule per scan, each kept by its profiler
+// (and in the process's performance timeline) for good, and in 12.0.0 every kept mark searched
+// again at each new one. In a server that scans every message that is a leak (40,000 scans: 2.5
+// million marks, +480 MB of heap) and a slowdown (recordTurn with redaction 3.5x without it, and
+// growing, bench/redaction.ts). 12.0.0's profiler has no switch (13's setEnabled): its marks are
+// made no-ops, so it neither keeps nor measures anything; the scans themselves are unchanged.
+const profiler = secretLintProfiler as unknown as { setEnabled?: (enabled: boolean) => void; mark: (marker: unknown) => void };
+if (typeof profiler.setEnabled === 'function') profiler.setEnabled(false);
+else profiler.mark = () => {};
 
 /** A secret's place in the text: `[start, end)` in UTF-16 code units. */
 export interface SecretFinding {
@@ -59,6 +68,29 @@ const TOKEN_CHAR = /[A-Za-z0-9+/=_\-.~]/;
 const NAMED_SECRET =
   /((?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,40}?(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key|credential|signing[_-]?key|session[_-]?key)[A-Za-z0-9_.-]{0,40}?)(\\?["']?\s{0,8}(?:=>|:=|=|:)\s{0,8}\\?["']?)([A-Za-z0-9+/=_\-.~]{16,512})(?![A-Za-z0-9+/=_\-.~])/gi;
 const BEARER = /\b(Bearer\s{1,8})([A-Za-z0-9+/=_\-.~]{20,512})(?![A-Za-z0-9+/=_\-.~])/g;
+/**
+ * Keys a provider marks with its own prefix, as the providers document them; the kind each is
+ * redacted as. The value must end where the token's characters do.
+ */
+const PROVIDER_KEYS: { kind: string; pattern: RegExp }[] = [
+  // Stripe: secret and restricted keys, live and test; webhook signing secrets.
+  { kind: 'stripe-key', pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,247}(?![A-Za-z0-9])/g },
+  { kind: 'stripe-webhook-secret', pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9]{32,128}(?![A-Za-z0-9])/g },
+  // Cloudflare: global API keys, user and account API tokens (prefix, 40 characters, an 8-hex checksum).
+  { kind: 'cloudflare-api-token', pattern: /(?<![A-Za-z0-9_])cf(?:k|ut|at)_[A-Za-z0-9]{40}[0-9a-f]{8}(?![A-Za-z0-9])/g },
+  // Tailscale: tskey-<type>-<id>-<secret> (auth, api, client, webhook, scim keys).
+  { kind: 'tailscale-key', pattern: /(?<![A-Za-z0-9_-])tskey-[a-z]+-[A-Za-z0-9]{6,64}-[A-Za-z0-9]{16,128}(?![A-Za-z0-9_-])/g },
+];
+
+/** The provider formats' findings. */
+function providerKeys(text: string): SecretFinding[] {
+  const found: SecretFinding[] = [];
+  for (const { kind, pattern } of PROVIDER_KEYS) {
+    for (const match of text.matchAll(pattern)) found.push({ kind, start: match.index, end: match.index + match[0].length });
+  }
+  return found;
+}
+
 /** Values that are placeholders, not secrets. */
 const PLACEHOLDER = /example|sample|dummy|placeholder|changeme|your[_-]|xxxx|\*\*\*\*|redacted|^process\.env|^os\.environ/i;
 
@@ -114,7 +146,7 @@ export async function findSecrets(text: string): Promise<SecretFinding[]> {
     while (end < text.length && TOKEN_CHAR.test(text[end]!)) end++;
     return { kind: kindOf(message.messageId), start: message.range[0], end };
   });
-  found.push(...namedSecrets(text));
+  found.push(...providerKeys(text), ...namedSecrets(text));
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const merged: SecretFinding[] = [];
   for (const finding of found) {

@@ -54,8 +54,8 @@ describe('the npm package', () => {
     // npm 11.16+ lists the install scripts not yet approved: better-sqlite3's alone, none of ours.
     const unapproved = installed.stderr.split('\n').filter((line) => /^npm warn install-scripts {3}\S/.test(line)).map((line) => line.trim().split(/\s+/)[3]);
     expect(unapproved.every((name) => name?.startsWith('better-sqlite3@')), installed.stderr).toBe(true);
-    // Every package installed supports the Node running it (engines: >=20.19); secretlint, which
-    // wants Node 22, is bundled into dist/ rather than installed.
+    // Every package installed supports the Node running it (engines: >=20.19; secretlint, pinned to the
+    // last release that runs on Node 20, is bundled into dist/ rather than installed).
     expect(installed.stderr, installed.stderr).not.toContain('EBADENGINE');
     const bin = join(prefix, 'bin', 'entity-memory');
     const modules = join(prefix, 'lib', 'node_modules');
