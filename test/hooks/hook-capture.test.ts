@@ -21,6 +21,7 @@ import { claudeEvents, OLDER_HOOK_BIN, runHook } from './hook-events.js';
 const SESSION = `
   query Hooked($sessionId: String!) {
     session(sessionId: $sessionId) {
+      title
       agentId
       source
       project { projectId }
@@ -30,6 +31,7 @@ const SESSION = `
   }`;
 
 interface HookedSession {
+  title: string | null;
   agentId: string | null;
   source: string | null;
   project: { projectId: string } | null;
@@ -72,7 +74,8 @@ describe('capture through the hook command', () => {
     await send(c.stop('p1', 'Created a.txt and gen.txt.'));
 
     const session = await read('cc-1');
-    expect(session).toMatchObject({ agentId: 'claude-code', source: null, project: { projectId: expect.any(String) } });
+    // Named after its first prompt, as an import of its transcript would be.
+    expect(session).toMatchObject({ title: 'create a.txt and run the generator', agentId: 'claude-code', source: null, project: { projectId: expect.any(String) } });
     expect(session.turns.edges.map((e) => e.node)).toEqual([{ number: 1, open: false }]);
     expect(session.messages.edges.map((e) => [e.node.role, e.node.toolName, e.node.caller?.messageId ?? null])).toEqual([
       ['USER', null, null],
@@ -89,6 +92,34 @@ describe('capture through the hook command', () => {
     expect(agentCommits(dir)).toHaveLength(1);
     expect(git(dir, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n')).toEqual(['a.txt', 'gen.txt']);
     expect(git(dir, 'status', '--porcelain')).toBe('');
+  }, 60_000);
+
+  it('names an untitled session after its first prompt, without its secrets, and keeps a title it has', async () => {
+    const { api, dir, send, read } = await setUp();
+    const token = ['ghp_', 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx'].join('');
+    const c = claudeEvents('cc-title', dir);
+    await send(c.sessionStart());
+    await send(c.prompt('p1', `\n  push with GITHUB_TOKEN=${token} then open the PR, and after that ${'x'.repeat(100)}\nsecond line`));
+    await send(c.stop('p1', 'Pushed.'));
+    const titled = (await read('cc-title')).title!;
+    expect(titled).toMatch(/^push with GITHUB_TOKEN=\[redacted:[a-z-]+\] then open the PR/);
+    expect(titled).not.toContain(token);
+    expect(titled.length).toBeLessThanOrEqual(80);
+    // Later prompts leave it.
+    await send(c.prompt('p2', 'now the changelog'));
+    await send(c.stop('p2', 'Done.'));
+    expect((await read('cc-title')).title).toBe(titled);
+
+    // A session that has a title keeps it.
+    const created = await api.raw('mutation ($input: CreateSessionInput!) { createSession(input: $input) { sessionId } }', { input: { sessionId: 'cc-named', title: 'Named by me' } });
+    expect(created.errors).toBeUndefined();
+    const n = claudeEvents('cc-named', dir);
+    await send(n.sessionStart());
+    await send(n.prompt('p1', 'fix the login bug'));
+    await send(n.stop('p1', 'Fixed.'));
+    const named = await read('cc-named');
+    expect(named.turns.edges).toHaveLength(1);
+    expect(named.title).toBe('Named by me');
   }, 60_000);
 
   it('records each event once when the agent sends it twice, and a Stop after the turn closed changes nothing', async () => {

@@ -37,6 +37,7 @@ import { createSession } from '../sessions/create-session.js';
 import { messageDraft } from '../sessions/message-draft.js';
 import { redactDrafts } from '../sessions/redact-drafts.js';
 import { importClaudeCode } from '../imports/import-claude-code.js';
+import { titleFrom } from '../../importers/claude-code/blocks.js';
 import { readTurnResponses, type TranscriptResponse } from './transcript-tail.js';
 
 export type HookOutcome = 'recorded' | 'duplicate' | { skipped: string };
@@ -115,6 +116,7 @@ async function projectPath(project: Project, cwd: string | undefined, path: stri
 
 interface SessionRow {
   sessionId: string;
+  title: string | null;
   source: string | null;
   openTurnId: string | null;
   metadata: string | null;
@@ -122,7 +124,7 @@ interface SessionRow {
 }
 
 async function readSession(deps: Deps, sessionId: string): Promise<SessionRow | null> {
-  return deps.db.session.findUnique({ where: { sessionId }, select: { sessionId: true, source: true, openTurnId: true, metadata: true, project: true } });
+  return deps.db.session.findUnique({ where: { sessionId }, select: { sessionId: true, title: true, source: true, openTurnId: true, metadata: true, project: true } });
 }
 
 function metadataOf(session: Pick<SessionRow, 'metadata'>): Record<string, unknown> {
@@ -299,7 +301,20 @@ async function recordPrompt(deps: Deps, session: SessionRow, event: HookEvent & 
     if (error instanceof ConflictError && messageId !== undefined) return 'duplicate';
     throw error;
   }
+  if (session.title === null) await titleByFirstPrompt(deps, session.sessionId);
   return 'recorded';
+}
+
+/**
+ * Names an untitled session after its first prompt's first line (80 characters at most), as an
+ * import of the same agent's transcript names it and the agents' own resume pickers show it: a
+ * list of hooked sessions is otherwise a list of ids. From the stored prompt, so a secret it
+ * held is already taken out; never over a title the session has (a user's, or an import's).
+ */
+async function titleByFirstPrompt(deps: Deps, sessionId: string): Promise<void> {
+  const first = await deps.db.message.findFirst({ where: { sessionId, role: 'USER' }, orderBy: { seq: 'asc' }, select: { content: true } });
+  const title = first ? titleFrom(first.content) : null;
+  if (title !== null) await deps.db.session.updateMany({ where: { sessionId, title: null }, data: { title } });
 }
 
 async function noteShellStart(deps: Deps, session: SessionRow, event: HookEvent & { kind: 'tool-start' }, replayedFrom: Date | undefined): Promise<HookOutcome> {
