@@ -15,9 +15,9 @@ import { tempDir } from '../helpers/temp.js';
 import { wsClient, wsSubscribe } from '../helpers/ws.js';
 import { CreateProject, DirtyWarnings } from '../projects/operations.js';
 import { agentCommits, expectSnapshot, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
-import { openPage } from '../e2e/browser.js';
 import { claudeCodeBinary } from './claude-cli.js';
 import { SHARED_FILES } from './install-hooks.js';
+import { expectTurnShown, openRecordedTurn, WAIT } from './session-page.js';
 import { installClaudeHooks, runClaude, type ClaudeRun } from './run-claude.js';
 import { Hold, startScriptedModel, type Script, type ScriptedModel } from './scripted-model.js';
 
@@ -58,7 +58,6 @@ interface HookedSession {
 }
 
 const AGENT_EMAIL = 'agent@openprogram.invalid';
-const WAIT = { timeout: 45_000 };
 
 async function setUp(script: Script, options: { http?: boolean; context?: boolean } = {}) {
   const root = tempDir('em-agents-');
@@ -193,25 +192,14 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     await recorded(api, sessionId, 1);
     expect((await outcome(api, sessionId, 1)).result).toBe('COMMITTED');
 
-    const { page, errors, blocked } = await openPage(api.url);
-    await page.goto(`${api.url}/sessions/${encodeURIComponent(sessionId)}`);
-    await page.getByText('Turn 1 / 1', { exact: true }).waitFor(WAIT);
-    const main = page.getByRole('main');
+    const opened = await openRecordedTurn(api, sessionId);
+    const { main } = opened;
     const edit = main.getByRole('group', { name: 'Tool call: Edit' });
     await edit.waitFor(WAIT);
     await expect.poll(async () => (await edit.locator('pre .diff-del').allInnerTexts()).join(''), WAIT).toContain('one');
     await expect.poll(async () => (await edit.locator('pre .diff-add').allInnerTexts()).join(''), WAIT).toContain('uno');
     expect(await main.getByRole('group', { name: 'Tool call: Bash' }).locator('.shell-command').innerText()).toBe('$ echo generated > gen.txt');
-    await expect.poll(() => main.getByRole('article').last().innerText(), WAIT).toContain('Wrote a.txt and gen.txt.');
-    // Beside the conversation, what the turn did to the user's repo: the agent's commit of its two files.
-    const code = page.getByRole('region', { name: 'Code changes', exact: true });
-    await expect.poll(() => code.locator('.change-list summary').allTextContents(), WAIT).toEqual(['added a.txt +3 −0', 'added gen.txt +1 −0']);
-    expect(await code.innerText()).toContain('Committed');
-    // No message is an empty box.
-    const empty = async () => (await main.getByRole('article').allInnerTexts()).filter((text) => text.replace(/^(User|Assistant|Tool result)\b:?\s*/, '').trim() === '');
-    await expect.poll(empty, WAIT).toEqual([]);
-    expect(blocked.urls).toEqual([]);
-    expect(errors).toEqual([]);
+    await expectTurnShown(opened, 'Wrote a.txt and gen.txt.', ['added a.txt +3 −0', 'added gen.txt +1 −0']);
   }, 180_000);
 
   it('records the same turn through http hooks (install --http): Claude Code posts each event but SessionStart itself, and the agent\'s files are committed', async () => {

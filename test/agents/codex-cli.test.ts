@@ -15,9 +15,9 @@ import { tempDir } from '../helpers/temp.js';
 import { wsClient, wsSubscribe } from '../helpers/ws.js';
 import { CreateProject, DirtyWarnings } from '../projects/operations.js';
 import { agentCommits, expectSnapshot, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
-import { openPage } from '../e2e/browser.js';
 import { codexCli } from './codex-cli.js';
 import { installHooks, SHARED_FILES } from './install-hooks.js';
+import { expectTurnShown, openRecordedTurn, WAIT } from './session-page.js';
 import type { CliCommand } from './pinned-cli.js';
 import { codexHome, runCodex, writeCodexConfig, type CodexRun } from './run-codex.js';
 import { startScriptedCodex } from './scripted-codex.js';
@@ -59,8 +59,6 @@ interface HookedSession {
   messages: { edges: { node: HookedMessage }[] };
 }
 
-/** How long a page waits for what it shows: the session page draws once its data has come. */
-const WAIT = { timeout: 45_000 };
 
 const AGENT_EMAIL = 'agent@openprogram.invalid';
 
@@ -198,10 +196,8 @@ describe('the real Codex CLI, recorded through its hooks', () => {
     await recorded(api, sessionId, 1);
     expect((await outcome(api, sessionId, 1)).result).toBe('COMMITTED');
 
-    const { page, errors, blocked } = await openPage(api.url);
-    await page.goto(`${api.url}/sessions/${encodeURIComponent(sessionId)}`);
-    await page.getByText('Turn 1 / 1', { exact: true }).waitFor(WAIT);
-    const main = page.getByRole('main');
+    const opened = await openRecordedTurn(api, sessionId);
+    const { main } = opened;
     // Codex's hooks send each patch as tool_input.command: shown as the patch it is, not as JSON.
     const patches = main.getByRole('group', { name: 'Tool call: apply_patch' });
     await expect.poll(() => patches.count(), WAIT).toBe(2);
@@ -212,13 +208,7 @@ describe('the real Codex CLI, recorded through its hooks', () => {
     expect(await patches.nth(1).locator('summary').innerText()).toBe('a.txt +1 −1');
     expect(await main.locator('pre.tool-input').count()).toBe(0);
     expect(await main.getByRole('group', { name: 'Tool call: Bash' }).locator('.shell-command').innerText()).toBe('$ echo generated > gen.txt');
-    await expect.poll(() => main.getByRole('article').last().innerText(), WAIT).toContain('Wrote a.txt and gen.txt.');
-    // Beside the conversation, what the turn did to the user's repo: the agent's commit of its two files.
-    const code = page.getByRole('region', { name: 'Code changes', exact: true });
-    await expect.poll(() => code.locator('.change-list summary').allTextContents(), WAIT).toEqual(['added a.txt +2 −0', 'added gen.txt +1 −0']);
-    expect(await code.innerText()).toContain('Committed');
-    expect(blocked.urls).toEqual([]);
-    expect(errors).toEqual([]);
+    await expectTurnShown(opened, 'Wrote a.txt and gen.txt.', ['added a.txt +2 −0', 'added gen.txt +1 −0']);
   }, 180_000);
 
   it("leaves the user's edit made while the agent's turn is in flight byte for byte: the turn is skipped, with a snapshot and a warning", async () => {
