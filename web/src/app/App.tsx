@@ -55,15 +55,18 @@ export function App() {
   return (
     <div className="shell">
       <aside className="sidebar">
-        <Link href="/" className="brand">
-          entity-memory
-        </Link>
+        {/* GraphiQL beside the name, above everything that loads: the lists coming in never move it. */}
+        <div className="sidebar-head">
+          <Link href="/" className="brand">
+            entity-memory
+          </Link>
+          <a className="muted" href="/graphql">
+            GraphiQL
+          </a>
+        </div>
         <SearchBox />
         {sidebar && <SessionsNav currentSessionId={route.name === 'session' ? route.sessionId : undefined} onShown={onSessionsShown} />}
         {sidebar && sessionsShown && <ProjectsNav currentProjectId={route.name === 'project' || route.name === 'blame' ? route.projectId : undefined} />}
-        <a className="muted" href="/graphql">
-          GraphiQL
-        </a>
         {sidebar && <DiskUsage />}
       </aside>
       <div className="page">
