@@ -26,6 +26,7 @@ import { cpus } from 'node:os';
 import { GraphQLObjectType, GraphQLSchema, GraphQLString, parse, print, type ExecutionResult } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
+import { Repeater } from 'graphql-yoga';
 import WebSocket, { WebSocketServer } from 'ws';
 import { TurnCommittedSubscription } from '../src/client/operations.js';
 import { benchConfig, fmt, percentile } from './stats.js';
@@ -257,39 +258,13 @@ async function bareBroadcast(
   events: { turn: number; offsetMs: number; frame: unknown }[],
   ask: (message: ToClients) => Promise<FromClients>,
 ): Promise<{ p50: number; p99: number; lost: number }> {
-  const queues = new Set<{ push: (result: ExecutionResult) => void }>();
-  const subscription = (): AsyncIterableIterator<ExecutionResult> => {
-    const waiting: ((result: IteratorResult<ExecutionResult>) => void)[] = [];
-    const ready: ExecutionResult[] = [];
-    let done = false;
-    const queue = {
-      push: (result: ExecutionResult) => {
-        const taker = waiting.shift();
-        if (taker) taker({ value: result, done: false });
-        else ready.push(result);
-      },
-    };
-    queues.add(queue);
-    const finish = (): Promise<IteratorResult<ExecutionResult>> => {
-      done = true;
-      queues.delete(queue);
-      for (const taker of waiting.splice(0)) taker({ value: undefined, done: true });
-      return Promise.resolve({ value: undefined, done: true });
-    };
-    return {
-      next: () =>
-        ready.length > 0
-          ? Promise.resolve({ value: ready.shift()!, done: false })
-          : done
-            ? Promise.resolve({ value: undefined, done: true })
-            : new Promise((resolve) => waiting.push(resolve)),
-      return: finish,
-      throw: finish,
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
-  };
+  // Each subscriber's events, queued until graphql-ws takes them (the Repeater the server's own pubsub uses).
+  const pushes = new Set<(result: ExecutionResult) => unknown>();
+  const subscription = () =>
+    new Repeater<ExecutionResult>((push, stop) => {
+      pushes.add(push);
+      void stop.then(() => pushes.delete(push));
+    });
   // A schema only so graphql-ws has one: every operation is answered by the functions below.
   const schema = new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: { ok: { type: GraphQLString } } }) });
   const http = createServer();
@@ -316,7 +291,7 @@ async function bareBroadcast(
         new Promise<void>((resolve) =>
           setTimeout(() => {
             publishedAt.set(event.turn, now());
-            for (const queue of queues) queue.push({ data: event.frame as Record<string, unknown> });
+            for (const push of pushes) void push({ data: event.frame as Record<string, unknown> });
             resolve();
           }, Math.max(0, start + event.offsetMs - now())),
         ),
