@@ -17,7 +17,7 @@ import { CreateProject, DirtyWarnings } from '../projects/operations.js';
 import { agentCommits, expectSnapshot, FAST_COMMITTER, outcome, userGit, userRepo } from '../projects/project-turns.js';
 import { geminiCli } from './gemini-cli.js';
 import { installHooks, SHARED_FILES } from './install-hooks.js';
-import { expectTurnShown, openRecordedTurn, WAIT } from './session-page.js';
+import { expectTurnShown, openRecordedTurn, SHOWN_TURN, WAIT } from './session-page.js';
 import type { CliCommand } from './pinned-cli.js';
 import { runGemini, type GeminiRun } from './run-gemini.js';
 import { startScriptedGemini } from './scripted-gemini.js';
@@ -167,20 +167,8 @@ describe('the real Gemini CLI, recorded through its hooks', () => {
   }, 120_000);
 
   it("shows the real agent's turn in the web UI: write_file and replace as diffs, the command as its command line, and beside them the files it committed", async () => {
-    const { api, repo, gemini } = await setUp({
-      turns: [
-        {
-          match: /TURN1/,
-          steps: [
-            { write: 'a.txt', content: 'one\ntwo\n' },
-            { edit: 'a.txt', old: 'one', new: 'uno' },
-            { bash: 'echo generated > gen.txt' },
-            { text: 'Wrote **a.txt** and gen.txt.' },
-          ],
-        },
-      ],
-    });
-    const sessionId = (await gemini('TURN1: write a.txt, edit it, generate gen.txt')).sessionId!;
+    const { api, repo, gemini } = await setUp(SHOWN_TURN.script);
+    const sessionId = (await gemini(SHOWN_TURN.prompt)).sessionId!;
     await recorded(api, sessionId, 1);
     expect((await outcome(api, sessionId, 1)).result).toBe('COMMITTED');
 

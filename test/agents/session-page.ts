@@ -8,6 +8,28 @@ import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { openPage } from '../e2e/browser.js';
 import type { TestServer } from '../helpers/server.js';
+import type { Script } from './scripted-model.js';
+
+/**
+ * The turn the Codex and Gemini browser tests show: a file written, then edited, a command, and a
+ * reply in markdown (drawn as such). Claude Code's test writes three lines instead of two.
+ */
+export const SHOWN_TURN: { script: Script; prompt: string } = {
+  prompt: 'TURN1: write a.txt, edit it, generate gen.txt',
+  script: {
+    turns: [
+      {
+        match: /TURN1/,
+        steps: [
+          { write: 'a.txt', content: 'one\ntwo\n' },
+          { edit: 'a.txt', old: 'one', new: 'uno' },
+          { bash: 'echo generated > gen.txt' },
+          { text: 'Wrote **a.txt** and gen.txt.' },
+        ],
+      },
+    ],
+  },
+};
 
 /** How long a page waits for what it shows: the session page draws once its data has come. */
 export const WAIT = { timeout: 45_000 };
