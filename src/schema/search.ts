@@ -2,6 +2,7 @@
  * search: every session's messages by words, phrases, prefixes and qualifiers, ranked, each hit
  * with its session, turn and a snippet with its matches (src/services/search).
  */
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import { DEFAULT_SEARCH_PAGE, MAX_SEARCH_PAGE, RANKED_MATCHES, searchMessages, type SearchHit } from '../services/search/search.js';
 import type { TextRange } from '../services/search/snippet.js';
 import { builder } from './builder.js';
@@ -79,6 +80,8 @@ builder.queryFields((t) => ({
     },
     // The ranked page, then its messages, sessions and turns (4 queries); the selection counted first: times.
     complexity: (args: { first?: number | null }) => ({ field: 4 * QUERY_COST, multiplier: args.first ?? DEFAULT_SEARCH_PAGE }),
-    resolve: (_root, args, ctx) => searchMessages(ctx.deps.db, args),
+    // The hits' messages read with what the client selected of them (as Pothos plans it), so a
+    // hit's message is not read a second time to resolve its fields.
+    resolve: (_root, args, ctx, info) => searchMessages(ctx.deps.db, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node', 'message'], select: {} }).select),
   }),
 }));

@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { onSqlStatement } from '../../src/db/index.js';
 import { RANKED_MATCHES } from '../../src/services/search/search.js';
 import { onlyError, startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
@@ -211,6 +212,30 @@ describe('search: the query language, filters, ranking and pages', () => {
       after = page.pageInfo.endCursor!;
     }
     expect(seen).toEqual(all);
+  });
+
+  it("reads a hit's message once: its fields cost no statement more than the hit's rank", async () => {
+    const api = await corpus();
+    /** The fewest statements about messages and sessions of three runs (the mirror's own reads may run beside one). */
+    const statements = async (selection: string): Promise<number> => {
+      let fewest = Infinity;
+      for (let run = 0; run < 3; run++) {
+        const seen: string[] = [];
+        const off = onSqlStatement((event) => seen.push(event.sql));
+        try {
+          const result = await api.raw(`{ search(query: "payment*", first: 10) { edges { node { ${selection} } } } }`);
+          expect(result.errors).toBeUndefined();
+          expect((result.data as { search: { edges: unknown[] } }).search.edges).toHaveLength(4);
+        } finally {
+          off();
+        }
+        fewest = Math.min(fewest, seen.filter((sql) => /FROM [`"](?:\w+[`"]\.[`"])?(?:Message|MessageSearch|Session)[`"]/.test(sql)).length);
+      }
+      return fewest;
+    };
+    const rankOnly = await statements('rank');
+    const withMessage = await statements('rank snippet message { id messageId role seq createdAt toolName } session { sessionId title }');
+    expect(withMessage).toBe(rankOnly);
   });
 
   it('ranks the newest RANKED_MATCHES of a word found more often, counts them all, and pages no deeper', async () => {

@@ -7,7 +7,7 @@
  * PostgreSQL: the text weighs 1, the tools' names and inputs 0.4), newest first among equals; a
  * query with more than RANKED_MATCHES matches ranks its newest RANKED_MATCHES (rankedIds).
  */
-import type { Message, Session } from '../../generated/prisma/client.js';
+import type { Message, Prisma, Session } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/index.js';
 import { dialectOf, placeholders } from '../../db/dialect.js';
 import { BadUserInputError } from '../../errors.js';
@@ -60,12 +60,17 @@ interface Plan {
   filter: SearchFilter;
 }
 
+/** The columns of a hit's message the snippet is made from, read whatever else a caller selects. */
+const SNIPPET_COLUMNS = { id: true, sessionId: true, turnId: true, content: true, toolName: true, metadata: true } as const;
+
 /**
  * A page of hits for `args.query`, ranked, with offset cursors (a page read again after new
- * messages may shift by their number).
+ * messages may shift by their number). `messageSelect`: the columns and relations of the hits'
+ * messages to read (the API passes its selection, so a message is read once; every column when
+ * omitted); the snippet's columns are read as well.
  * @throws BadUserInputError for a malformed query (naming where), filter or page argument.
  */
-export async function searchMessages(db: Db, args: SearchArgs): Promise<Page<SearchHit>> {
+export async function searchMessages(db: Db, args: SearchArgs, messageSelect?: Prisma.MessageSelect): Promise<Page<SearchHit>> {
   const parsed = parseQuery(args.query);
   const filter = args.filter ?? {};
   for (const field of ['projectId', 'sessionId', 'agent'] as const) {
@@ -99,7 +104,7 @@ export async function searchMessages(db: Db, args: SearchArgs): Promise<Page<Sea
   };
   const rows = first === 0 ? [] : await rankedIds(db, plan, first + 1, offset);
   const hasNextPage = rows.length > first;
-  const hits = await hydrate(db, rows.slice(0, first), terms);
+  const hits = await hydrate(db, rows.slice(0, first), terms, messageSelect);
   const edges = hits.map((node, i) => ({ cursor: encodeCursor(CURSOR_KIND, offset + i), node }));
   return {
     edges,
@@ -237,9 +242,12 @@ async function countHits(db: Db, plan: Plan): Promise<number> {
 }
 
 /** The hits' messages, sessions, turn numbers and snippets, in rank order. */
-async function hydrate(db: Db, rows: { id: string; rank: number }[], terms: readonly SearchTerm[]): Promise<SearchHit[]> {
+async function hydrate(db: Db, rows: { id: string; rank: number }[], terms: readonly SearchTerm[], select?: Prisma.MessageSelect): Promise<SearchHit[]> {
   if (rows.length === 0) return [];
-  const messages = new Map((await db.message.findMany({ where: { id: { in: rows.map((r) => r.id) } } })).map((m) => [m.id, m]));
+  const where = { id: { in: rows.map((r) => r.id) } };
+  // With a selection, its columns and the snippet's; the hit's message is the row as read.
+  const found = (select ? await db.message.findMany({ where, select: { ...select, ...SNIPPET_COLUMNS } }) : await db.message.findMany({ where })) as Message[];
+  const messages = new Map(found.map((m) => [m.id, m]));
   const sessionIds = [...new Set([...messages.values()].map((m) => m.sessionId))];
   const turnIds = [...new Set([...messages.values()].flatMap((m) => (m.turnId ? [m.turnId] : [])))];
   // The two reads at once: each is a round trip to the database, and a search is asked as the user types.
