@@ -133,7 +133,7 @@ async function dropIndex(server: RunningServer): Promise<void> {
 async function rebuildIndex(server: RunningServer): Promise<number> {
   const db = server.app.deps.db;
   const sqlite = dialectOf(db) === 'sqlite';
-  const file = sqlite ? 'prisma/migrations/20261207080000_message_search_role/migration.sql' : 'prisma/postgresql/migrations/20261206094000_message_search/migration.sql';
+  const file = sqlite ? 'prisma/migrations/20261207180000_message_search_json/migration.sql' : 'prisma/postgresql/migrations/20261207180000_message_search_json/migration.sql';
   const sql = readFileSync(join(ROOT, file), 'utf8')
     .split('\n')
     .filter((line) => !line.startsWith('--'))

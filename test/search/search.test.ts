@@ -126,6 +126,28 @@ describe('search: every write is findable once it is answered', () => {
     expect((await search(api, 'frobnicator', { filter: { sessionId: 'hooked', role: 'USER' } })).edges).toHaveLength(1);
     expect((await search(api, 'path:lib/frob.js')).edges.map((e) => e.node.session.sessionId)).toContain('hooked');
 
+    // A tool's result sent as JSON (Claude Code's tool_response): every line's words are found,
+    // the first word of a line too, and the snippet reads as text, not as JSON with its escapes.
+    const output = { stdout: 'compiling quuxlib\nerror: cannot borrow `x` as mutable\nwarning: unused import\n', stderr: '', interrupted: false };
+    for (const event of [
+      c.prompt('p2', 'Build it'),
+      c.postTool('p2', 'toolu_2', 'Bash', { command: 'cargo build' }, output),
+      c.postTool('p2', 'toolu_3', 'Write', { file_path: join(root, 'src', 'zebu.rs'), content: 'fn main() {}\nfn zebu_helper() {}\n' }, { type: 'create' }),
+      c.stop('p2', 'It does not build.'),
+    ]) {
+      expect(await runHook('claude-code', api.dataDir, event)).toEqual({ code: 0, stdout: '', stderr: '' });
+    }
+    const [built] = (await search(api, 'error borrow', { filter: { sessionId: 'hooked', role: 'TOOL' } })).edges;
+    expect(built?.node.snippet).toBe('compiling quuxlib\nerror: cannot borrow `x` as mutable\nwarning: unused import\n');
+    expect(marked(built!.node)).toEqual(['error', 'borrow']);
+    expect((await search(api, 'warning quuxlib', { filter: { sessionId: 'hooked' } })).edges).toHaveLength(1);
+    // A tool call's input, in the tools' text: its name and its values, one a line, no ids.
+    const [called] = (await search(api, 'zebu', { filter: { sessionId: 'hooked', role: 'ASSISTANT' } })).edges;
+    expect(called?.node.snippet).toContain('Write\n');
+    expect(called?.node.snippet).toContain('fn main() {}\nfn zebu_helper() {}\n');
+    expect(called?.node.snippet).not.toMatch(/toolu_|[{}]"|\\n/);
+    expect(marked(called!.node)).toContain('zebu');
+
     const file = join(root, 'imported.jsonl');
     const records = [
       { type: 'user', uuid: 'u-1', parentUuid: null, sessionId: 'imported', cwd: root, timestamp: '2026-12-01T10:00:00.000Z', message: { role: 'user', content: 'Where is the axolotl config?' } },

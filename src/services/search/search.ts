@@ -14,6 +14,7 @@ import { BadUserInputError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
 import { decodeIntCursor, encodeCursor, type Page } from '../page.js';
 import { fts5Query, indexWords, parseQuery, tsQuery, type SearchRole, type SearchTerm } from './query.js';
+import { readableText } from './readable.js';
 import { snippetOf, type TextRange } from './snippet.js';
 
 export const DEFAULT_SEARCH_PAGE = 20;
@@ -263,8 +264,9 @@ async function hydrate(db: Db, rows: { id: string; rank: number }[], terms: read
     const session = message && sessions.get(message.sessionId);
     // Deleted between the two reads: left out.
     if (!message || !session) continue;
-    const tools = `${message.toolName ?? ''} ${message.metadata ?? ''}`.trim();
-    hits.push({ message, session, turnNumber: message.turnId ? (turns.get(message.turnId) ?? null) : null, rank: row.rank, ...snippetOf(message.content, tools, terms) });
+    // Shown as a person reads them: JSON (a hooked tool's result, the tool calls' inputs) as its values.
+    const tools = [message.toolName, message.metadata === null ? null : readableText(message.metadata)].filter((part) => part).join('\n');
+    hits.push({ message, session, turnNumber: message.turnId ? (turns.get(message.turnId) ?? null) : null, rank: row.rank, ...snippetOf(readableText(message.content), tools, terms) });
   }
   return hits;
 }
