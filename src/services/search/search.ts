@@ -264,8 +264,11 @@ async function hydrate(db: Db, rows: { id: string; rank: number }[], terms: read
     const session = message && sessions.get(message.sessionId);
     // Deleted between the two reads: left out.
     if (!message || !session) continue;
-    // Shown as a person reads them: JSON (a hooked tool's result, the tool calls' inputs) as its values.
-    const tools = [message.toolName, message.metadata === null ? null : readableText(message.metadata)].filter((part) => part).join('\n');
+    // Shown as a person reads them: JSON (a hooked tool's result, the tool calls' inputs) as its
+    // values; the tool's name once, when its calls already name it.
+    const calls = message.metadata === null ? '' : readableText(message.metadata);
+    const named = message.toolName !== null && calls.split('\n').includes(message.toolName);
+    const tools = [named ? null : message.toolName, calls].filter((part) => part).join('\n');
     hits.push({ message, session, turnNumber: message.turnId ? (turns.get(message.turnId) ?? null) : null, rank: row.rank, ...snippetOf(readableText(message.content), tools, terms) });
   }
   return hits;
