@@ -219,8 +219,9 @@ export class LeaseHolder {
    * A lease newly taken: the previous holder may have died mid-pass, so its repo is opened as after
    * a restart; when the lease lapsed in another instance's hands (not given up), the turns that
    * instance recorded lately are announced again before any of this instance's:
-   * it may have died between recording a commit and publishing it (or the repo may be rebuilt,
-   * which announces nothing), and a subscriber must not miss a turn. A subscriber may so get a
+   * it may have died between recording a commit and publishing it, and a subscriber must not
+   * miss a turn. (Turns it committed in git but never recorded are recorded, and announced, by
+   * the pass or the rebuild that finds them.) A subscriber may so get a
    * turn twice around a takeover, never a gap; the repeats come before the newer turns.
    */
   private async tookOver(sessionId: string): Promise<void> {

@@ -9,6 +9,7 @@ import type { Db } from '../db/index.js';
 import type { SessionRepo } from '../git/index.js';
 import { turnTrailers } from './commit-message.js';
 import { clearRepoProblem, noteRepoProblem } from './health.js';
+import { publishCommitted } from './publish-committed.js';
 import { rebuildSession } from './rebuild.js';
 import { checkArchive, isArchived } from './archive.js';
 import { countTurnCommits, openSessionRepo, sessionPathTaken } from './session-repos.js';
@@ -129,8 +130,13 @@ async function reconcileSession(deps: Deps, sessionId: string, rebuildAll: boole
   const rebuild = async (): Promise<ReconcileResult> => {
     // Whatever is at the path (a repo, a folder without .git, a file) is moved aside, never deleted.
     const taken = await sessionPathTaken(config, sessionId);
-    const { written } = await rebuildSession(deps, sessionId, { moveAside: true });
+    const { written, dequeued } = await rebuildSession(deps, sessionId, { moveAside: true });
     clearRepoProblem(config, sessionId);
+    // The turns that were waiting for their commit have one now: announced as the worker's are.
+    // (A server that died after git wrote a pass of several turns and before the database heard
+    // of it leaves a repo ahead of the database; the rebuild records those turns, and a subscriber
+    // of another server must not miss them.)
+    await publishCommitted(deps, sessionId, dequeued);
     return { sessionId, outcome: taken ? 'moved-aside-and-rebuilt' : 'rebuilt', turns: written };
   };
   if (rebuildAll && turns.length > 0) return rebuild();

@@ -8,6 +8,7 @@ import { onCleanup } from '../helpers/leftovers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 import { wsClient, wsSubscribe } from '../helpers/ws.js';
+import { reconcile } from '../../src/mirror/reconcile.js';
 import { MirrorFailed, MirrorView } from './operations.js';
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'entity-memory.js');
@@ -133,6 +134,35 @@ describe('never losing a turn', () => {
     const aside = readdirSync(join(dataDir, 'moved-aside'));
     expect(aside).toHaveLength(1);
     expect(aside[0]).toMatch(/^s-/);
+  }, TEST_TIMEOUT_MS);
+
+  it('announces the turns a server committed in git but never recorded, when the repo is rebuilt', async () => {
+    const api = await startTestServer();
+    await api.ok(CreateSession, { input: { sessionId: 'ahead' } });
+    await turns(api, 'ahead', 5);
+    const { repoPath } = await inSync(api, 'ahead');
+    const deps = api.server.app.deps;
+    const tip = git(repoPath, 'rev-parse', 'main').trim();
+    // A pass committed turns 3 to 5 in one fast-import and its server died before the database
+    // heard of it: the repo is three commits ahead, the turns still waiting with their jobs.
+    await api.server.app.mirror.stop();
+    const waiting = await deps.db.turn.findMany({ where: { sessionId: 'ahead', number: { gte: 3 } }, orderBy: { number: 'asc' }, select: { id: true, commitSha: true } });
+    await deps.db.turn.updateMany({ where: { id: { in: waiting.map((t) => t.id) } }, data: { commitSha: null, mirroredAt: null, mirrorState: 'PENDING' } });
+    await deps.db.outboxJob.createMany({ data: waiting.map((t) => ({ sessionId: 'ahead', turnId: t.id, kind: 'SESSION' as const })) });
+
+    const events = deps.pubsub.subscribe('turnCommitted', 'ahead');
+    // The subscription starts listening at its first read.
+    const first = events.next();
+    const report = await reconcile(deps, { sessionId: 'ahead' });
+    expect(report.sessions).toEqual([{ sessionId: 'ahead', outcome: 'moved-aside-and-rebuilt', turns: 5 }]);
+    // What was published before this marker comes before it.
+    deps.pubsub.publish('turnCommitted', { sessionId: 'ahead', turnId: 'marker', sha: tip });
+    const announced: { turnId: string; sha: string }[] = [];
+    for (let event = await first; event.value.turnId !== 'marker'; event = await events.next()) announced.push({ turnId: event.value.turnId, sha: event.value.sha });
+    await events.return(undefined);
+    expect(announced).toEqual(waiting.map((t) => ({ turnId: t.id, sha: t.commitSha })));
+    expect(git(repoPath, 'rev-parse', 'main').trim()).toBe(tip);
+    expect(await deps.db.outboxJob.count({ where: { sessionId: 'ahead' } })).toBe(0);
   }, TEST_TIMEOUT_MS);
 
   // 50 new repos and 100 turns, each commit fsynced: on this 2-core machine the mirror took 33 s
