@@ -78,8 +78,8 @@ builder.queryFields((t) => ({
       first: t.arg.int({ description: `How many hits: ${DEFAULT_SEARCH_PAGE} when omitted, at most ${MAX_SEARCH_PAGE}. The query's cost counts the selection this many times.` }),
       after: t.arg.string({ description: 'The endCursor of the page before.' }),
     },
-    // The ranked page, then its messages, sessions and turns (4 queries); the selection counted first: times.
-    complexity: (args: { first?: number | null }) => ({ field: 4 * QUERY_COST, multiplier: args.first ?? DEFAULT_SEARCH_PAGE }),
+    // The ranked page, then its messages, sessions, turns and projects (5 queries); the selection counted first: times.
+    complexity: (args: { first?: number | null }) => ({ field: 5 * QUERY_COST, multiplier: args.first ?? DEFAULT_SEARCH_PAGE }),
     // The hits' messages read with what the client selected of them (as Pothos plans it), so a
     // hit's message is not read a second time to resolve its fields.
     resolve: (_root, args, ctx, info) => searchMessages(ctx.deps.db, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node', 'message'], select: {} }).select),

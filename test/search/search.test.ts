@@ -13,6 +13,8 @@ import { RANKED_MATCHES } from '../../src/services/search/search.js';
 import { onlyError, startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 import { claudeEvents, runHook } from '../hooks/hook-events.js';
+import { CreateProject } from '../projects/operations.js';
+import { userRepo } from '../projects/project-turns.js';
 
 const SEARCH = `
   query Search($query: String!, $filter: SearchFilter, $first: Int, $after: String) {
@@ -147,6 +149,20 @@ describe('search: every write is findable once it is answered', () => {
     expect(called?.node.snippet).toContain('fn main() {}\nfn zebu_helper() {}\n');
     expect(called?.node.snippet).not.toMatch(/toolu_|[{}]"|\\n/);
     expect(marked(called!.node)).toContain('zebu');
+
+    // In a session bound to a project, its paths read relative to the project, as the session page shows them.
+    const repo = userRepo(root);
+    await api.ok(CreateProject, { input: { name: 'App', workdir: repo } });
+    const bound = claudeEvents('bound', repo);
+    for (const event of [
+      bound.prompt('p3', 'Add the gnu module'),
+      bound.postTool('p3', 'toolu_4', 'Write', { file_path: join(repo, 'src', 'gnu.rs'), content: 'fn gnu() {}\n' }, { type: 'create', filePath: join(repo, 'src', 'gnu.rs') }),
+      bound.stop('p3', 'Added src/gnu.rs.'),
+    ]) {
+      expect(await runHook('claude-code', api.dataDir, event)).toEqual({ code: 0, stdout: '', stderr: '' });
+    }
+    const shown = (await search(api, 'gnu rs', { filter: { sessionId: 'bound' } })).edges.map((e) => `${e.node.message.role}: ${e.node.snippet}`);
+    expect(shown.sort()).toEqual(['ASSISTANT: Added src/gnu.rs.', 'ASSISTANT: Write\nsrc/gnu.rs\nfn gnu() {}\n', 'TOOL: create\nsrc/gnu.rs']);
 
     const file = join(root, 'imported.jsonl');
     const records = [

@@ -7,6 +7,7 @@
  * PostgreSQL: the text weighs 1, the tools' names and inputs 0.4), newest first among equals; a
  * query with more than RANKED_MATCHES matches ranks its newest RANKED_MATCHES (rankedIds).
  */
+import { sep } from 'node:path';
 import type { Message, Prisma, Session } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/index.js';
 import { dialectOf, placeholders } from '../../db/dialect.js';
@@ -252,12 +253,14 @@ async function hydrate(db: Db, rows: { id: string; rank: number }[], terms: read
   const sessionIds = [...new Set([...messages.values()].map((m) => m.sessionId))];
   const turnIds = [...new Set([...messages.values()].flatMap((m) => (m.turnId ? [m.turnId] : [])))];
   // The two reads at once: each is a round trip to the database, and a search is asked as the user types.
-  const [sessionRows, turnRows] = await Promise.all([
+  const [sessionRows, turnRows, projectRows] = await Promise.all([
     db.session.findMany({ where: { sessionId: { in: sessionIds } } }),
     turnIds.length === 0 ? [] : db.turn.findMany({ where: { id: { in: turnIds } }, select: { id: true, number: true } }),
+    db.project.findMany({ where: { sessions: { some: { sessionId: { in: sessionIds } } } }, select: { projectId: true, workdir: true } }),
   ]);
   const sessions = new Map(sessionRows.map((s) => [s.sessionId, s]));
   const turns = new Map(turnRows.map((t) => [t.id, t.number]));
+  const workdirs = new Map(projectRows.map((p) => [p.projectId, p.workdir]));
   const hits: SearchHit[] = [];
   for (const row of rows) {
     const message = messages.get(row.id);
@@ -265,11 +268,21 @@ async function hydrate(db: Db, rows: { id: string; rank: number }[], terms: read
     // Deleted between the two reads: left out.
     if (!message || !session) continue;
     // Shown as a person reads them: JSON (a hooked tool's result, the tool calls' inputs) as its
-    // values; the tool's name once, when its calls already name it.
-    const calls = message.metadata === null ? '' : readableText(message.metadata);
+    // values, paths inside the session's project relative to it (as the session page shows them);
+    // the tool's name once, when its calls already name it.
+    const workdir = session.projectId === null ? undefined : workdirs.get(session.projectId);
+    const read = (text: string) => withinProject(readableText(text), workdir);
+    const calls = message.metadata === null ? '' : read(message.metadata);
     const named = message.toolName !== null && calls.split('\n').includes(message.toolName);
     const tools = [named ? null : message.toolName, calls].filter((part) => part).join('\n');
-    hits.push({ message, session, turnNumber: message.turnId ? (turns.get(message.turnId) ?? null) : null, rank: row.rank, ...snippetOf(readableText(message.content), tools, terms) });
+    hits.push({ message, session, turnNumber: message.turnId ? (turns.get(message.turnId) ?? null) : null, rank: row.rank, ...snippetOf(read(message.content), tools, terms) });
   }
   return hits;
+}
+
+/** `text` with the paths under `workdir` written relative to it (`/home/me/app/src/a.ts` -> `src/a.ts`). */
+function withinProject(text: string, workdir: string | undefined): string {
+  if (!workdir) return text;
+  const base = workdir.endsWith(sep) ? workdir : `${workdir}${sep}`;
+  return text.split(base).join('');
 }
