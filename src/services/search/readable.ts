@@ -7,19 +7,23 @@
  * again. The index reads the same words (the *_message_search_json migrations read those escapes
  * as spaces), so a snippet finds the words a search matched.
  */
+import { INDEXED_LENGTH } from './snippet.js';
 
-/** JSON longer than this is not parsed for a snippet (its escapes are undone instead): 1 MB. */
-const MAX_PARSED = 1_000_000;
+/** JSON longer than this is not parsed for a snippet (its escapes are undone instead): twice what the index reads of a text. */
+const MAX_PARSED = 2 * INDEXED_LENGTH;
 
 /** Keys whose values are ids (`id`, `tool_use_id`, `responseId`): noise in a snippet. */
 const ID_KEY = /(?:^|_)id$|[a-z]Id$/;
 
 const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: ' ', f: ' ', '"': '"', '\\': '\\', '/': '/' };
 
-/** `text` to read: JSON (it starts with `{` or `[`) as its string values, one a line; other text as it is. */
+/**
+ * `text` to read: JSON (it starts with `{` or `[`) as its string values, one a line; other text as
+ * it is. At most the INDEXED_LENGTH characters a snippet looks through.
+ */
 export function readableText(text: string): string {
   const first = text[0];
-  if (first !== '{' && first !== '[') return text;
+  if (first !== '{' && first !== '[') return text.slice(0, INDEXED_LENGTH);
   if (text.length <= MAX_PARSED) {
     let value: unknown;
     try {
@@ -30,10 +34,10 @@ export function readableText(text: string): string {
     if (typeof value === 'object' && value !== null) {
       const lines: string[] = [];
       collect(value, lines);
-      return lines.join('\n');
+      return lines.join('\n').slice(0, INDEXED_LENGTH);
     }
   }
-  return text.replace(/\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g, (_all, code: string | undefined, escape: string | undefined) =>
+  return text.slice(0, INDEXED_LENGTH).replace(/\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g, (_all, code: string | undefined, escape: string | undefined) =>
     code !== undefined ? String.fromCharCode(Number.parseInt(code, 16)) : ESCAPES[escape!]!,
   );
 }

@@ -252,7 +252,7 @@ async function hydrate(db: Db, rows: { id: string; rank: number }[], terms: read
   const messages = new Map(found.map((m) => [m.id, m]));
   const sessionIds = [...new Set([...messages.values()].map((m) => m.sessionId))];
   const turnIds = [...new Set([...messages.values()].flatMap((m) => (m.turnId ? [m.turnId] : [])))];
-  // The two reads at once: each is a round trip to the database, and a search is asked as the user types.
+  // The three reads at once: each is a round trip to the database, and a search is asked as the user types.
   const [sessionRows, turnRows, projectRows] = await Promise.all([
     db.session.findMany({ where: { sessionId: { in: sessionIds } } }),
     turnIds.length === 0 ? [] : db.turn.findMany({ where: { id: { in: turnIds } }, select: { id: true, number: true } }),
