@@ -8,7 +8,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { assertValidId } from '../ids.js';
 import { isFullSha } from '../git/index.js';
 import { sessionCommit, shaCommitRef, type CommitRef } from '../services/replay/read-commits.js';
-import { requireSession } from '../services/sessions/read-session.js';
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import { TIMELINE_KINDS, type TurnUpdatedPayload, type DirtyTreeWarningPayload, type MirrorFailedPayload, type ProjectCommittedPayload, type TimelinePayload, type TurnCommittedPayload } from '../pubsub.js';
 import { requireProject } from '../services/projects/manage-projects.js';
 import { projectReader } from '../services/projects/read-projects.js';
@@ -21,14 +21,25 @@ import { Session } from './session.js';
 import { Turn } from './turn.js';
 import { Message } from './message.js';
 import { eventField } from './shared-events.js';
+import { loaders, type TurnQuery } from './loaders.js';
 
 interface TurnCommittedEvent {
   payload: TurnCommittedPayload;
 }
 
-/** An event's session row, read once for all its subscribers and fields. */
+/** An event's session row, read once for all its subscribers and fields (a burst's, by one statement). */
 function eventSession(ctx: Context, payload: { sessionId: string }) {
-  return eventField(payload, 'session', () => requireSession(ctx.deps.db, payload.sessionId));
+  return eventField(payload, 'session', () => loaders(ctx).sessions.load(payload.sessionId));
+}
+
+/**
+ * An event's turn with what the field's selection needs of its relations (its messages, its
+ * user message), read once per selection for all its subscribers; the turns of a burst's events
+ * by one findMany (src/schema/loaders.ts). Loaded bare, each relation was a batch of its own.
+ */
+function eventTurn(ctx: Context, payload: { turnId: string }, info: GraphQLResolveInfo) {
+  const query = queryFromInfo({ context: ctx, info }) as TurnQuery;
+  return eventField(payload, `turn ${JSON.stringify(query)}`, () => loaders(ctx).turns(query).load(payload.turnId));
 }
 
 /** An event's project row, read once for all its subscribers. */
@@ -61,7 +72,7 @@ const TurnCommittedEventRef = builder.objectRef<TurnCommittedEvent>('TurnCommitt
     session: t.field({ type: Session, resolve: (e, _a, ctx) => eventSession(ctx, e.payload) }),
     turn: t.field({
       type: Turn,
-      resolve: (e, _a, ctx) => eventField(e.payload, 'turn', () => ctx.deps.db.turn.findUniqueOrThrow({ where: { id: e.payload.turnId } })),
+      resolve: (e, _a, ctx, info) => eventTurn(ctx, e.payload, info),
     }),
     commit: t.field({
       type: Commit,
@@ -90,7 +101,7 @@ const TurnUpdatedEvent = builder.objectRef<TurnUpdatedPayload>('TurnUpdatedEvent
     session: t.field({ type: Session, resolve: (e, _a, ctx) => eventSession(ctx, e) }),
     turn: t.field({
       type: Turn,
-      resolve: (e, _a, ctx) => eventField(e, 'turn', () => ctx.deps.db.turn.findUniqueOrThrow({ where: { id: e.turnId } })),
+      resolve: (e, _a, ctx, info) => eventTurn(ctx, e, info),
     }),
     messages: t.field({
       type: [Message],
