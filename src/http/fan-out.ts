@@ -149,11 +149,23 @@ class Group {
   }
 }
 
+/**
+ * Each result as one graphql-ws message in three fragments (RFC 6455 5.4): the member's head, the
+ * shared payload, the closing brace. ws frames a server's buffer without copying it, so the
+ * payload is written from the one buffer every member shares; joined into one buffer per member,
+ * the copies were half the fan-out's time (bench/fanout.ts, 1,000 subscribers: 61 of 132 ms of a
+ * burst's writes, and the garbage they made). The client reassembles the message as it would any
+ * fragmented one.
+ */
 function writeFrames(member: Member, payloads: readonly Buffer[]): void {
   const socket = underlying(member.socket);
   socket?.cork();
   try {
-    for (const payload of payloads) member.socket.send(Buffer.concat([member.head, payload, CLOSE]), { binary: false });
+    for (const payload of payloads) {
+      member.socket.send(member.head, { binary: false, fin: false });
+      member.socket.send(payload, { binary: false, fin: false });
+      member.socket.send(CLOSE, { binary: false, fin: true });
+    }
   } finally {
     socket?.uncork();
   }

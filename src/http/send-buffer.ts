@@ -21,11 +21,14 @@ const TOO_SLOW_CLOSE_GRACE_MS = 2_000;
  * Makes `socket.send` return at once (the callback is called before the frame is written) and
  * closes the socket once more than `maxBufferedBytes` wait to be sent. A single frame is sent
  * whatever its size while the backlog is under the cap, so the cap should be at least the
- * largest frame a healthy client is sent (see Config.maxWsBufferedBytes).
+ * largest frame a healthy client is sent (see Config.maxWsBufferedBytes). A message sent in
+ * fragments (`fin: false` until its last) is checked at its first fragment and then sent whole.
  */
 export function boundSendBuffer(socket: WebSocket, maxBufferedBytes: number, logger: Logger, address: string): void {
   const send = socket.send.bind(socket) as (data: unknown, options: object, cb: (err?: Error) => void) => void;
   let closing = false;
+  // Inside a message sent in fragments (src/http/fan-out.ts): the backlog was checked at its first.
+  let midMessage = false;
   const replacement = (data: unknown, optionsOrCallback?: object | ((err?: Error) => void), callback?: (err?: Error) => void): void => {
     const cb = typeof optionsOrCallback === 'function' ? optionsOrCallback : callback;
     const options = typeof optionsOrCallback === 'object' && optionsOrCallback !== null ? optionsOrCallback : {};
@@ -33,8 +36,10 @@ export function boundSendBuffer(socket: WebSocket, maxBufferedBytes: number, log
       cb?.();
       return;
     }
+    const first = !midMessage;
+    midMessage = (options as { fin?: boolean }).fin === false;
     const backlog = socket.bufferedAmount;
-    if (backlog > maxBufferedBytes) {
+    if (first && backlog > maxBufferedBytes) {
       closing = true;
       logger.warn(
         { address, bufferedBytes: backlog, maxBufferedBytes, code: WS_CLOSE_TOO_SLOW },

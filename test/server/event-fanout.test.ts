@@ -91,6 +91,50 @@ describe('turnCommitted fan-out', () => {
     expect(reads).toEqual([]);
   });
 
+  it('answers each event of a burst with its own turn, read together; a turn that is gone fails its event only', async () => {
+    const api = await startTestServer();
+    await api.ok(CreateSession, { input: { sessionId: 'burst' } });
+    const client = wsClient(api.url);
+    const live = wsSubscribe(client, TurnCommittedSubscription, { sessionId: 'burst' });
+    await live.ready();
+    for (let n = 1; n <= 5; n++) await api.ok(RecordTurn, { input: { sessionId: 'burst', user: { content: `question ${n}` }, assistant: { content: `answer ${n}` } } });
+    const committed = (await live.next(5)).map((e) => e.data!.turnCommitted);
+    const turns = await api.server.app.deps.db.turn.findMany({ where: { sessionId: 'burst' }, orderBy: { number: 'asc' } });
+
+    // Two selections of the turn (the client's, and its messages' content with the session), both
+    // subscribed now; then the five turns announced together, newest first, with one whose turn is gone
+    // in the middle, as the mirror announces a backlog: in one tick.
+    const clientSelection = wsSubscribe(client, TurnCommittedSubscription, { sessionId: 'burst' });
+    const contentSelection = wsSubscribe(
+      client,
+      parse('subscription { turnCommitted(sessionId: "burst") { session { sessionId } turn { number messages { role content } } } }') as TypedDocumentNode<{
+        turnCommitted: { session: { sessionId: string }; turn: { number: number; messages: { role: string; content: string }[] } };
+      }>,
+    );
+    const selections = [clientSelection, contentSelection];
+    await Promise.all(selections.map((s) => s.ready()));
+    const payloads = [...turns].reverse().map((turn, i) => ({ sessionId: 'burst', turnId: turn.id, sha: committed[4 - i]!.commit.sha }));
+    payloads.splice(2, 0, { sessionId: 'burst', turnId: 'gone-turn', sha: committed[0]!.commit.sha });
+    for (const payload of payloads) api.server.app.deps.pubsub.publish('turnCommitted', payload);
+
+    const [clients, contents] = await Promise.all([clientSelection.next(6), contentSelection.next(6)]);
+    const failed = 2;
+    for (const events of [clients, contents] as ExecutionResult[][]) {
+      expect(events.map((e) => (e.errors ? 'error' : 'ok'))).toEqual(['ok', 'ok', 'error', 'ok', 'ok', 'ok']);
+      expect(events[failed]!.errors![0]!).toMatchObject({ message: 'Turn "gone-turn" does not exist.', extensions: { code: 'NOT_FOUND' } });
+    }
+    const answered = clients.filter((_, i) => i !== failed).map((e) => e.data!.turnCommitted);
+    expect(answered.map((e) => [e.turn.number, e.commit.sha, e.turn.userMessage?.content, e.turn.assistantMessage?.content])).toEqual(
+      [5, 4, 3, 2, 1].map((n) => [n, committed[n - 1]!.commit.sha, `question ${n}`, `answer ${n}`]),
+    );
+    // The client's selection reads as the live event did.
+    expect(answered.at(-1)).toEqual(committed[0]);
+    const read = contents.filter((_, i) => i !== failed).map((e) => e.data!.turnCommitted);
+    expect(read.map((e) => [e.session.sessionId, e.turn.number, e.turn.messages.map((m) => `${m.role} ${m.content}`)])).toEqual(
+      [5, 4, 3, 2, 1].map((n) => ['burst', n, [`USER question ${n}`, `ASSISTANT answer ${n}`]]),
+    );
+  });
+
   it('closes a subscriber that stops reading (1013, a log line) while another one gets every event', async () => {
     const { logger, lines } = capturedLogger();
     const api = await startTestServer({ maxWsBufferedBytes: 64 * 1024 }, {}, { logger });

@@ -28,13 +28,23 @@ function stream() {
   return { iterator, push: (r: ExecutionResult) => void push(r), fail: (e: unknown) => fail(e), end: () => end(), state };
 }
 
-/** A socket that keeps the text of what it is sent, and counts the writes its frames went out in (corked). */
+/**
+ * A socket that keeps the text of the messages it is sent (fragments joined, as ws's receiver
+ * joins them: a message ends with its `fin` fragment), and counts the writes its frames went out
+ * in (corked).
+ */
 function socket() {
   const sent: string[] = [];
   const writes = { count: 0 };
+  let fragments: Buffer[] = [];
   const fake = {
     readyState: 1,
-    send: (data: Buffer) => sent.push(data.toString('utf8')),
+    send: (data: Buffer, options?: { fin?: boolean }) => {
+      fragments.push(data);
+      if (options?.fin === false) return;
+      sent.push(Buffer.concat(fragments).toString('utf8'));
+      fragments = [];
+    },
     _socket: { cork: () => {}, uncork: () => (writes.count += 1) },
   };
   return { socket: fake as unknown as WebSocket, sent, writes, parsed: () => sent.map((s) => JSON.parse(s) as unknown) };
