@@ -432,6 +432,7 @@ function removeDatabaseFiles(file: string): void {
  */
 export async function openDb(options: OpenDbOptions | PostgresOptions): Promise<Db> {
   if ('url' in options) return openPostgres(options);
+  assertSqliteDriver();
   if (options.readOnly) {
     if (!existsSync(options.file)) throw new DatabaseError(`no entity-memory database at ${options.file}`);
     const status = await migrationStatus(options);
@@ -450,6 +451,34 @@ export async function openDb(options: OpenDbOptions | PostgresOptions): Promise<
   await db.$executeRawUnsafe('PRAGMA synchronous = FULL');
   await db.$executeRawUnsafe('PRAGMA foreign_keys = ON');
   return db;
+}
+
+let sqliteDriverLoads = false;
+
+/**
+ * Why better-sqlite3 cannot load its native module (which its install script fetches or builds),
+ * or undefined when it can. An install that did not run that script (npm 12 runs no unapproved
+ * install script) or a build that failed leaves the package without it, and the schema engine
+ * then reported only "External error id#0". `nativeBinding`: the module's path, as
+ * better-sqlite3 takes it (default: where its install puts it).
+ */
+export function sqliteDriverError(nativeBinding?: string): DatabaseError | undefined {
+  try {
+    new Database(':memory:', nativeBinding === undefined ? {} : { nativeBinding }).close();
+    return undefined;
+  } catch (error) {
+    return new DatabaseError(
+      `SQLite's driver (better-sqlite3) cannot load its native module (${firstLine(error).replace(/\s*Tried:$/, '')}): its install script did not run or failed. ` +
+        'Run `npm rebuild better-sqlite3` where entity-memory is installed (`npm install -g --allow-scripts=better-sqlite3 ...` for a global install), then start again.',
+    );
+  }
+}
+
+function assertSqliteDriver(): void {
+  if (sqliteDriverLoads) return;
+  const error = sqliteDriverError();
+  if (error) throw error;
+  sqliteDriverLoads = true;
 }
 
 /** The same as `openDb` on SQLite: migrated under the advisory lock unless `readOnly`, which only checks. */

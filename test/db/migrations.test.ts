@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { migrate, openDb, prismaDir, readSchemaFile } from '../../src/db/index.js';
+import { migrate, openDb, prismaDir, readSchemaFile, sqliteDriverError } from '../../src/db/index.js';
 import { readMigrations, SchemaEngineSession } from '../../src/db/schema-engine.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -32,6 +32,17 @@ describe('migrations', () => {
       expect(sql.replace(/^--.*$/gm, '').trim()).toBe('');
     } finally {
       await engine.close();
+    }
+  });
+
+  it("names a SQLite driver whose native module is missing or broken, and what to run, instead of the engine's \"External error\"", () => {
+    expect(sqliteDriverError()).toBeUndefined();
+    const dir = tempDir();
+    const broken = join(dir, 'better_sqlite3.node');
+    writeFileSync(broken, 'not a shared object');
+    for (const binding of [broken, join(dir, 'missing', 'better_sqlite3.node')]) {
+      const error = sqliteDriverError(binding);
+      expect(error?.message).toMatch(/^SQLite's driver \(better-sqlite3\) cannot load its native module \(.+\): its install script did not run or failed\. Run `npm rebuild better-sqlite3` where entity-memory is installed/);
     }
   });
 
