@@ -69,7 +69,7 @@ function Body({ view }: { view: CallView }) {
             </>
           }
         >
-          <Diff lines={lines} path={files.length === 1 ? files[0] : undefined} />
+          <Diff lines={lines} path={files.length === 1 ? files[0]!.split(' → ').at(-1) : undefined} />
         </Collapsible>
       );
     }

@@ -47,6 +47,11 @@ describe('tool calls as the agents send them', () => {
     ]);
     expect(patchFiles('*** Begin Patch\n*** Add File: a.txt\n+x\n*** Delete File: b.txt\n*** Update File: a.txt\n')).toEqual(['a.txt', 'b.txt']);
     expect(patchFiles('--- a/src/x.ts\n+++ b/src/x.ts\n@@ -1 +1 @@\n-a\n+b\n')).toEqual(['src/x.ts']);
+    // A file Codex moves: its Update line, then where it goes.
+    expect(patchFiles('*** Begin Patch\n*** Update File: src/old.ts\n*** Move to: src/new.ts\n@@\n-a\n+b\n*** Add File: c.txt\n+c\n*** End Patch')).toEqual([
+      'src/old.ts → src/new.ts',
+      'c.txt',
+    ]);
     expect(callSummary({ id: null, name: 'apply_patch', input: { command: hooked } })).toBe('a.txt');
   });
 

@@ -138,11 +138,24 @@ export function patchLines(text: string): DiffLine[] {
     });
 }
 
-/** The files a patch names (Codex's `*** Add/Update/Delete File:` lines, a unified diff's `+++ b/` lines), in order. */
+/**
+ * The files a patch names (Codex's `*** Add/Update/Delete File:` lines, a unified diff's `+++ b/`
+ * lines), in order; a file Codex moves (`*** Move to:` after its Update line) as `old → new`.
+ */
 export function patchFiles(text: string): string[] {
   const files: string[] = [];
-  for (const match of text.matchAll(/^(?:\*\*\* (?:Add|Update|Delete) File: (.+)|\+\+\+ (?:b\/)?(.+))$/gm)) {
-    const file = (match[1] ?? match[2])!.trim();
+  let updated: string | undefined;
+  for (const match of text.matchAll(/^(?:\*\*\* (Add|Update|Delete) File: (.+)|\*\*\* Move to: (.+)|\+\+\+ (?:b\/)?(.+))$/gm)) {
+    if (match[3] !== undefined) {
+      const to = match[3].trim();
+      const at = updated === undefined ? -1 : files.indexOf(updated);
+      if (at >= 0) files[at] = `${updated} → ${to}`;
+      else if (!files.includes(to)) files.push(to);
+      updated = undefined;
+      continue;
+    }
+    const file = (match[2] ?? match[4])!.trim();
+    updated = match[1] === 'Update' ? file : undefined;
     if (file !== '/dev/null' && !files.includes(file)) files.push(file);
   }
   return files;
