@@ -7,6 +7,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually, git } from '../helpers/git.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -436,4 +437,56 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
       ['ASSISTANT', null],
     ]);
   }, 120_000);
+
+  it('keeps a screenshot the agent reads out of the record: its Read result names the image and its size, not its base64', async () => {
+    const { api, repo, model, claude } = await setUp({
+      turns: [{ match: /TURN1/, steps: [{ tool: 'Read', input: () => ({ file_path: join(repo, 'shot.png') }) }, { text: 'A screenshot of noise.' }] }],
+    });
+    const image = png(600, 400);
+    writeFileSync(join(repo, 'shot.png'), image);
+    userGit(repo, 'add', 'shot.png');
+    userGit(repo, 'commit', '-q', '-m', 'A screenshot');
+    const sessionId = (await claude('TURN1: what is in shot.png?')).sessionId!;
+    const session = await recorded(api, sessionId, 1);
+    const [read] = toolCalls(model, 'Read');
+    expect(shape(session)).toEqual([
+      ['USER', null, null],
+      ['ASSISTANT', 'Read', null],
+      ['TOOL', 'Read', `call-${read}`],
+      ['ASSISTANT', null, null],
+    ]);
+    // Claude Code answered the Read with the image (its base64 went to the model), and our hook got it too.
+    const result = session.messages.edges[2]!.node.content;
+    expect(JSON.parse(result)).toMatchObject({
+      type: 'image',
+      file: { base64: `[image/png, ${image.length.toLocaleString('en-US')} bytes of base64: not kept]`, type: 'image/png', originalSize: image.length },
+    });
+    expect(result).not.toContain(image.toString('base64').slice(0, 100));
+    // Nor is it in the session's repo.
+    await eventually(async () => git(join(api.dataDir, 'sessions', sessionId), 'log', '--format=%s', 'main').includes('turn 1'));
+    const history = git(join(api.dataDir, 'sessions', sessionId), 'log', '-p', 'main');
+    expect(history).toContain('bytes of base64: not kept');
+    expect(history).not.toContain(image.toString('base64').slice(0, 100));
+  }, 120_000);
 });
+
+/** A valid PNG of `width` x `height` pixels of noise: as large as a screenshot, and as incompressible. */
+function png(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body) >>> 0);
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bits per channel
+  header[9] = 2; // RGB
+  let seed = 1;
+  const rows = Buffer.alloc((width * 3 + 1) * height);
+  for (let i = 0; i < rows.length; i++) rows[i] = i % (width * 3 + 1) === 0 ? 0 : (seed = (seed * 1103515245 + 12345) % 2147483648) >> 23;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}

@@ -39,6 +39,7 @@ import { redactDrafts } from '../sessions/redact-drafts.js';
 import { importClaudeCode } from '../imports/import-claude-code.js';
 import { titleFrom } from '../../importers/claude-code/blocks.js';
 import { readTurnResponses, type TranscriptResponse } from './transcript-tail.js';
+import { withoutBinaryData } from './binary-data.js';
 
 export type HookOutcome = 'recorded' | 'duplicate' | { skipped: string };
 
@@ -374,7 +375,8 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   const response = tool.id === undefined ? undefined : (await turnResponses(deps, event)).find((r) => r.toolUseIds.includes(tool.id!));
   const first = response !== undefined && response.toolUseIds[0] === tool.id;
   const input = bounded(tool.input, deps.config.maxContentBytes);
-  const output = bounded(event.response, deps.config.maxContentBytes);
+  // A screenshot or PDF the tool read is not kept: a note of its type and size stands for its base64.
+  const output = bounded(withoutBinaryData(event.response), deps.config.maxContentBytes);
   try {
     const call = {
       role: 'ASSISTANT' as const,
