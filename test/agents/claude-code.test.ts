@@ -7,7 +7,6 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually, git } from '../helpers/git.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -19,6 +18,7 @@ import { agentCommits, expectSnapshot, FAST_COMMITTER, outcome, userGit, userRep
 import { claudeCodeBinary } from './claude-cli.js';
 import { SHARED_FILES } from './install-hooks.js';
 import { expectTurnShown, openRecordedTurn, WAIT } from './session-page.js';
+import { png } from './png.js';
 import { installClaudeHooks, runClaude, type ClaudeRun } from './run-claude.js';
 import { Hold, startScriptedModel, type Script, type ScriptedModel } from './scripted-model.js';
 
@@ -469,24 +469,3 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     expect(history).not.toContain(image.toString('base64').slice(0, 100));
   }, 120_000);
 });
-
-/** A valid PNG of `width` x `height` pixels of noise: as large as a screenshot, and as incompressible. */
-function png(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body) >>> 0);
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8; // bits per channel
-  header[9] = 2; // RGB
-  let seed = 1;
-  const rows = Buffer.alloc((width * 3 + 1) * height);
-  for (let i = 0; i < rows.length; i++) rows[i] = i % (width * 3 + 1) === 0 ? 0 : (seed = (seed * 1103515245 + 12345) % 2147483648) >> 23;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
-}

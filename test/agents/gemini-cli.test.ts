@@ -19,6 +19,7 @@ import { geminiCli } from './gemini-cli.js';
 import { installHooks, SHARED_FILES } from './install-hooks.js';
 import { expectTurnShown, openRecordedTurn, SHOWN_TURN, WAIT } from './session-page.js';
 import type { CliCommand } from './pinned-cli.js';
+import { png } from './png.js';
 import { runGemini, type GeminiRun } from './run-gemini.js';
 import { startScriptedGemini } from './scripted-gemini.js';
 import { Hold, type Script } from './scripted-model.js';
@@ -348,5 +349,21 @@ describe('the real Gemini CLI, recorded through its hooks', () => {
     expect(request?.body).toContain('Recent sessions of this project (App), newest first:');
     expect(request?.body).toContain(`(session ${first}, turn 1): last asked`);
     expect(model.requests.filter((r) => r.turn === 0).some((r) => r.body?.includes('Recent sessions of this project'))).toBe(false);
+  }, 120_000);
+
+  it("keeps a picture the agent reads out of the record: read_file's inline data names the image and its size, not its base64", async () => {
+    const { api, repo, gemini } = await setUp({
+      turns: [{ match: /TURN1/, steps: [{ tool: 'read_file', input: () => ({ file_path: join(repo, 'shot.png') }) }, { text: 'A picture of noise.' }] }],
+    });
+    const image = png(300, 200);
+    writeFileSync(join(repo, 'shot.png'), image);
+    userGit(repo, 'add', 'shot.png');
+    userGit(repo, 'commit', '-q', '-m', 'A picture');
+    const session = await recorded(api, (await gemini('TURN1: what is in shot.png?')).sessionId!, 1);
+    const result = session.messages.edges.map((e) => e.node).find((m) => m.role === 'TOOL' && m.toolName === 'read_file')!;
+    expect(JSON.parse(result.content)).toEqual({
+      llmContent: { inlineData: { data: `[image/png, ${image.length.toLocaleString('en-US')} bytes of base64: not kept]`, mimeType: 'image/png' } },
+      returnDisplay: 'Read image file: shot.png',
+    });
   }, 120_000);
 });

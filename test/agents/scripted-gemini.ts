@@ -90,6 +90,7 @@ function partOf(step: Step, cwd: string, id: string, tools: Declaration[]): Part
   }
   if ('bash' in step) return { functionCall: { id, name: 'run_shell_command', args: { command: step.bash, description: step.description ?? 'scripted command' } } };
   if ('subagent' in step) return { functionCall: { id, name: 'invoke_agent', args: { agent_name: 'generalist', prompt: step.subagent } } };
+  if ('tool' in step) return { functionCall: { id, name: step.tool, args: step.input() } };
   const complete = tools.find((t) => t.name === 'complete_task');
   if ('text' in step && complete) return { functionCall: { id, name: 'complete_task', args: completeTask(complete, step.text) } };
   if ('text' in step) return { text: step.text };
