@@ -5,7 +5,7 @@
  * sending to a real test server. What the CLI really sends (apply_patch calls, commands as Bash,
  * no SessionEnd, a resumed session) is what is recorded.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually, git } from '../helpers/git.js';
@@ -197,6 +197,33 @@ describe('the real Codex CLI, recorded through its hooks', () => {
     expect(await main.locator('pre.tool-input').count()).toBe(0);
     expect(await main.getByRole('group', { name: 'Tool call: Bash' }).locator('.shell-command').innerText()).toBe('$ echo generated > gen.txt');
     await expectTurnShown(opened, 'Wrote a.txt and gen.txt.', ['added a.txt +2 −0', 'added gen.txt +1 −0']);
+  }, 180_000);
+
+  it('commits a file Codex moves with apply_patch as the move it is, and the page names both paths', async () => {
+    const patch = '*** Begin Patch\n*** Update File: src/old.ts\n*** Move to: src/new.ts\n@@\n-export const name = "old";\n+export const name = "new";\n*** End Patch\n';
+    const { api, repo, codex } = await setUp({
+      turns: [{ match: /TURN1/, steps: [{ tool: 'apply_patch', input: () => ({ patch }) }, { text: 'Moved it.' }] }],
+    });
+    mkdirSync(join(repo, 'src'));
+    const rest = 'export const a = 1;\nexport const b = 2;\nexport const c = 3;\nexport const d = 4;\n';
+    writeFileSync(join(repo, 'src', 'old.ts'), `export const name = "old";\n${rest}`);
+    userGit(repo, 'add', 'src/old.ts');
+    userGit(repo, 'commit', '-q', '-m', 'The old name');
+    const sessionId = (await codex('TURN1: rename src/old.ts to src/new.ts')).sessionId!;
+    const session = await recorded(api, sessionId, 1);
+    const call = session.messages.edges.map((e) => e.node).find((m) => m.role === 'ASSISTANT' && m.toolName === 'apply_patch')!;
+    expect((call.metadata as { touchedPaths: string[] }).touchedPaths).toEqual(['src/old.ts', 'src/new.ts']);
+
+    const result = await outcome(api, sessionId, 1);
+    expect(result).toMatchObject({ result: 'COMMITTED', paths: ['src/new.ts', 'src/old.ts'] });
+    expect(git(repo, 'show', '--format=', '--name-status', '-M', 'HEAD').trim().split('\n')).toEqual([expect.stringMatching(/^R\d+\tsrc\/old\.ts\tsrc\/new\.ts$/)]);
+    expect(git(repo, 'show', 'HEAD:src/new.ts')).toBe(`export const name = "new";\n${rest}`);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+
+    const { main, errors } = await openRecordedTurn(api, sessionId);
+    const moved = main.getByRole('group', { name: 'Tool call: apply_patch' });
+    await expect.poll(() => moved.locator('summary').innerText(), WAIT).toBe('src/old.ts → src/new.ts +1 −1');
+    expect(errors).toEqual([]);
   }, 180_000);
 
   it("leaves the user's edit made while the agent's turn is in flight byte for byte: the turn is skipped, with a snapshot and a warning", async () => {

@@ -65,6 +65,9 @@ function itemOf(step: Step, body: ResponsesBody, callId: string, n: number): Out
     return { type: 'custom_tool_call', id: `ctc_${callId}`, call_id: callId, name: 'apply_patch', input: patch, status: 'completed' };
   }
   if ('bash' in step) return { type: 'function_call', id: `fc_${callId}`, call_id: callId, name: 'exec_command', arguments: JSON.stringify({ cmd: step.bash }), status: 'completed' };
+  // apply_patch with a patch of the test's own (`input: () => ({ patch })`); any other tool with its arguments.
+  if ('tool' in step && step.tool === 'apply_patch') return { type: 'custom_tool_call', id: `ctc_${callId}`, call_id: callId, name: 'apply_patch', input: String(step.input().patch), status: 'completed' };
+  if ('tool' in step) return { type: 'function_call', id: `fc_${callId}`, call_id: callId, name: step.tool, arguments: JSON.stringify(step.input()), status: 'completed' };
   if ('text' in step) return message(step.text, n);
   throw new Error(`the Codex script has no tool for ${JSON.stringify(step)}`);
 }
