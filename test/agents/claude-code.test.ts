@@ -183,7 +183,7 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
           steps: [
             { write: 'a.txt', content: 'one\ntwo\nthree\n' },
             { edit: 'a.txt', old: 'one', new: 'uno' },
-            { bash: 'echo generated > gen.txt' },
+            { bash: 'echo generated | tee gen.txt' },
             { text: 'Wrote **a.txt** and gen.txt.' },
           ],
         },
@@ -199,8 +199,19 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     await edit.waitFor(WAIT);
     await expect.poll(async () => (await edit.locator('pre .diff-del').allInnerTexts()).join(''), WAIT).toContain('one');
     await expect.poll(async () => (await edit.locator('pre .diff-add').allInnerTexts()).join(''), WAIT).toContain('uno');
-    expect(await main.getByRole('group', { name: 'Tool call: Bash' }).locator('.shell-command').innerText()).toBe('$ echo generated > gen.txt');
+    expect(await main.getByRole('group', { name: 'Tool call: Bash' }).locator('.shell-command').innerText()).toBe('$ echo generated | tee gen.txt');
     await expectTurnShown(opened, 'Wrote a.txt and gen.txt.', ['added a.txt +3 −0', 'added gen.txt +1 −0']);
+    // Its results read as Claude Code shows them, not as the JSON its hook sent (kept under them).
+    const results: Record<string, string> = {};
+    for (const name of ['Write', 'Edit', 'Bash']) {
+      const result = main.getByRole('article').filter({ hasText: `Tool result: ${name}` });
+      await result.locator('summary').first().click();
+      results[name] = await result.locator('pre.tool-output').innerText();
+    }
+    expect(results).toEqual({ Write: 'Wrote a.txt', Edit: 'Edited a.txt', Bash: expect.stringMatching(/^generated\n?$/) });
+    const raw = main.getByRole('article').filter({ hasText: 'Tool result: Bash' }).locator('details.tool-output-raw');
+    await raw.locator('summary').click();
+    expect(JSON.parse(await raw.locator('pre').innerText())).toMatchObject({ stdout: expect.stringMatching(/^generated/), stderr: '', interrupted: false });
   }, 180_000);
 
   it('records the same turn through http hooks (install --http): Claude Code posts each event but SessionStart itself, and the agent\'s files are committed', async () => {

@@ -5,7 +5,7 @@
  * whole. Stepping back within the loaded window needs no request at all: the window is
  * cut at the viewed commit.
  */
-import { lazy, Suspense, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type ComponentType, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import { useClient } from 'urql';
 import type { ReplayConversationQuery, ReplayMessageFieldsFragment } from '../../gql/graphql';
 import { loadedOr } from '../../lib/lazy';
@@ -15,7 +15,7 @@ import { ProjectRoot } from './project-root';
 import { WINDOW } from './window';
 import { redactionSummary, type RedactedMessage } from './redactions';
 import { ToolCallView } from './ToolCallView';
-import { callSummary, leadingTag, plainText, thinkingOf, toolCallsOf, type ToolCall } from './tools';
+import { callSummary, leadingTag, plainText, thinkingOf, toolCallsOf, toolOutput, type ToolCall } from './tools';
 
 /** A message's text as it was written, while the markdown parser loads, or for good if it cannot. */
 function PlainText({ text }: { text: string }) {
@@ -245,6 +245,8 @@ export function MessageView({
   formatted?: boolean;
 }) {
   const root = useContext(ProjectRoot);
+  // A hooked agent's tool output sent as an object: shown as its text, the JSON kept under it.
+  const readable = useMemo(() => (message.role === 'TOOL' ? toolOutput(message.content, root) : null), [message.role, message.content, root]);
   const mark = found ? ' message-found' : '';
   const role = ROLE_LABELS[message.role] ?? message.role;
   const labelId = `${messageAnchor(message.messageId)}-role`;
@@ -260,7 +262,13 @@ export function MessageView({
             </span>
             {what && <code className="muted call-summary"> {what}</code>}
           </summary>
-          <pre className="tool-output">{plainText(message.content)}</pre>
+          <pre className="tool-output">{plainText(readable ?? message.content)}</pre>
+          {readable !== null && (
+            <details className="tool-output-raw">
+              <summary className="muted">As recorded (JSON)</summary>
+              <pre className="plain">{message.content}</pre>
+            </details>
+          )}
         </details>
         {/* Beside the summary, not in it: a link inside a summary is a control inside a control. */}
         {message.caller && (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callSummary, describeCall, diffLines, leadingTag, patchFiles, patchLines, plainText, relativePath, thinkingOf, toolCallsOf } from './tools';
+import { callSummary, describeCall, diffLines, leadingTag, patchFiles, patchLines, plainText, relativePath, thinkingOf, toolCallsOf, toolOutput } from './tools';
 
 describe('tool calls as the agents send them', () => {
   it('reads the calls and the thinking from the metadata the three agents share, and nothing from anything else', () => {
@@ -80,5 +80,25 @@ describe('tool calls as the agents send them', () => {
     expect(leadingTag('<task-notification>\n<x/>')).toBe('task-notification');
     expect(leadingTag('<command-name>/clear</command-name>')).toBe('command-name');
     expect(leadingTag('a < b')).toBeNull();
+  });
+
+  it("reads a hooked agent's tool output sent as an object as the agent shows it; other output is left as it is", () => {
+    const root = '/home/dev/app';
+    // Claude Code's Bash, Read, Write and Edit answers, as its PostToolUse hook sends them.
+    expect(toolOutput(JSON.stringify({ stdout: 'compiling\nok', stderr: 'warning: x', interrupted: false, isImage: false }))).toBe('compiling\nok\nwarning: x');
+    expect(toolOutput(JSON.stringify({ stdout: '', stderr: '', interrupted: false }))).toBe('(no output)');
+    expect(toolOutput(JSON.stringify({ stdout: 'partial', stderr: '', interrupted: true }))).toBe('partial\n[interrupted]');
+    expect(toolOutput(JSON.stringify({ type: 'text', file: { filePath: `${root}/a.ts`, content: 'export {};\n', numLines: 1, startLine: 1, totalLines: 1 } }))).toBe('export {};\n');
+    expect(toolOutput(JSON.stringify({ type: 'create', filePath: `${root}/src/a.ts`, content: 'x', structuredPatch: [], originalFile: null }), root)).toBe('Wrote src/a.ts');
+    expect(toolOutput(JSON.stringify({ filePath: `${root}/a.ts`, oldString: 'a', newString: 'b', originalFile: 'a\n', structuredPatch: [] }), root)).toBe('Edited a.ts');
+    // Gemini CLI's: what the model was told.
+    expect(toolOutput(JSON.stringify({ llmContent: 'Successfully modified file: a.txt', returnDisplay: { fileDiff: '...' } }))).toBe('Successfully modified file: a.txt');
+    expect(toolOutput(JSON.stringify({ llmContent: [{ text: 'Subagent finished.' }], returnDisplay: {} }))).toBe('Subagent finished.');
+    // Any other object: its strings, one a line, ids left out.
+    expect(toolOutput(JSON.stringify({ id: 'toolu_1', results: [{ title: 'Docs', url: 'https://example.com' }] }))).toBe('Docs\nhttps://example.com');
+    // Codex's output and an imported transcript's are text already; broken JSON is shown as it is.
+    expect(toolOutput('Exit code: 0\nOutput:\nok')).toBeNull();
+    expect(toolOutput('{"stdout": "cut by entity-memory')).toBeNull();
+    expect(toolOutput('[1, 2]')).toBeNull();
   });
 });

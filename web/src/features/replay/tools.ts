@@ -193,6 +193,61 @@ export function callSummary(call: ToolCall, root: string | null = null): string 
   return what.length > 120 ? `${what.slice(0, 119)}…` : what;
 }
 
+/** Keys whose values are ids (`id`, `tool_use_id`, `responseId`): noise in a tool's output. */
+const ID_KEY = /(?:^|_)id$|[a-z]Id$/;
+/** Tool outputs longer than this are shown as recorded, not parsed. */
+const MAX_PARSED_OUTPUT = 1_000_000;
+
+function record(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+function stringLeaves(value: unknown, lines: string[]): void {
+  if (typeof value === 'string') {
+    if (value.trim() !== '') lines.push(value);
+  } else if (Array.isArray(value)) {
+    for (const item of value) stringLeaves(item, lines);
+  } else {
+    for (const [key, item] of Object.entries(record(value) ?? {})) if (!(typeof item === 'string' && ID_KEY.test(key))) stringLeaves(item, lines);
+  }
+}
+
+/**
+ * A tool's output as the agent's own UI shows it, when the agent's hook sent it as an object
+ * (kept as its JSON text): Claude Code's Bash as its stdout and stderr, its Read as the file's
+ * text, its Write and Edit as the file they wrote; Gemini CLI's as what the model was told
+ * (`llmContent`); any other object as its strings, one a line, ids left out. Null for output that
+ * is not such JSON (Codex's, an imported transcript's) or holds no string: shown as it is. Paths
+ * relative to `root`.
+ */
+export function toolOutput(content: string, root: string | null = null): string | null {
+  if (!/^[[{]/.test(content) || content.length > MAX_PARSED_OUTPUT) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    return null;
+  }
+  const object = record(value);
+  if (object && (typeof object.stdout === 'string' || typeof object.stderr === 'string')) {
+    const text = [object.stdout, object.stderr].filter((part): part is string => typeof part === 'string' && part !== '').join('\n');
+    return `${text === '' ? '(no output)' : text}${object.interrupted === true ? '\n[interrupted]' : ''}`;
+  }
+  const file = record(object?.file);
+  if (object?.type === 'text' && typeof file?.content === 'string') return file.content;
+  if (object && typeof object.filePath === 'string' && (object.type === 'create' || object.type === 'update' || typeof object.oldString === 'string')) {
+    return `${object.type === 'create' ? 'Wrote' : 'Edited'} ${relativePath(object.filePath, root)}`;
+  }
+  if (object && 'llmContent' in object) {
+    if (typeof object.llmContent === 'string') return object.llmContent;
+    value = object.llmContent;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const lines: string[] = [];
+  stringLeaves(value, lines);
+  return lines.length > 0 ? lines.join('\n') : null;
+}
+
 /** Terminal colour and cursor codes taken out of a tool's output or a system message. */
 export function plainText(text: string): string {
   return stripAnsi(text);
