@@ -210,6 +210,20 @@ export function TurnRedactions({ messages }: { messages: readonly RedactedMessag
 }
 
 /**
+ * A tool output's JSON as the hook sent it, under the text shown for it: put in the page only once
+ * opened (a Read's answer holds the whole file; the text above already shows it once).
+ */
+function RecordedJson({ text }: { text: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <details className="tool-output-raw" onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary className="muted">As recorded (JSON)</summary>
+      {open && <pre className="plain">{text}</pre>}
+    </details>
+  );
+}
+
+/**
  * Finds the call a tool result answers among `messages` (its caller's metadata.toolCalls, by the
  * result's toolCallId, or the caller's only call when the agent gives no ids).
  */
@@ -263,12 +277,7 @@ export function MessageView({
             {what && <code className="muted call-summary"> {what}</code>}
           </summary>
           <pre className="tool-output">{plainText(readable ?? message.content)}</pre>
-          {readable !== null && (
-            <details className="tool-output-raw">
-              <summary className="muted">As recorded (JSON)</summary>
-              <pre className="plain">{message.content}</pre>
-            </details>
-          )}
+          {readable !== null && <RecordedJson text={message.content} />}
         </details>
         {/* Beside the summary, not in it: a link inside a summary is a control inside a control. */}
         {message.caller && (

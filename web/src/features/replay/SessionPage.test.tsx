@@ -231,6 +231,20 @@ describe('SessionPage', () => {
     expect(article.querySelector('p code span')).toBeNull();
   });
 
+  it("shows a hooked agent's tool output sent as JSON as its text, the JSON put in the page once opened", async () => {
+    const call = { ...message, messageId: 'a8', role: 'ASSISTANT' as const, content: '', metadata: { toolCalls: [{ id: 'toolu_2', name: 'Bash', input: { command: 'ls' } }] } };
+    const json = JSON.stringify({ stdout: 'a.txt\nb.txt', stderr: '', interrupted: false, isImage: false });
+    const result = { ...message, messageId: 't8', role: 'TOOL' as const, toolName: 'Bash', toolCallId: 'toolu_2', content: json, caller: { messageId: 'a8' } };
+    render(<MessageView message={result} callOf={callFinder([call, result])} />);
+    const article = screen.getByRole('article');
+    expect(article.querySelector('pre.tool-output')?.textContent).toBe('a.txt\nb.txt');
+    const raw = article.querySelector<HTMLDetailsElement>('details.tool-output-raw')!;
+    expect(raw.querySelector('summary')?.textContent).toBe('As recorded (JSON)');
+    expect(raw.querySelector('pre')).toBeNull();
+    await userEvent.click(raw.querySelector('summary')!);
+    await waitFor(() => expect(raw.querySelector('pre')?.textContent).toBe(json));
+  });
+
   it('collapses a tool result under its tool name and what its call did, linking the call (never its id)', () => {
     const call = { ...message, messageId: 'a7', role: 'ASSISTANT' as const, content: '', metadata: { toolCalls: [{ id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }] } };
     const result = { ...message, messageId: 't7', role: 'TOOL' as const, toolName: 'Bash', toolCallId: 'toolu_1', content: '\u001b[32m✓ 3 passed\u001b[39m', caller: { messageId: 'a7' } };
