@@ -478,5 +478,10 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     const history = git(join(api.dataDir, 'sessions', sessionId), 'log', '-p', 'main');
     expect(history).toContain('bytes of base64: not kept');
     expect(history).not.toContain(image.toString('base64').slice(0, 100));
+    // The page shows the note as the Read's output.
+    const { main } = await openRecordedTurn(api, sessionId);
+    const shown = main.getByRole('article').filter({ hasText: 'Tool result: Read' });
+    await shown.locator('summary').first().click();
+    expect(await shown.locator('pre.tool-output').innerText()).toBe(`[image/png, ${image.length.toLocaleString('en-US')} bytes of base64: not kept]`);
   }, 120_000);
 });

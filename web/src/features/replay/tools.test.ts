@@ -89,6 +89,8 @@ describe('tool calls as the agents send them', () => {
     expect(toolOutput(JSON.stringify({ stdout: '', stderr: '', interrupted: false }))).toBe('(no output)');
     expect(toolOutput(JSON.stringify({ stdout: 'partial', stderr: '', interrupted: true }))).toBe('partial\n[interrupted]');
     expect(toolOutput(JSON.stringify({ type: 'text', file: { filePath: `${root}/a.ts`, content: 'export {};\n', numLines: 1, startLine: 1, totalLines: 1 } }))).toBe('export {};\n');
+    const note = '[image/png, 13,414 bytes of base64: not kept]';
+    expect(toolOutput(JSON.stringify({ type: 'image', file: { base64: note, type: 'image/png', originalSize: 13414, dimensions: { originalWidth: 300 } } }))).toBe(note);
     expect(toolOutput(JSON.stringify({ type: 'create', filePath: `${root}/src/a.ts`, content: 'x', structuredPatch: [], originalFile: null }), root)).toBe('Wrote src/a.ts');
     expect(toolOutput(JSON.stringify({ filePath: `${root}/a.ts`, oldString: 'a', newString: 'b', originalFile: 'a\n', structuredPatch: [] }), root)).toBe('Edited a.ts');
     // Gemini CLI's: what the model was told.

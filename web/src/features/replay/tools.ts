@@ -215,7 +215,8 @@ function stringLeaves(value: unknown, lines: string[]): void {
 /**
  * A tool's output as the agent's own UI shows it, when the agent's hook sent it as an object
  * (kept as its JSON text): Claude Code's Bash as its stdout and stderr, its Read as the file's
- * text, its Write and Edit as the file they wrote; Gemini CLI's as what the model was told
+ * text (an image's or PDF's as the note kept in place of its data), its Write and Edit as the file
+ * they wrote; Gemini CLI's as what the model was told
  * (`llmContent`); any other object as its strings, one a line, ids left out. Null for output that
  * is not such JSON (Codex's, an imported transcript's) or holds no string: shown as it is. Paths
  * relative to `root`.
@@ -235,6 +236,8 @@ export function toolOutput(content: string, root: string | null = null): string 
   }
   const file = record(object?.file);
   if (object?.type === 'text' && typeof file?.content === 'string') return file.content;
+  // An image or PDF it read: the note the server keeps in its data's place.
+  if ((object?.type === 'image' || object?.type === 'pdf') && typeof file?.base64 === 'string' && file.base64.startsWith('[')) return file.base64;
   if (object && typeof object.filePath === 'string' && (object.type === 'create' || object.type === 'update' || typeof object.oldString === 'string')) {
     return `${object.type === 'create' ? 'Wrote' : 'Edited'} ${relativePath(object.filePath, root)}`;
   }
