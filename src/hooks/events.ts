@@ -40,7 +40,8 @@ export type HookEvent = Common &
     | { kind: 'session-start'; source: string | undefined }
     | { kind: 'prompt'; prompt: string }
     | { kind: 'tool-start'; tool: ToolCall }
-    | { kind: 'tool-end'; tool: ToolCall; response: unknown }
+    /** `failed`: the call failed (Claude Code's PostToolUseFailure), `response` is its error. */
+    | { kind: 'tool-end'; tool: ToolCall; response: unknown; failed?: boolean }
     | { kind: 'stop'; reply: string | undefined; again: boolean }
     | { kind: 'subagent-stop'; agentTranscriptPath: string | undefined }
     | { kind: 'session-end'; reason: string | undefined }
@@ -57,6 +58,7 @@ const NAMES: Record<HookAgent, Readonly<Record<string, HookEventKind>>> = {
     UserPromptSubmit: 'prompt',
     PreToolUse: 'tool-start',
     PostToolUse: 'tool-end',
+    PostToolUseFailure: 'tool-end',
     Stop: 'stop',
     SubagentStop: 'subagent-stop',
     SessionEnd: 'session-end',
@@ -119,7 +121,13 @@ export function readHookEvent(agent: HookAgent, payload: unknown): ReadEvent {
     case 'tool-end': {
       const call = tool();
       if ('error' in call) return call;
-      return { event: kind === 'tool-start' ? { ...common, kind, tool: call } : { ...common, kind, tool: call, response: p.tool_response } };
+      if (kind === 'tool-start') return { event: { ...common, kind, tool: call } };
+      // A failed call (Claude Code) says why in `error` (and whether the user interrupted it), not in tool_response.
+      if (name === 'PostToolUseFailure') {
+        const error = typeof p.error === 'string' ? p.error : 'the tool failed';
+        return { event: { ...common, kind, tool: call, response: p.is_interrupt === true ? `${error}\n[interrupted]` : error, failed: true } };
+      }
+      return { event: { ...common, kind, tool: call, response: p.tool_response } };
     }
     case 'stop':
       return {

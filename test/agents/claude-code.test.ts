@@ -449,6 +449,34 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     ]);
   }, 120_000);
 
+  it("records a call that failed (PostToolUseFailure): a command's non-zero exit is its result, marked an error, and the files it wrote are the turn's", async () => {
+    const { api, repo, model, claude } = await setUp({
+      turns: [{ match: /TURN1/, steps: [{ bash: 'echo "1 failing" | tee report.txt; exit 3' }, { text: 'The test failed.' }] }],
+    });
+    const sessionId = (await claude('TURN1: run the tests')).sessionId!;
+    const session = await recorded(api, sessionId, 1);
+    const [bash] = toolCalls(model, 'Bash');
+    expect(shape(session)).toEqual([
+      ['USER', null, null],
+      ['ASSISTANT', 'Bash', null],
+      ['TOOL', 'Bash', `call-${bash}`],
+      ['ASSISTANT', null, null],
+    ]);
+    const [, call, result] = session.messages.edges.map((e) => e.node);
+    expect(result!.content).toMatch(/^Exit code 3\b/);
+    expect(result!.content).toContain('1 failing');
+    expect(result!.metadata).toEqual({ isError: true });
+    expect((call!.metadata as { touchedPaths: string[] }).touchedPaths).toEqual(['report.txt']);
+    expect(await outcome(api, sessionId, 1)).toMatchObject({ result: 'COMMITTED', paths: ['report.txt'] });
+    expect(git(repo, 'show', 'HEAD:report.txt')).toBe('1 failing\n');
+    // On the page: the result says it failed, and what the command printed.
+    const { main } = await openRecordedTurn(api, sessionId);
+    const shown = main.getByRole('article').filter({ hasText: 'Tool result: Bash' });
+    await expect.poll(() => shown.locator('summary').first().innerText(), WAIT).toMatch(/^Tool result: Bash .* failed$/);
+    await shown.locator('summary').first().click();
+    expect(await shown.locator('pre.tool-output').innerText()).toContain('1 failing');
+  }, 120_000);
+
   it('keeps a screenshot the agent reads out of the record: its Read result names the image and its size, not its base64', async () => {
     const { api, repo, model, claude } = await setUp({
       turns: [{ match: /TURN1/, steps: [{ tool: 'Read', input: () => ({ file_path: join(repo, 'shot.png') }) }, { text: 'A screenshot of noise.' }] }],

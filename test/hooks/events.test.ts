@@ -25,6 +25,17 @@ describe('readHookEvent', () => {
     expect(read).toMatchObject({ event: { kind: 'tool-end', tool: { name: 'Write', id: 'toolu_1', paths: { files: ['/work/app/a.txt'] } } } });
   });
 
+  it("reads Claude Code's failed call (PostToolUseFailure) as the call's end, its error as the result", () => {
+    const failure = { ...base, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_use_id: 'toolu_2', tool_input: { command: 'npm test' } };
+    expect(readHookEvent('claude-code', { ...failure, error: 'Exit code 1\n1 failing', is_interrupt: false })).toMatchObject({
+      event: { kind: 'tool-end', tool: { name: 'Bash', id: 'toolu_2', paths: { shell: true } }, response: 'Exit code 1\n1 failing', failed: true },
+    });
+    expect(readHookEvent('claude-code', { ...failure, error: 'Interrupted', is_interrupt: true })).toMatchObject({ event: { response: 'Interrupted\n[interrupted]', failed: true } });
+    expect(readHookEvent('claude-code', failure)).toMatchObject({ event: { response: 'the tool failed', failed: true } });
+    // Only Claude Code has it.
+    expect(readHookEvent('codex', { ...failure, error: 'x' })).toEqual({ ignored: 'PostToolUseFailure is not an event entity-memory records' });
+  });
+
   it.each([
     [null, { error: 'the payload is not a JSON object' }],
     [[1], { error: 'the payload is not a JSON object' }],

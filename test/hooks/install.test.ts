@@ -35,7 +35,7 @@ function expectedCommand(agent: string, dataDir: string): string {
   return [process.execPath, HOOK_BIN, agent, '--data-dir', dataDir].map(quote).join(' ');
 }
 
-const CLAUDE_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SubagentStop', 'PreCompact', 'SessionEnd'];
+const CLAUDE_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStop', 'PreCompact', 'SessionEnd'];
 
 /** A user's own settings: comments, other hooks, four-space indentation, a one-line array, odd spacing. */
 const HAND_WRITTEN = `{
@@ -51,7 +51,7 @@ const HAND_WRITTEN = `{
 `;
 
 describe('entity-memory hooks install / uninstall', () => {
-  it('claude-code into a missing file: creates it with our hook in each event (matcher * on PostToolUse, Bash on PreToolUse), no backup; the command names node, the script and the data dir', async () => {
+  it('claude-code into a missing file: creates it with our hook in each event (matcher * on PostToolUse and PostToolUseFailure, Bash on PreToolUse), no backup; the command names node, the script and the data dir', async () => {
     const { home, dataDir, cli } = machine();
     const result = await cli('hooks', 'install', 'claude-code', '--data-dir', dataDir);
     expect(result.status, result.stderr).toBe(0);
@@ -60,7 +60,7 @@ describe('entity-memory hooks install / uninstall', () => {
     const settings = json(file);
     expect(Object.keys(settings.hooks)).toEqual(CLAUDE_EVENTS);
     for (const event of CLAUDE_EVENTS) {
-      const matcher = event === 'PreToolUse' ? { matcher: 'Bash' } : event === 'PostToolUse' ? { matcher: '*' } : {};
+      const matcher = event === 'PreToolUse' ? { matcher: 'Bash' } : event === 'PostToolUse' || event === 'PostToolUseFailure' ? { matcher: '*' } : {};
       expect(settings.hooks[event]).toEqual([{ ...matcher, hooks: [{ type: 'command', command: expectedCommand('claude-code', dataDir), timeout: 10 }] }]);
     }
     expect(existsSync(`${file}.entity-memory.bak`)).toBe(false);
@@ -78,9 +78,9 @@ describe('entity-memory hooks install / uninstall', () => {
     // What the file must be, written out: the one-line array gets ours on its line, compact; the
     // rest goes on lines of its own at the file's four-space indentation.
     const command = expectedCommand('claude-code', dataDir);
-    const group = (event: string) => ({ ...(event === 'PreToolUse' ? { matcher: 'Bash' } : event === 'PostToolUse' ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout: 10 }] });
+    const group = (event: string) => ({ ...(event === 'PreToolUse' ? { matcher: 'Bash' } : event === 'PostToolUse' || event === 'PostToolUseFailure' ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout: 10 }] });
     const block = (value: unknown, indent: string) => JSON.stringify(value, null, 4).replace(/\n/g, `\n${indent}`);
-    const added = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'SubagentStop', 'PreCompact', 'SessionEnd'];
+    const added = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'SubagentStop', 'PreCompact', 'SessionEnd'];
     const expected = `{
     // personal settings: keep this comment
     "model":"opus",   "hooks" : {
@@ -265,7 +265,7 @@ describe('the installed command', () => {
     await eventually(async () => existsSync(join(dataDir, 'hooks', 'last-event.json')));
     const status = await cli('hooks', 'status', '--data-dir', dataDir);
     expect(status.status, status.stderr).toBe(0);
-    expect(status.stdout).toContain(`claude-code user ${join(home, '.claude', 'settings.json')}: installed (8 events), data dir ${dataDir}, node ${process.execPath}\n`);
+    expect(status.stdout).toContain(`claude-code user ${join(home, '.claude', 'settings.json')}: installed (9 events), data dir ${dataDir}, node ${process.execPath}\n`);
     expect(status.stdout).toContain(`codex user ${join(home, 'codex-home', 'hooks.json')}: not installed (no such file)`);
     expect(status.stdout).toContain('codex [features] hooks in');
     expect(status.stdout).toContain(`data dir ${dataDir}: server ${api.url} reachable (ok)`);
@@ -309,7 +309,7 @@ describe('the installed command', () => {
     expect(JSON.stringify(recorded.data)).toContain('sent by http');
     await eventually(async () => existsSync(join(dataDir, 'hooks', 'last-event.json')));
     const status = await cli('hooks', 'status', '--data-dir', dataDir);
-    expect(status.stdout).toContain(`claude-code user ${file}: installed (8 events), data dir ${dataDir}, node ${process.execPath}, http hooks posting to ${url} (events sent while it is down are lost)\n`);
+    expect(status.stdout).toContain(`claude-code user ${file}: installed (9 events), data dir ${dataDir}, node ${process.execPath}, http hooks posting to ${url} (events sent while it is down are lost)\n`);
 
     // Back to command hooks, in place; then none.
     expect((await cli('hooks', 'install', 'claude-code', '--data-dir', dataDir)).status).toBe(0);

@@ -26,6 +26,8 @@ const EVENTS: HookEventSpec[] = [
     // the agent waits on every hook process, so no other tool is made to wait on one.
     { name: 'PreToolUse', matcher: 'Bash' },
     { name: 'PostToolUse', matcher: '*' },
+    // A call that failed (an Edit whose text is not there, a command that exits non-zero) ends here instead.
+    { name: 'PostToolUseFailure', matcher: '*' },
     { name: 'Stop' },
     { name: 'SubagentStop' },
     { name: 'PreCompact' },

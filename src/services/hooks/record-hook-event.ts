@@ -398,7 +398,7 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
       callerId: callId,
       toolName: tool.name,
       toolCallId: tool.id ?? null,
-      ...(output.cut && { metadata: { cut: true } }),
+      ...((output.cut || event.failed) && { metadata: { ...(output.cut && { cut: true }), ...(event.failed && { isError: true }) } }),
     };
     await appendMessages(session.sessionId, [call, result], deps, { loneSurrogates: 'replace' });
   } catch (error) {

@@ -275,6 +275,7 @@ export function MessageView({
               {role}: {message.toolName ?? call?.name ?? 'tool'}
             </span>
             {what && <code className="muted call-summary"> {what}</code>}
+            {(message.metadata as { isError?: unknown } | null)?.isError === true && <span className="tool-failed"> failed</span>}
           </summary>
           <pre className="tool-output">{plainText(readable ?? message.content)}</pre>
           {readable !== null && <RecordedJson text={message.content} />}

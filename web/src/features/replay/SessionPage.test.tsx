@@ -245,6 +245,15 @@ describe('SessionPage', () => {
     await waitFor(() => expect(raw.querySelector('pre')?.textContent).toBe(json));
   });
 
+  it('marks a tool result that failed', () => {
+    const result = { ...message, messageId: 't9', role: 'TOOL' as const, toolName: 'Bash', content: 'Exit code 1\n1 failing', metadata: { isError: true } };
+    render(<MessageView message={result} />);
+    expect(screen.getByRole('article').querySelector('summary')?.textContent).toBe('Tool result: Bash failed');
+    cleanup();
+    render(<MessageView message={{ ...result, metadata: null }} />);
+    expect(screen.getByRole('article').querySelector('summary')?.textContent).toBe('Tool result: Bash');
+  });
+
   it('collapses a tool result under its tool name and what its call did, linking the call (never its id)', () => {
     const call = { ...message, messageId: 'a7', role: 'ASSISTANT' as const, content: '', metadata: { toolCalls: [{ id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }] } };
     const result = { ...message, messageId: 't7', role: 'TOOL' as const, toolName: 'Bash', toolCallId: 'toolu_1', content: '\u001b[32m✓ 3 passed\u001b[39m', caller: { messageId: 'a7' } };
