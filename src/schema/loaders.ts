@@ -22,8 +22,11 @@ export interface RequestLoaders {
   lastActivity: LastActivityLoader;
   /** Session rows by id: the events of a burst, resolved side by side, read by one statement. */
   sessions: Batcher<string, Session>;
-  /** Turn rows by id, one batcher per selection (what Pothos plans for the field, queryFromInfo). */
-  turns(query: TurnQuery): Batcher<string, Turn>;
+  /**
+   * Turn rows by id, one batcher per selection (what Pothos plans for the field, queryFromInfo);
+   * `key` tells selections apart: the query's JSON, which the caller has made already.
+   */
+  turns(key: string, query: TurnQuery): Batcher<string, Turn>;
 }
 
 /** What a turn field's selection asks Prisma for: `select` or `include` (queryFromInfo). */
@@ -59,8 +62,7 @@ export function loaders(ctx: Context): RequestLoaders {
       mirror: new MirrorStatusLoader(ctx.deps, reads),
       lastActivity: new LastActivityLoader(db),
       sessions: byIds((ids) => db.session.findMany({ where: { sessionId: { in: ids } } }), (row) => row.sessionId, (sessionId) => new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`, { sessionId })),
-      turns(query) {
-        const key = JSON.stringify(query);
+      turns(key, query) {
         let batcher = turns.get(key);
         if (!batcher) turns.set(key, (batcher = byIds((ids) => db.turn.findMany({ ...query, where: { id: { in: ids } } }) as Promise<Turn[]>, (row) => row.id, (id) => new NotFoundError(`Turn ${JSON.stringify(id)} does not exist.`, { id }))));
         return batcher;

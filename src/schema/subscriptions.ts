@@ -39,7 +39,8 @@ function eventSession(ctx: Context, payload: { sessionId: string }) {
  */
 function eventTurn(ctx: Context, payload: { turnId: string }, info: GraphQLResolveInfo) {
   const query = queryFromInfo({ context: ctx, info }) as TurnQuery;
-  return eventField(payload, `turn ${JSON.stringify(query)}`, () => loaders(ctx).turns(query).load(payload.turnId));
+  const key = JSON.stringify(query);
+  return eventField(payload, `turn ${key}`, () => loaders(ctx).turns(key, query).load(payload.turnId));
 }
 
 /** An event's project row, read once for all its subscribers. */

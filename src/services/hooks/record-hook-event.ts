@@ -377,6 +377,7 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   const input = bounded(tool.input, deps.config.maxContentBytes);
   // A screenshot or PDF the tool read is not kept: a note of its type and size stands for its base64.
   const output = bounded(withoutBinaryData(event.response), deps.config.maxContentBytes);
+  const resultMetadata = { ...(output.cut && { cut: true }), ...(event.failed && { isError: true }) };
   try {
     const call = {
       role: 'ASSISTANT' as const,
@@ -398,7 +399,7 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
       callerId: callId,
       toolName: tool.name,
       toolCallId: tool.id ?? null,
-      ...((output.cut || event.failed) && { metadata: { ...(output.cut && { cut: true }), ...(event.failed && { isError: true }) } }),
+      ...(Object.keys(resultMetadata).length > 0 && { metadata: resultMetadata }),
     };
     await appendMessages(session.sessionId, [call, result], deps, { loneSurrogates: 'replace' });
   } catch (error) {
