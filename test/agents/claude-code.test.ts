@@ -109,6 +109,23 @@ function shape(session: HookedSession): [string, string | null, string | null][]
   return session.messages.edges.map(({ node }) => [node.role, node.toolName, node.caller?.messageId ?? null]);
 }
 
+/**
+ * Lets a held step go once Claude Code's transcript holds the result of the call the model made
+ * before it. Claude Code writes its transcript every 100 ms: a real model takes longer than that
+ * to answer, the scripted one does not, and what the hooks do not carry is read from there.
+ */
+async function releaseOnceWritten(hold: Hold, model: ScriptedModel, home: string): Promise<void> {
+  await hold.reached;
+  const id = model.requests.filter((r) => r.toolUseId !== undefined).at(-1)!.toolUseId!;
+  const projects = join(home, '.claude', 'projects');
+  await eventually(async () =>
+    readdirSync(projects, { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.jsonl'))
+      .some((name) => readFileSync(join(projects, name), 'utf8').includes(`"tool_use_id":"${id}"`)),
+  );
+  hold.release();
+}
+
 /** The ids of the tool calls the model made, in order. */
 function toolCalls(model: ScriptedModel, name: string): string[] {
   return model.requests.filter((r) => r.answer === name).map((r) => r.toolUseId!);
@@ -123,7 +140,6 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
           steps: [
             { write: 'a.txt', content: 'one\ntwo\nthree\n' },
             { edit: 'a.txt', old: 'one', new: 'uno' },
-            { multiEdit: 'a.txt', edits: [{ old: 'two', new: 'dos' }] },
             { bash: 'echo generated > gen.txt' },
             { text: 'Wrote a.txt and gen.txt.' },
           ],
@@ -133,8 +149,6 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     const initial = git(repo, 'rev-parse', 'HEAD').trim();
     const run = await claude('TURN1: write a.txt, edit it, generate gen.txt');
     const sessionId = run.sessionId!;
-    // Claude Code 2.1.197 no longer has MultiEdit: it answers the call itself, and no hook fires for it.
-    expect(run.stdout).toContain('No such tool available: MultiEdit');
 
     const session = await recorded(api, sessionId, 1);
     expect(session).toMatchObject({ agentId: 'claude-code', source: null, project: { projectId: expect.any(String) } });
@@ -511,5 +525,62 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     const shown = main.getByRole('article').filter({ hasText: 'Tool result: Read' });
     await shown.locator('summary').first().click();
     expect(await shown.locator('pre.tool-output').innerText()).toBe(`[image/png, ${image.length.toLocaleString('en-US')} bytes of base64: not kept]`);
+  }, 120_000);
+
+  it('records the calls Claude Code refuses before running them (no hook fires for them) from its transcript, where they were made, as failed', async () => {
+    const holds = [new Hold(), new Hold(), new Hold()];
+    const { api, repo, model, claude, home } = await setUp({
+      turns: [
+        {
+          match: /TURN1/,
+          steps: [
+            { write: 'a.txt', content: 'one\n' },
+            // The text is not in the file.
+            { edit: 'a.txt', old: 'two', new: '2' },
+            { edit: 'a.txt', old: 'one', new: 'uno', hold: holds[0] },
+            // A tool 2.1.197 does not have.
+            { multiEdit: 'a.txt', edits: [{ old: 'uno', new: 'dos' }] },
+            // A tool its permissions (-p, not allowed) deny.
+            { tool: 'WebFetch', input: () => ({ url: 'http://127.0.0.1:9/', prompt: 'read it' }), hold: holds[1] },
+            { text: 'a.txt says uno.', hold: holds[2] },
+          ],
+        },
+      ],
+    });
+    const [run] = await Promise.all([claude('TURN1: fix a.txt'), ...holds.map((hold) => releaseOnceWritten(hold, model, home))]);
+    const session = await recorded(api, run.sessionId!, 1);
+    const [write] = toolCalls(model, 'Write');
+    const [refused, edit] = toolCalls(model, 'Edit');
+    const [multiEdit] = toolCalls(model, 'MultiEdit');
+    const [webFetch] = toolCalls(model, 'WebFetch');
+    expect(shape(session)).toEqual([
+      ['USER', null, null],
+      ['ASSISTANT', 'Write', null],
+      ['TOOL', 'Write', `call-${write}`],
+      ['ASSISTANT', 'Edit', null],
+      ['TOOL', 'Edit', `call-${refused}`],
+      ['ASSISTANT', 'Edit', null],
+      ['TOOL', 'Edit', `call-${edit}`],
+      ['ASSISTANT', 'MultiEdit', null],
+      ['TOOL', 'MultiEdit', `call-${multiEdit}`],
+      ['ASSISTANT', 'WebFetch', null],
+      ['TOOL', 'WebFetch', `call-${webFetch}`],
+      ['ASSISTANT', null, null],
+    ]);
+    const messages = session.messages.edges.map((e) => e.node);
+    expect(messages[3]!.metadata).toMatchObject({ toolCalls: [{ id: refused, name: 'Edit', input: { file_path: join(repo, 'a.txt'), old_string: 'two', new_string: '2' } }], touchedPaths: [] });
+    expect(messages[4]).toMatchObject({ content: 'String to replace not found in file.\nString: two', metadata: { isError: true } });
+    expect(messages[6]!.metadata).toBeNull();
+    expect(messages[8]).toMatchObject({ content: 'Error: No such tool available: MultiEdit', metadata: { isError: true } });
+    expect(messages[10]).toMatchObject({ content: expect.stringContaining('permissions to use WebFetch'), metadata: { isError: true } });
+    expect(await outcome(api, run.sessionId!, 1)).toMatchObject({ result: 'COMMITTED', paths: ['a.txt'] });
+    expect(git(repo, 'show', 'HEAD:a.txt')).toBe('uno\n');
+    // On the page: the refused Edit, failed, and why.
+    const { main } = await openRecordedTurn(api, run.sessionId!);
+    const results = main.getByRole('article').filter({ hasText: 'Tool result: Edit' });
+    await expect.poll(() => results.count(), WAIT).toBe(2);
+    await expect.poll(() => results.first().locator('summary').first().innerText(), WAIT).toMatch(/^Tool result: Edit .* failed$/);
+    await results.first().locator('summary').first().click();
+    expect(await results.first().locator('pre.tool-output').innerText()).toContain('String to replace not found in file.');
   }, 120_000);
 });

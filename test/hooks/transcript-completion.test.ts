@@ -38,7 +38,8 @@ function transcript(path: string) {
     prompt: (text: string) => line({ type: 'user', message: { role: 'user', content: text } }),
     block: (responseId: string, block: object) =>
       line({ type: 'assistant', message: { id: responseId, role: 'assistant', model: 'claude-test-1', content: [block] } }),
-    toolResult: (id: string) => line({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] } }),
+    toolResult: (id: string, content = 'ok', isError = false) =>
+      line({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, ...(isError && { is_error: true }) }] } }),
   };
 }
 
@@ -139,6 +140,50 @@ describe("a hooked Claude Code session's transcript", () => {
       ['USER', 'just answer'],
       ['ASSISTANT', 'Here is the answer.'],
     ]);
+  }, 60_000);
+
+  it('records the calls Claude Code refused before running them (no hook fires) from the transcript, each where it was made, and a failed call its hook recorded once', async () => {
+    const { api, dir, send, read, events } = await setUp();
+    const { c, path } = events('cc-t4');
+    const t = transcript(path);
+    await send(c.prompt('p1', 'fix a.txt'));
+    t.prompt('fix a.txt');
+    const edit = { file_path: join(dir, 'a.txt'), old_string: 'two', new_string: '2' };
+    // Refused: the text is not in the file. Claude Code answers the call itself, and no hook fires.
+    t.block('msg_1', { type: 'text', text: 'Editing a.txt.' });
+    t.block('msg_1', { type: 'tool_use', id: 'toolu_refused', name: 'Edit', input: edit });
+    t.toolResult('toolu_refused', '<tool_use_error>String to replace not found in file.\nString: two</tool_use_error>', true);
+    // A command that ran and failed: its hook (PostToolUseFailure) records it, and the transcript has it too.
+    t.block('msg_2', { type: 'tool_use', id: 'toolu_failed', name: 'Bash', input: { command: 'false' } });
+    await send({ ...c.postTool('p1', 'toolu_failed', 'Bash', { command: 'false' }, undefined), hook_event_name: 'PostToolUseFailure', error: 'Exit code 1' });
+    t.toolResult('toolu_failed', 'Exit code 1', true);
+    t.block('msg_3', { type: 'tool_use', id: 'toolu_write', name: 'Write', input: {} });
+    writeFileSync(join(dir, 'a.txt'), 'one\n2\n');
+    await send(c.postTool('p1', 'toolu_write', 'Write', { file_path: join(dir, 'a.txt'), content: 'one\n2\n' }, { type: 'create' }));
+    t.toolResult('toolu_write');
+    // The turn's last call, refused by permissions: at Stop.
+    t.block('msg_4', { type: 'tool_use', id: 'toolu_denied', name: 'WebFetch', input: { url: 'https://example.com' } });
+    t.toolResult('toolu_denied', "Claude requested permissions to use WebFetch, but you haven't granted it yet.", true);
+    t.block('msg_5', { type: 'text', text: 'a.txt is fixed.' });
+    await send(c.stop('p1', 'a.txt is fixed.'));
+    // Sent again (a hook retried), nothing is added.
+    await send(c.stop('p1', 'a.txt is fixed.'));
+
+    const { turns, messages } = await read('cc-t4');
+    expect(turns).toEqual([{ number: 1, open: false }]);
+    expect(messages.map((m) => [m.messageId, m.role, m.content, m.metadata])).toEqual([
+      [expect.any(String), 'USER', 'fix a.txt', null],
+      ['call-toolu_refused', 'ASSISTANT', 'Editing a.txt.', expect.objectContaining({ toolCalls: [{ id: 'toolu_refused', name: 'Edit', input: edit }], touchedPaths: [], responseId: 'msg_1' })],
+      ['result-toolu_refused', 'TOOL', 'String to replace not found in file.\nString: two', { isError: true }],
+      ['call-toolu_failed', 'ASSISTANT', '', expect.objectContaining({ responseId: 'msg_2' })],
+      ['result-toolu_failed', 'TOOL', 'Exit code 1', { isError: true }],
+      ['call-toolu_write', 'ASSISTANT', '', expect.objectContaining({ touchedPaths: ['a.txt'] })],
+      ['result-toolu_write', 'TOOL', '{"type":"create"}', null],
+      ['call-toolu_denied', 'ASSISTANT', '', expect.objectContaining({ toolCalls: [{ id: 'toolu_denied', name: 'WebFetch', input: { url: 'https://example.com' } }] })],
+      ['result-toolu_denied', 'TOOL', "Claude requested permissions to use WebFetch, but you haven't granted it yet.", { isError: true }],
+      [expect.stringMatching(/^reply-/), 'ASSISTANT', 'a.txt is fixed.', expect.anything()],
+    ]);
+    expect(await outcome(api, 'cc-t4', 1)).toMatchObject({ result: 'COMMITTED', paths: ['a.txt'] });
   }, 60_000);
 
   it('never reads a transcript outside the allowed roots: the hooks alone are recorded', async () => {

@@ -38,7 +38,7 @@ import { messageDraft } from '../sessions/message-draft.js';
 import { redactDrafts } from '../sessions/redact-drafts.js';
 import { importClaudeCode } from '../imports/import-claude-code.js';
 import { titleFrom } from '../../importers/claude-code/blocks.js';
-import { readTurnResponses, type TranscriptResponse } from './transcript-tail.js';
+import { readTurn, type TranscriptResponse, type TranscriptTurn } from './transcript-tail.js';
 import { withoutBinaryData } from './binary-data.js';
 
 export type HookOutcome = 'recorded' | 'duplicate' | { skipped: string };
@@ -215,9 +215,76 @@ async function touchedInTurn(deps: Deps, turnId: string): Promise<string[]> {
   return [...paths].sort();
 }
 
-/** The transcript's responses of the current turn, for the agents whose transcript we read as it grows (Claude Code). */
-async function turnResponses(deps: Deps, event: HookEvent): Promise<TranscriptResponse[]> {
-  return event.agent === 'claude-code' ? readTurnResponses(deps, event.sessionId, event.transcriptPath) : [];
+/** The current turn in the transcript, for the agents whose transcript we read as it grows (Claude Code). */
+async function transcriptTurn(deps: Deps, event: HookEvent): Promise<TranscriptTurn | null> {
+  return event.agent === 'claude-code' ? readTurn(deps, event.sessionId, event.transcriptPath) : null;
+}
+
+/** Claude Code's wrapping of the error of a call it refused to run. */
+const REFUSAL = /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/;
+
+/**
+ * The calls Claude Code answered itself, refusing them before they ran (an Edit whose text is not
+ * in the file, a tool it does not have, one its permissions deny): no hook fires for them, and the
+ * transcript holds the call and its error. Each is recorded, a call and its result marked an
+ * error, where it was made: those of the responses before the one that made `beforeCall` (the
+ * calls of that response may still be running, their hooks to come), or all of the turn's when
+ * it ends. A call its hooks recorded (a command that ran and failed) is not recorded again.
+ */
+async function recordRefusedCalls(deps: Deps, sessionId: string, turn: TranscriptTurn | null, beforeCall?: string): Promise<void> {
+  if (turn === null || turn.errors.size === 0) return;
+  const until = beforeCall === undefined ? -1 : turn.responses.findIndex((r) => r.toolUseIds.includes(beforeCall));
+  const refused = turn.responses
+    .slice(0, until < 0 ? turn.responses.length : until)
+    .flatMap((response) => response.calls.map((call, i) => ({ call, response, first: i === 0 })))
+    .filter(({ call }) => turn.errors.has(call.id) && !turn.settled.has(call.id));
+  if (refused.length === 0) return;
+  const recorded = await deps.db.message.findMany({
+    where: { sessionId, messageId: { in: refused.map(({ call }) => idFrom('call', call.id)) } },
+    select: { messageId: true },
+  });
+  const known = new Set(recorded.map((m) => m.messageId));
+  for (const { call, response, first } of refused) {
+    turn.settled.add(call.id);
+    const callId = idFrom('call', call.id);
+    if (known.has(callId)) continue;
+    const error = turn.errors.get(call.id)!;
+    const input = bounded(call.input, deps.config.maxContentBytes);
+    const output = bounded(REFUSAL.exec(error)?.[1] ?? error, deps.config.maxContentBytes);
+    try {
+      await appendMessages(
+        sessionId,
+        [
+          {
+            role: 'ASSISTANT',
+            messageId: callId,
+            content: first ? bounded(response.texts.join('\n\n'), deps.config.maxContentBytes).text : '',
+            toolName: call.name,
+            toolCallId: call.id,
+            metadata: {
+              toolCalls: [{ id: call.id, name: call.name, input: input.cut ? input.text : call.input }],
+              touchedPaths: [],
+              ...(first ? responseMetadata(response) : { responseId: response.responseId }),
+            },
+          },
+          {
+            role: 'TOOL',
+            messageId: idFrom('result', call.id),
+            content: output.text,
+            callerId: callId,
+            toolName: call.name,
+            toolCallId: call.id,
+            metadata: { isError: true, ...(output.cut && { cut: true }) },
+          },
+        ],
+        deps,
+        { loneSurrogates: 'replace' },
+      );
+    } catch (error) {
+      // Recorded by a parallel event meanwhile.
+      if (!(error instanceof ConflictError)) throw error;
+    }
+  }
 }
 
 /** What a response adds to the message made from it: its id, thinking and model. */
@@ -248,8 +315,11 @@ function finalResponse(responses: TranscriptResponse[], reply: string | undefine
 async function closeOpenTurn(deps: Deps, session: SessionRow, event: HookEvent, eventReply: string | undefined, replayed: boolean): Promise<HookOutcome> {
   const turn = await openTurn(deps, session);
   if (!turn) return 'duplicate';
+  const transcript = await transcriptTurn(deps, event);
+  // A replayed event reads today's transcript, which may be turns ahead of it.
+  if (!replayed) await recordRefusedCalls(deps, session.sessionId, transcript);
   const touchedPaths = session.project ? await touchedInTurn(deps, turn.id) : null;
-  const final = finalResponse(await turnResponses(deps, event), eventReply === '' ? undefined : eventReply);
+  const final = finalResponse(transcript?.responses ?? [], eventReply === '' ? undefined : eventReply);
   const reply = eventReply !== undefined && eventReply !== '' ? eventReply : final?.texts.join('\n\n');
   const metadata = responseMetadata(final);
   const draft =
@@ -371,8 +441,11 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   const key = tool.id ?? hashId('g', openTurnId, tool.name, JSON.stringify(tool.input), JSON.stringify(event.response));
   const callId = idFrom('call', key);
   const touchedPaths = await editedByCall(deps, session, event, replayedFrom);
+  const transcript = await transcriptTurn(deps, event);
+  // Calls refused before this one's response (no hook told of them) come before it; a replayed event's transcript may be turns ahead.
+  if (tool.id !== undefined && !replayedFrom) await recordRefusedCalls(deps, session.sessionId, transcript, tool.id);
   // The response that made the call: its text and thinking go with its first call.
-  const response = tool.id === undefined ? undefined : (await turnResponses(deps, event)).find((r) => r.toolUseIds.includes(tool.id!));
+  const response = tool.id === undefined ? undefined : transcript?.responses.find((r) => r.toolUseIds.includes(tool.id!));
   const first = response !== undefined && response.toolUseIds[0] === tool.id;
   const input = bounded(tool.input, deps.config.maxContentBytes);
   // A screenshot or PDF the tool read is not kept: a note of its type and size stands for its base64.

@@ -10,7 +10,10 @@
  *   call of a response, when it made several);
  * - the reply takes the thinking of the turn's last response when the transcript already holds
  *   it at Stop, and is the payload's `last_assistant_message` either way; a last response
- *   written after the Stop is never recorded a second time (its text is the reply's).
+ *   written after the Stop is never recorded a second time (its text is the reply's);
+ * - a call Claude Code answered itself, refusing it before it ran (an Edit whose text is not in
+ *   the file, a tool it does not have, one its permissions deny), fires no hook: the transcript's
+ *   call and its error result (`errors`) are what record it.
  *
  * Reading is incremental and bounded: per session, the byte offset read so far is kept in
  * memory (a server that restarts, or another instance, starts again from the file's last
@@ -22,7 +25,7 @@
  */
 import { realpath, type FileHandle } from 'node:fs/promises';
 import { relative, isAbsolute } from 'node:path';
-import { asObject, asString, readAssistantContent } from '../../importers/claude-code/blocks.js';
+import { asObject, asString, readAssistantContent, readUserContent } from '../../importers/claude-code/blocks.js';
 import { splitLines } from '../../importers/jsonl.js';
 import type { Deps } from '../deps.js';
 import { openRealFile } from '../../fs/inside.js';
@@ -38,8 +41,27 @@ export interface TranscriptResponse {
   texts: string[];
   thinking: string[];
   toolUseIds: string[];
+  /** Its tool calls, as the model made them. */
+  calls: TranscriptCall[];
   model: string | undefined;
 }
+
+export interface TranscriptCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** The current turn as the transcript has it so far. */
+export interface TranscriptTurn {
+  responses: TranscriptResponse[];
+  /** The text of each tool result marked an error, by its call's id. */
+  errors: ReadonlyMap<string, string>;
+  /** Calls the recorder found recorded already (so it asks the database once for each). */
+  settled: Set<string>;
+}
+
+const NO_TURN: TranscriptTurn = { responses: [], errors: new Map(), settled: new Set() };
 
 interface Tail {
   /** The payload's transcript_path. */
@@ -49,6 +71,8 @@ interface Tail {
   offset: number;
   /** The current turn's responses, in the order they were written. */
   responses: TranscriptResponse[];
+  errors: Map<string, string>;
+  settled: Set<string>;
 }
 
 /** Per database (one per server), like the other in-memory state of hook capture. */
@@ -84,6 +108,14 @@ function addRecord(tail: Tail, text: string): void {
   const message = asObject(record.message);
   if (record.type === 'user' && typeof message?.content === 'string' && record.isMeta !== true) {
     tail.responses = [];
+    tail.errors = new Map();
+    tail.settled = new Set();
+    return;
+  }
+  if (record.type === 'user' && Array.isArray(message?.content)) {
+    for (const result of readUserContent(message.content).toolResults) {
+      if (result.isError && result.toolUseId !== undefined) tail.errors.set(result.toolUseId, result.text);
+    }
     return;
   }
   if (record.type !== 'assistant' || !message) return;
@@ -92,20 +124,21 @@ function addRecord(tail: Tail, text: string): void {
   const blocks = readAssistantContent(message.content);
   let response = tail.responses.find((r) => r.responseId === responseId);
   if (!response) {
-    response = { responseId, texts: [], thinking: [], toolUseIds: [], model: asString(message.model) };
+    response = { responseId, texts: [], thinking: [], toolUseIds: [], calls: [], model: asString(message.model) };
     tail.responses.push(response);
   }
   response.texts.push(...blocks.texts);
   response.thinking.push(...blocks.thinking);
   response.toolUseIds.push(...blocks.toolCalls.map((call) => call.id));
+  response.calls.push(...blocks.toolCalls);
 }
 
 /**
- * Reads what the transcript gained since the last read, and returns the current turn's
- * responses so far; [] when the transcript may not or cannot be read. Never throws.
+ * Reads what the transcript gained since the last read, and returns the current turn so far;
+ * an empty one when the transcript may not or cannot be read. Never throws.
  */
-export async function readTurnResponses(deps: Pick<Deps, 'db' | 'config' | 'logger'>, sessionId: string, transcriptPath: string | undefined): Promise<TranscriptResponse[]> {
-  if (transcriptPath === undefined) return [];
+export async function readTurn(deps: Pick<Deps, 'db' | 'config' | 'logger'>, sessionId: string, transcriptPath: string | undefined): Promise<TranscriptTurn> {
+  if (transcriptPath === undefined) return NO_TURN;
   const map = tailsOf(deps);
   let tail = map.get(sessionId);
   try {
@@ -113,19 +146,23 @@ export async function readTurnResponses(deps: Pick<Deps, 'db' | 'config' | 'logg
       const real = await readablePath(deps, transcriptPath);
       if (real === null) {
         deps.logger.debug({ sessionId }, 'the transcript is not a file under the allowed roots; it is not read');
-        return [];
+        return NO_TURN;
       }
-      tail = { path: transcriptPath, real, offset: -1, responses: [] };
+      tail = { path: transcriptPath, real, offset: -1, responses: [], errors: new Map(), settled: new Set() };
     }
     map.delete(sessionId);
     map.set(sessionId, tail);
     if (map.size > SESSIONS) map.delete(map.keys().next().value!);
     await readMore(tail);
-    return tail.responses;
+    return turnOf(tail);
   } catch (error) {
     deps.logger.debug({ sessionId, err: error }, 'the transcript could not be read');
-    return tail?.responses ?? [];
+    return tail ? turnOf(tail) : NO_TURN;
   }
+}
+
+function turnOf(tail: Tail): TranscriptTurn {
+  return { responses: tail.responses, errors: tail.errors, settled: tail.settled };
 }
 
 async function readMore(tail: Tail): Promise<void> {
@@ -141,6 +178,8 @@ async function readMore(tail: Tail): Promise<void> {
       start = size - WINDOW;
       skipFirst = true;
       tail.responses = [];
+      tail.errors = new Map();
+      tail.settled = new Set();
     }
     const length = size - start;
     if (length <= 0) return;
