@@ -40,7 +40,10 @@ export type HookEvent = Common &
     | { kind: 'session-start'; source: string | undefined }
     | { kind: 'prompt'; prompt: string }
     | { kind: 'tool-start'; tool: ToolCall }
-    /** `failed`: the call failed (Claude Code's PostToolUseFailure), `response` is its error. */
+    /**
+     * `failed`: the call failed: Claude Code's PostToolUseFailure (`response` is its error), or a
+     * Gemini CLI response that says so (geminiFailed).
+     */
     | { kind: 'tool-end'; tool: ToolCall; response: unknown; failed?: boolean }
     | { kind: 'stop'; reply: string | undefined; again: boolean }
     | { kind: 'subagent-stop'; agentTranscriptPath: string | undefined }
@@ -127,7 +130,8 @@ export function readHookEvent(agent: HookAgent, payload: unknown): ReadEvent {
         const error = typeof p.error === 'string' ? p.error : 'the tool failed';
         return { event: { ...common, kind, tool: call, response: p.is_interrupt === true ? `${error}\n[interrupted]` : error, failed: true } };
       }
-      return { event: { ...common, kind, tool: call, response: p.tool_response } };
+      const failed = agent === 'gemini' && geminiFailed(p.tool_response);
+      return { event: { ...common, kind, tool: call, response: p.tool_response, ...(failed && { failed }) } };
     }
     case 'stop':
       return {
@@ -138,4 +142,26 @@ export function readHookEvent(agent: HookAgent, payload: unknown): ReadEvent {
     case 'session-end':
       return { event: { ...common, kind, reason: text(p.reason) } };
   }
+}
+
+/** The sections Gemini CLI's shell tool writes after a command's output, in its order. */
+const SHELL_SECTION = /^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): /;
+const SHELL_FAILURE = /^(Error|Exit Code|Signal): /;
+
+/**
+ * Whether Gemini CLI's tool response says the call failed: a tool's own `error` (a replace whose
+ * text is not in the file), or a shell command's `Exit Code` (written only when not 0), `Signal`
+ * or process `Error`, among the sections after its output (read from the end, so a command that
+ * printed such a line itself is not taken for one).
+ */
+export function geminiFailed(response: unknown): boolean {
+  if (typeof response !== 'object' || response === null) return false;
+  const { error, llmContent } = response as Record<string, unknown>;
+  if (error !== undefined && error !== null) return true;
+  if (typeof llmContent !== 'string') return false;
+  const lines = llmContent.replace(/^\s*<untrusted_context>\n?|\n?<\/untrusted_context>\s*$/g, '').split('\n');
+  for (let i = lines.length - 1; i > 0 && SHELL_SECTION.test(lines[i]!); i--) {
+    if (SHELL_FAILURE.test(lines[i]!)) return true;
+  }
+  return false;
 }

@@ -366,4 +366,44 @@ describe('the real Gemini CLI, recorded through its hooks', () => {
       returnDisplay: 'Read image file: shot.png',
     });
   }, 120_000);
+
+  it("records a failed call as failed: a replace whose text is not there claims no file (the user's edit to it is theirs), a command's exit code marks it", async () => {
+    const userStep = new Hold();
+    const { api, repo, gemini } = await setUp({
+      turns: [
+        {
+          match: /TURN1/,
+          steps: [
+            { edit: 'notes.txt', old: 'not in the file', new: 'x' },
+            // Asked for once the replace has failed: the user saves notes.txt before the agent goes on.
+            { bash: 'echo "1 failing" | tee report.txt; exit 3', hold: userStep },
+            { text: 'The test failed.' },
+          ],
+        },
+      ],
+    });
+    const initial = git(repo, 'rev-parse', 'HEAD').trim();
+    const running = gemini('TURN1: fix notes.txt and run the tests');
+    await userStep.reached;
+    writeFileSync(join(repo, 'notes.txt'), 'the user, mid-turn\n');
+    userStep.release();
+    const sessionId = (await running).sessionId!;
+    const session = await recorded(api, sessionId, 1);
+    const messages = session.messages.edges.map((e) => e.node);
+    expect(messages.map((m) => [m.role, m.toolName, m.metadata && (m.role === 'TOOL' ? m.metadata : (m.metadata as { touchedPaths?: string[] }).touchedPaths)])).toEqual([
+      ['USER', null, null],
+      ['ASSISTANT', 'replace', []],
+      ['TOOL', 'replace', { isError: true }],
+      ['ASSISTANT', 'run_shell_command', ['report.txt']],
+      ['TOOL', 'run_shell_command', { isError: true }],
+      ['ASSISTANT', null, null],
+    ]);
+    expect(JSON.parse(messages[4]!.content).llmContent).toContain('Exit Code: 3');
+    // notes.txt is the user's change, not the agent's: the turn touches nothing.
+    const result = await outcome(api, sessionId, 1);
+    expect(result).toMatchObject({ result: 'SKIPPED_DIRTY', paths: ['report.txt'], dirtyPaths: ['notes.txt'], commit: null });
+    expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('the user, mid-turn\n');
+    expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(initial);
+    expect(agentCommits(repo)).toEqual([]);
+  }, 120_000);
 });

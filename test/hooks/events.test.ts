@@ -36,6 +36,21 @@ describe('readHookEvent', () => {
     expect(readHookEvent('codex', { ...failure, error: 'x' })).toEqual({ ignored: 'PostToolUseFailure is not an event entity-memory records' });
   });
 
+  it("reads Gemini CLI's failed call from its response: a tool's error, a command's exit code, signal or process error", () => {
+    const after = (tool_name: string, tool_response: unknown) => readHookEvent('gemini', { ...base, hook_event_name: 'AfterTool', tool_name, tool_input: {}, tool_response });
+    const shell = (llmContent: string) => after('run_shell_command', { llmContent: `<untrusted_context>\n${llmContent}\n</untrusted_context>`, returnDisplay: '' });
+    const replaced = { llmContent: 'Could not find an exact match', error: { message: 'Could not find an exact match', type: 'edit_no_occurrence_found' } };
+    expect(after('replace', replaced)).toMatchObject({ event: { kind: 'tool-end', response: replaced, failed: true } });
+    expect(shell('Output: 1 failing\nExit Code: 3\nProcess Group PGID: 15629')).toMatchObject({ event: { failed: true } });
+    expect(shell('Output: (empty)\nSignal: 9\nProcess Group PGID: 1')).toMatchObject({ event: { failed: true } });
+    expect(shell('Output: (empty)\nError: spawn bash ENOENT')).toMatchObject({ event: { failed: true } });
+    // Gemini writes the exit code only when it is not 0; a command that printed such a line itself did not fail for it.
+    for (const ok of ['Output: hi\nProcess Group PGID: 15629', 'Output: Exit Code: 3\nall good\nProcess Group PGID: 2', 'Output: (empty)']) {
+      expect((shell(ok) as { event: object }).event).not.toHaveProperty('failed');
+    }
+    expect((after('write_file', { llmContent: 'Successfully created' }) as { event: object }).event).not.toHaveProperty('failed');
+  });
+
   it.each([
     [null, { error: 'the payload is not a JSON object' }],
     [[1], { error: 'the payload is not a JSON object' }],

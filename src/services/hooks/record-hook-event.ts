@@ -411,6 +411,8 @@ async function editedByCall(deps: Deps, session: SessionRow, event: HookEvent & 
   if (!project) return [];
   const { paths } = event.tool;
   if ('files' in paths) {
+    // A file tool that failed (Gemini's replace of a text not in the file) wrote nothing: a file it names is not claimed.
+    if (event.failed) return [];
     const inside = await Promise.all(paths.files.map((path) => projectPath(project, event.cwd, path)));
     return inside.filter((path): path is string => path !== null);
   }
