@@ -356,4 +356,44 @@ describe('the real Codex CLI, recorded through its hooks', () => {
     expect(request?.body).toContain(`(session ${first}, turn 1): last asked`);
     expect(model.requests.filter((r) => r.turn === 0).some((r) => r.body?.includes('Recent sessions of this project'))).toBe(false);
   }, 120_000);
+
+  it("records its failed calls as failed, from its transcript: a patch that did not apply (no hook fires for it) where it was made, a command's non-zero exit", async () => {
+    const { api, repo, codex } = await setUp({
+      turns: [
+        {
+          match: /TURN1/,
+          steps: [
+            { write: 'a.txt', content: 'one\n' },
+            // The patch's context is not in the file: Codex answers the call itself.
+            { edit: 'a.txt', old: 'not in the file', new: 'x' },
+            { bash: 'echo "1 failing" | tee report.txt; exit 3' },
+            { text: 'The test failed.' },
+          ],
+        },
+      ],
+    });
+    const sessionId = (await codex('TURN1: write a.txt, fix it, run the tests')).sessionId!;
+    const session = await recorded(api, sessionId, 1);
+    const messages = session.messages.edges.map((e) => e.node);
+    expect(messages.map((m) => [m.role, m.toolName, m.role === 'TOOL' ? m.metadata : (m.metadata as { touchedPaths?: string[] } | null)?.touchedPaths ?? null])).toEqual([
+      ['USER', null, null],
+      ['ASSISTANT', 'apply_patch', ['a.txt']],
+      ['TOOL', 'apply_patch', null],
+      ['ASSISTANT', 'apply_patch', []],
+      ['TOOL', 'apply_patch', { isError: true }],
+      ['ASSISTANT', 'Bash', ['report.txt']],
+      ['TOOL', 'Bash', { isError: true }],
+      ['ASSISTANT', null, null],
+    ]);
+    expect(messages[3]!.metadata).toMatchObject({ toolCalls: [{ name: 'apply_patch', input: { command: expect.stringContaining('-not in the file') } }] });
+    expect(messages[4]!.content).toMatch(/^apply_patch verification failed: Failed to find expected lines/);
+    expect(messages[4]!.caller?.messageId).toBe(messages[3]!.messageId);
+    expect(messages[6]!.content).toBe('1 failing\n');
+    expect(await outcome(api, sessionId, 1)).toMatchObject({ result: 'COMMITTED', paths: ['a.txt', 'report.txt'] });
+    expect(git(repo, 'show', 'HEAD:a.txt')).toBe('one\n');
+    // On the page: the command's result says it failed.
+    const { main } = await openRecordedTurn(api, sessionId);
+    const shown = main.getByRole('article').filter({ hasText: 'Tool result: Bash' });
+    await expect.poll(() => shown.locator('summary').first().innerText(), WAIT).toMatch(/^Tool result: Bash .* failed$/);
+  }, 120_000);
 });

@@ -215,9 +215,9 @@ async function touchedInTurn(deps: Deps, turnId: string): Promise<string[]> {
   return [...paths].sort();
 }
 
-/** The current turn in the transcript, for the agents whose transcript we read as it grows (Claude Code). */
+/** The current turn in the transcript, for the agents whose transcript we read as it grows (Claude Code, Codex). */
 async function transcriptTurn(deps: Deps, event: HookEvent): Promise<TranscriptTurn | null> {
-  return event.agent === 'claude-code' ? readTurn(deps, event.sessionId, event.transcriptPath) : null;
+  return event.agent === 'gemini' ? null : readTurn(deps, event.agent, event.sessionId, event.transcriptPath);
 }
 
 /** Claude Code's wrapping of the error of a call it refused to run. */
@@ -225,8 +225,8 @@ const REFUSAL = /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/;
 
 /**
  * The calls Claude Code answered itself, refusing them before they ran (an Edit whose text is not
- * in the file, a tool it does not have, one its permissions deny): no hook fires for them, and the
- * transcript holds the call and its error. Each is recorded, a call and its result marked an
+ * in the file, a tool it does not have, one its permissions deny), and Codex's apply_patch whose
+ * patch did not apply: no hook fires for them, and the transcript holds the call and its error. Each is recorded, a call and its result marked an
  * error, where it was made: those of the responses before the one that made `beforeCall` (the
  * calls of that response may still be running, their hooks to come), or all of the turn's when
  * it ends. A call its hooks recorded (a command that ran and failed) is not recorded again.
@@ -264,7 +264,7 @@ async function recordRefusedCalls(deps: Deps, sessionId: string, turn: Transcrip
             metadata: {
               toolCalls: [{ id: call.id, name: call.name, input: input.cut ? input.text : call.input }],
               touchedPaths: [],
-              ...(first ? responseMetadata(response) : { responseId: response.responseId }),
+              ...responseMetadata(first ? response : { ...response, thinking: [], model: undefined }),
             },
           },
           {
@@ -291,7 +291,7 @@ async function recordRefusedCalls(deps: Deps, sessionId: string, turn: Transcrip
 function responseMetadata(response: TranscriptResponse | undefined): Record<string, unknown> {
   if (!response) return {};
   return {
-    responseId: response.responseId,
+    ...(response.responseId !== undefined && { responseId: response.responseId }),
     ...(response.thinking.length > 0 && { thinking: response.thinking }),
     ...(response.model !== undefined && { model: response.model }),
   };
@@ -442,17 +442,19 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   const { tool } = event;
   const key = tool.id ?? hashId('g', openTurnId, tool.name, JSON.stringify(tool.input), JSON.stringify(event.response));
   const callId = idFrom('call', key);
-  const touchedPaths = await editedByCall(deps, session, event, replayedFrom);
   const transcript = await transcriptTurn(deps, event);
   // Calls refused before this one's response (no hook told of them) come before it; a replayed event's transcript may be turns ahead.
   if (tool.id !== undefined && !replayedFrom) await recordRefusedCalls(deps, session.sessionId, transcript, tool.id);
+  // Codex's command that exited non-zero: its hook does not say so, its transcript does.
+  const failed = event.failed === true || (tool.id !== undefined && transcript?.errors.has(tool.id) === true);
+  const touchedPaths = await editedByCall(deps, session, { ...event, failed }, replayedFrom);
   // The response that made the call: its text and thinking go with its first call.
   const response = tool.id === undefined ? undefined : transcript?.responses.find((r) => r.toolUseIds.includes(tool.id!));
   const first = response !== undefined && response.toolUseIds[0] === tool.id;
   const input = bounded(tool.input, deps.config.maxContentBytes);
   // A screenshot or PDF the tool read is not kept: a note of its type and size stands for its base64.
   const output = bounded(withoutBinaryData(event.response), deps.config.maxContentBytes);
-  const resultMetadata = { ...(output.cut && { cut: true }), ...(event.failed && { isError: true }) };
+  const resultMetadata = { ...(output.cut && { cut: true }), ...(failed && { isError: true }) };
   try {
     const call = {
       role: 'ASSISTANT' as const,
@@ -463,7 +465,7 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
       metadata: {
         toolCalls: [{ id: tool.id ?? null, name: tool.name, input: input.cut ? input.text : tool.input }],
         touchedPaths,
-        ...(first ? responseMetadata(response) : response && { responseId: response.responseId }),
+        ...(response && responseMetadata(first ? response : { ...response, thinking: [], model: undefined })),
         ...(event.subagent !== undefined && { subagent: event.subagent }),
       },
     };

@@ -1,6 +1,10 @@
 /**
- * What a hooked Claude Code session's transcript adds to its hook events: the text the agent
- * wrote around its tool calls, its thinking, the model, read from `transcript_path` as it grows.
+ * What a hooked Claude Code or Codex CLI session's transcript adds to its hook events, read from
+ * `transcript_path` as it grows. Codex's (its rollout) adds its calls that failed: an apply_patch
+ * whose patch did not apply fires no hook (recorded from here, as Claude Code's refused calls
+ * are, below), and a command's PostToolUse carries its output but not its exit code (the
+ * rollout's CommandExecution, written before that hook, has it). Claude Code's adds the text the
+ * agent wrote around its tool calls, its thinking, the model.
  * The hooks carry the tool calls, their results and the final reply; the transcript carries the
  * rest, and Claude Code writes a response's records before it runs the tools the response calls
  * (a PostToolUse always finds its call's response there), but often writes the turn's last
@@ -37,7 +41,8 @@ const SESSIONS = 256;
 
 /** One model response of the turn: Claude Code writes one record per content block, sharing `message.id`. */
 export interface TranscriptResponse {
-  responseId: string;
+  /** Claude Code's `message.id`; none for Codex, whose rollout has a record per call. */
+  responseId: string | undefined;
   texts: string[];
   thinking: string[];
   toolUseIds: string[];
@@ -55,7 +60,7 @@ export interface TranscriptCall {
 /** The current turn as the transcript has it so far. */
 export interface TranscriptTurn {
   responses: TranscriptResponse[];
-  /** The text of each tool result marked an error, by its call's id. */
+  /** The text of each tool result marked an error (Codex: a patch that did not apply, a command's non-zero exit), by its call's id. */
   errors: ReadonlyMap<string, string>;
   /** Calls the recorder found recorded already (so it asks the database once for each). */
   settled: Set<string>;
@@ -63,7 +68,11 @@ export interface TranscriptTurn {
 
 const NO_TURN: TranscriptTurn = { responses: [], errors: new Map(), settled: new Set() };
 
+/** The agents whose transcript is read live. */
+export type TranscriptAgent = 'claude-code' | 'codex';
+
 interface Tail {
+  agent: TranscriptAgent;
   /** The payload's transcript_path. */
   path: string;
   /** Its real path, inside the allowed roots when it was first read: what is opened. */
@@ -96,7 +105,13 @@ async function readablePath(deps: Pick<Deps, 'config'>, path: string): Promise<s
   return inside ? real : null;
 }
 
-/** Adds one transcript record to the turn's responses; a user prompt starts a new turn. */
+function newTurn(tail: Tail): void {
+  tail.responses = [];
+  tail.errors = new Map();
+  tail.settled = new Set();
+}
+
+/** Adds one transcript record to the turn; a user prompt (Codex: a task's start) starts a new turn. */
 function addRecord(tail: Tail, text: string): void {
   let record: Record<string, unknown> | null;
   try {
@@ -105,11 +120,14 @@ function addRecord(tail: Tail, text: string): void {
     return;
   }
   if (!record) return;
+  if (tail.agent === 'codex') addCodexRecord(tail, record);
+  else addClaudeRecord(tail, record);
+}
+
+function addClaudeRecord(tail: Tail, record: Record<string, unknown>): void {
   const message = asObject(record.message);
   if (record.type === 'user' && typeof message?.content === 'string' && record.isMeta !== true) {
-    tail.responses = [];
-    tail.errors = new Map();
-    tail.settled = new Set();
+    newTurn(tail);
     return;
   }
   if (record.type === 'user' && Array.isArray(message?.content)) {
@@ -133,22 +151,67 @@ function addRecord(tail: Tail, text: string): void {
   response.calls.push(...blocks.toolCalls);
 }
 
+/** Codex's apply_patch answers `Exit code: 0` when its patch applied. */
+const PATCH_APPLIED = /^Exit code: 0\n/;
+
+function addCodexRecord(tail: Tail, record: Record<string, unknown>): void {
+  const payload = asObject(record.payload);
+  if (!payload) return;
+  if (record.type === 'event_msg' && payload.type === 'task_started') {
+    newTurn(tail);
+    return;
+  }
+  if (record.type === 'event_msg' && payload.type === 'item_completed') {
+    const item = asObject(payload.item);
+    const id = asString(item?.id);
+    if (item?.type === 'CommandExecution' && id !== undefined && typeof item.exit_code === 'number' && item.exit_code !== 0) {
+      tail.errors.set(id, `Process exited with code ${item.exit_code}`);
+    }
+    return;
+  }
+  if (record.type !== 'response_item') return;
+  const id = asString(payload.call_id);
+  const name = asString(payload.name);
+  if (id === undefined) return;
+  if ((payload.type === 'custom_tool_call' || payload.type === 'function_call') && name !== undefined) {
+    // As its hooks give it: apply_patch's patch as `command`, a function's arguments parsed.
+    let input: unknown = payload.type === 'custom_tool_call' ? { command: asString(payload.input) ?? '' } : payload.arguments;
+    if (typeof input === 'string') {
+      try {
+        input = JSON.parse(input);
+      } catch {
+        // Kept as the text it is.
+      }
+    }
+    tail.responses.push({ responseId: undefined, texts: [], thinking: [], toolUseIds: [id], calls: [{ id, name, input }], model: undefined });
+  } else if (payload.type === 'custom_tool_call_output') {
+    const output = asString(payload.output);
+    const call = tail.responses.find((r) => r.toolUseIds.includes(id))?.calls[0];
+    if (call?.name === 'apply_patch' && output !== undefined && !PATCH_APPLIED.test(output)) tail.errors.set(id, output);
+  }
+}
+
 /**
  * Reads what the transcript gained since the last read, and returns the current turn so far;
  * an empty one when the transcript may not or cannot be read. Never throws.
  */
-export async function readTurn(deps: Pick<Deps, 'db' | 'config' | 'logger'>, sessionId: string, transcriptPath: string | undefined): Promise<TranscriptTurn> {
+export async function readTurn(
+  deps: Pick<Deps, 'db' | 'config' | 'logger'>,
+  agent: TranscriptAgent,
+  sessionId: string,
+  transcriptPath: string | undefined,
+): Promise<TranscriptTurn> {
   if (transcriptPath === undefined) return NO_TURN;
   const map = tailsOf(deps);
   let tail = map.get(sessionId);
   try {
-    if (!tail || tail.path !== transcriptPath) {
+    if (!tail || tail.path !== transcriptPath || tail.agent !== agent) {
       const real = await readablePath(deps, transcriptPath);
       if (real === null) {
         deps.logger.debug({ sessionId }, 'the transcript is not a file under the allowed roots; it is not read');
         return NO_TURN;
       }
-      tail = { path: transcriptPath, real, offset: -1, responses: [], errors: new Map(), settled: new Set() };
+      tail = { agent, path: transcriptPath, real, offset: -1, responses: [], errors: new Map(), settled: new Set() };
     }
     map.delete(sessionId);
     map.set(sessionId, tail);
@@ -177,9 +240,7 @@ async function readMore(tail: Tail): Promise<void> {
       // More was written than one read takes: its last WINDOW bytes, from a line's start.
       start = size - WINDOW;
       skipFirst = true;
-      tail.responses = [];
-      tail.errors = new Map();
-      tail.settled = new Set();
+      newTurn(tail);
     }
     const length = size - start;
     if (length <= 0) return;
