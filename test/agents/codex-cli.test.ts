@@ -382,7 +382,7 @@ describe('the real Codex CLI, recorded through its hooks', () => {
       ['ASSISTANT', 'apply_patch', []],
       ['TOOL', 'apply_patch', { isError: true }],
       ['ASSISTANT', 'Bash', ['report.txt']],
-      ['TOOL', 'Bash', { isError: true }],
+      ['TOOL', 'Bash', { isError: true, exitCode: 3 }],
       ['ASSISTANT', null, null],
     ]);
     expect(messages[3]!.metadata).toMatchObject({ toolCalls: [{ name: 'apply_patch', input: { command: expect.stringContaining('-not in the file') } }] });

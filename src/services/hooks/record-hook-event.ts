@@ -226,10 +226,11 @@ const REFUSAL = /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/;
 /**
  * The calls Claude Code answered itself, refusing them before they ran (an Edit whose text is not
  * in the file, a tool it does not have, one its permissions deny), and Codex's apply_patch whose
- * patch did not apply: no hook fires for them, and the transcript holds the call and its error. Each is recorded, a call and its result marked an
- * error, where it was made: those of the responses before the one that made `beforeCall` (the
- * calls of that response may still be running, their hooks to come), or all of the turn's when
- * it ends. A call its hooks recorded (a command that ran and failed) is not recorded again.
+ * patch did not apply: no hook fires for them, and the transcript holds the call and its error.
+ * Each is recorded, a call and its result marked an error, where it was made: those of the
+ * responses before the one that made `beforeCall` (the calls of that response may still be
+ * running, their hooks to come), or all of the turn's when it ends. A call its hooks recorded (a
+ * command that ran and failed) is not recorded again.
  */
 async function recordRefusedCalls(deps: Deps, sessionId: string, turn: TranscriptTurn | null, beforeCall?: string): Promise<void> {
   if (turn === null || turn.errors.size === 0) return;
@@ -446,7 +447,8 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   // Calls refused before this one's response (no hook told of them) come before it; a replayed event's transcript may be turns ahead.
   if (tool.id !== undefined && !replayedFrom) await recordRefusedCalls(deps, session.sessionId, transcript, tool.id);
   // Codex's command that exited non-zero: its hook does not say so, its transcript does.
-  const failed = event.failed === true || (tool.id !== undefined && transcript?.errors.has(tool.id) === true);
+  const exitCode = tool.id === undefined ? undefined : transcript?.exitCodes.get(tool.id);
+  const failed = event.failed === true || exitCode !== undefined;
   const touchedPaths = await editedByCall(deps, session, { ...event, failed }, replayedFrom);
   // The response that made the call: its text and thinking go with its first call.
   const response = tool.id === undefined ? undefined : transcript?.responses.find((r) => r.toolUseIds.includes(tool.id!));
@@ -454,7 +456,7 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   const input = bounded(tool.input, deps.config.maxContentBytes);
   // A screenshot or PDF the tool read is not kept: a note of its type and size stands for its base64.
   const output = bounded(withoutBinaryData(event.response), deps.config.maxContentBytes);
-  const resultMetadata = { ...(output.cut && { cut: true }), ...(failed && { isError: true }) };
+  const resultMetadata = { ...(output.cut && { cut: true }), ...(failed && { isError: true }), ...(exitCode !== undefined && { exitCode }) };
   try {
     const call = {
       role: 'ASSISTANT' as const,

@@ -36,7 +36,7 @@ import { openRealFile } from '../../fs/inside.js';
 
 /** The most bytes read from a transcript per event, and the tail read when nothing was read before. */
 const WINDOW = 4 * 1024 * 1024;
-/** Sessions whose read position is remembered (the oldest forgotten first). */
+/** Transcripts whose read position is remembered (the oldest forgotten first). */
 const SESSIONS = 256;
 
 /** One model response of the turn: Claude Code writes one record per content block, sharing `message.id`. */
@@ -60,13 +60,15 @@ export interface TranscriptCall {
 /** The current turn as the transcript has it so far. */
 export interface TranscriptTurn {
   responses: TranscriptResponse[];
-  /** The text of each tool result marked an error (Codex: a patch that did not apply, a command's non-zero exit), by its call's id. */
+  /** The text of each tool result marked an error (Codex: a patch that did not apply), by its call's id. */
   errors: ReadonlyMap<string, string>;
+  /** Codex: the exit code of each command that did not exit 0, by its call's id. */
+  exitCodes: ReadonlyMap<string, number>;
   /** Calls the recorder found recorded already (so it asks the database once for each). */
   settled: Set<string>;
 }
 
-const NO_TURN: TranscriptTurn = { responses: [], errors: new Map(), settled: new Set() };
+const NO_TURN: TranscriptTurn = { responses: [], errors: new Map(), exitCodes: new Map(), settled: new Set() };
 
 /** The agents whose transcript is read live. */
 export type TranscriptAgent = 'claude-code' | 'codex';
@@ -81,6 +83,7 @@ interface Tail {
   /** The current turn's responses, in the order they were written. */
   responses: TranscriptResponse[];
   errors: Map<string, string>;
+  exitCodes: Map<string, number>;
   settled: Set<string>;
 }
 
@@ -108,6 +111,7 @@ async function readablePath(deps: Pick<Deps, 'config'>, path: string): Promise<s
 function newTurn(tail: Tail): void {
   tail.responses = [];
   tail.errors = new Map();
+  tail.exitCodes = new Map();
   tail.settled = new Set();
 }
 
@@ -165,7 +169,7 @@ function addCodexRecord(tail: Tail, record: Record<string, unknown>): void {
     const item = asObject(payload.item);
     const id = asString(item?.id);
     if (item?.type === 'CommandExecution' && id !== undefined && typeof item.exit_code === 'number' && item.exit_code !== 0) {
-      tail.errors.set(id, `Process exited with code ${item.exit_code}`);
+      tail.exitCodes.set(id, item.exit_code);
     }
     return;
   }
@@ -203,18 +207,20 @@ export async function readTurn(
 ): Promise<TranscriptTurn> {
   if (transcriptPath === undefined) return NO_TURN;
   const map = tailsOf(deps);
-  let tail = map.get(sessionId);
+  // By file as well: a Codex subagent's events name its own rollout, under its parent's session.
+  const key = `${agent}\0${sessionId}\0${transcriptPath}`;
+  let tail = map.get(key);
   try {
-    if (!tail || tail.path !== transcriptPath || tail.agent !== agent) {
+    if (!tail) {
       const real = await readablePath(deps, transcriptPath);
       if (real === null) {
         deps.logger.debug({ sessionId }, 'the transcript is not a file under the allowed roots; it is not read');
         return NO_TURN;
       }
-      tail = { agent, path: transcriptPath, real, offset: -1, responses: [], errors: new Map(), settled: new Set() };
+      tail = { agent, path: transcriptPath, real, offset: -1, responses: [], errors: new Map(), exitCodes: new Map(), settled: new Set() };
     }
-    map.delete(sessionId);
-    map.set(sessionId, tail);
+    map.delete(key);
+    map.set(key, tail);
     if (map.size > SESSIONS) map.delete(map.keys().next().value!);
     await readMore(tail);
     return turnOf(tail);
@@ -225,7 +231,7 @@ export async function readTurn(
 }
 
 function turnOf(tail: Tail): TranscriptTurn {
-  return { responses: tail.responses, errors: tail.errors, settled: tail.settled };
+  return { responses: tail.responses, errors: tail.errors, exitCodes: tail.exitCodes, settled: tail.settled };
 }
 
 async function readMore(tail: Tail): Promise<void> {
@@ -267,9 +273,4 @@ async function startsLine(file: FileHandle, offset: number): Promise<boolean> {
   const byte = Buffer.alloc(1);
   await file.read(byte, 0, 1, offset - 1);
   return byte[0] === 0x0a;
-}
-
-/** Forgets where a session's transcript was read to (its first event after this reads its tail again). */
-export function forgetTranscript(deps: Pick<Deps, 'db'>, sessionId: string): void {
-  tailsOf(deps).delete(sessionId);
 }
