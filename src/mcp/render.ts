@@ -2,6 +2,7 @@
  * How the MCP server writes what it read for a model: turns as short summaries and as markdown,
  * text cut to a budget with a note saying what was left out, and the resource URIs.
  */
+import { readableText } from '../services/search/readable.js';
 
 /** No tool result or resource is longer than this (the issue's bound; a model's context is the cost). */
 export const MAX_RESULT_CHARS = 25_000;
@@ -51,7 +52,10 @@ export interface ToolCallSummary {
   name: string;
   /** The call's input in a line: the path, command or pattern it names, else its JSON, cut. */
   input: string;
-  /** The first line of its result, when one was recorded. */
+  /**
+   * The first line of its result as a person reads it (JSON, as hooks record a tool's answer, read
+   * as its string values), `failed: ` before it when the call failed; null when none was recorded.
+   */
   result: string | null;
 }
 
@@ -79,7 +83,9 @@ export function summariseInput(input: unknown, max = 200): string {
 export function toolCallsOf(messages: readonly TurnMessage[]): ToolCallSummary[] {
   const results = new Map<string, string>();
   for (const message of messages) {
-    if (message.role === 'TOOL' && message.toolCallId) results.set(message.toolCallId, firstLine(message.content, 160));
+    if (message.role !== 'TOOL' || !message.toolCallId) continue;
+    const failed = (message.metadata as { isError?: unknown } | null)?.isError === true;
+    results.set(message.toolCallId, `${failed ? 'failed: ' : ''}${firstLine(readableText(message.content), 160)}`);
   }
   const calls: ToolCallSummary[] = [];
   for (const message of messages) {
@@ -107,7 +113,7 @@ export function promptOf(messages: readonly TurnMessage[]): string {
   return messages.find((m) => m.role === 'USER')?.content ?? '';
 }
 
-/** One turn as markdown, every message in order, each cut to `perMessage` characters. */
+/** One turn as markdown, every message in order, each cut to `perMessage` characters (a tool's result as toolCallsOf reads it). */
 export function turnMarkdown(number: number, messages: readonly TurnMessage[], outcome: string | null, perMessage: number): string {
   const lines = [`## Turn ${number}`, ''];
   for (const message of messages) {
@@ -122,7 +128,9 @@ export function turnMarkdown(number: number, messages: readonly TurnMessage[], o
         if (calls.length > 0) lines.push('');
       }
     } else if (message.role === 'TOOL') {
-      lines.push(`**Tool result${message.toolName ? ` (${message.toolName})` : ''}:**`, '', '```', clip(message.content, perMessage).replaceAll('```', '`\u200b``'), '```', '');
+      // As a person reads it: a hooked tool's JSON as its values.
+      const about = [message.toolName, (message.metadata as { isError?: unknown } | null)?.isError === true ? 'failed' : null].filter(Boolean).join(', ');
+      lines.push(`**Tool result${about ? ` (${about})` : ''}:**`, '', '```', clip(readableText(message.content), perMessage).replaceAll('```', '`\u200b``'), '```', '');
     } else lines.push(`**${message.role.toLowerCase()}:**`, '', clip(message.content, perMessage), '');
   }
   if (outcome) lines.push(`Project: ${outcome}`, '');
