@@ -42,9 +42,9 @@ export type HookEvent = Common &
     | { kind: 'tool-start'; tool: ToolCall }
     /**
      * `failed`: the call failed: Claude Code's PostToolUseFailure (`response` is its error), or a
-     * Gemini CLI response that says so (geminiFailed).
+     * Gemini CLI response that says so (geminiFailure), with its command's `exitCode` when it says one.
      */
-    | { kind: 'tool-end'; tool: ToolCall; response: unknown; failed?: boolean }
+    | { kind: 'tool-end'; tool: ToolCall; response: unknown; failed?: boolean; exitCode?: number }
     | { kind: 'stop'; reply: string | undefined; again: boolean }
     | { kind: 'subagent-stop'; agentTranscriptPath: string | undefined }
     | { kind: 'session-end'; reason: string | undefined }
@@ -130,8 +130,8 @@ export function readHookEvent(agent: HookAgent, payload: unknown): ReadEvent {
         const error = typeof p.error === 'string' ? p.error : 'the tool failed';
         return { event: { ...common, kind, tool: call, response: p.is_interrupt === true ? `${error}\n[interrupted]` : error, failed: true } };
       }
-      const failed = agent === 'gemini' && geminiFailed(p.tool_response);
-      return { event: { ...common, kind, tool: call, response: p.tool_response, ...(failed && { failed }) } };
+      const failure = agent === 'gemini' ? geminiFailure(p.tool_response) : null;
+      return { event: { ...common, kind, tool: call, response: p.tool_response, ...(failure && { failed: true, ...failure }) } };
     }
     case 'stop':
       return {
@@ -145,23 +145,26 @@ export function readHookEvent(agent: HookAgent, payload: unknown): ReadEvent {
 }
 
 /** The sections Gemini CLI's shell tool writes after a command's output, in its order. */
-const SHELL_SECTION = /^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): /;
-const SHELL_FAILURE = /^(Error|Exit Code|Signal): /;
+const SHELL_SECTION = /^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): (.*)$/;
 
 /**
- * Whether Gemini CLI's tool response says the call failed: a tool's own `error` (a replace whose
- * text is not in the file), or a shell command's `Exit Code` (written only when not 0), `Signal`
- * or process `Error`, among the sections after its output (read from the end, so a command that
- * printed such a line itself is not taken for one).
+ * Whether Gemini CLI's tool response says the call failed, or null: a tool's own `error` (a
+ * replace whose text is not in the file), or a shell command's `Exit Code` (written only when not
+ * 0, and given), `Signal` or process `Error`, among the sections after its output (read from the
+ * end, so a command that printed such a line itself is not taken for one).
  */
-export function geminiFailed(response: unknown): boolean {
-  if (typeof response !== 'object' || response === null) return false;
+export function geminiFailure(response: unknown): { exitCode?: number } | null {
+  if (typeof response !== 'object' || response === null) return null;
   const { error, llmContent } = response as Record<string, unknown>;
-  if (error !== undefined && error !== null) return true;
-  if (typeof llmContent !== 'string') return false;
+  if (error !== undefined && error !== null) return {};
+  if (typeof llmContent !== 'string') return null;
   const lines = llmContent.replace(/^\s*<untrusted_context>\n?|\n?<\/untrusted_context>\s*$/g, '').split('\n');
-  for (let i = lines.length - 1; i > 0 && SHELL_SECTION.test(lines[i]!); i--) {
-    if (SHELL_FAILURE.test(lines[i]!)) return true;
+  let failure: { exitCode?: number } | null = null;
+  for (let i = lines.length - 1; i > 0; i--) {
+    const section = SHELL_SECTION.exec(lines[i]!);
+    if (!section) break;
+    if (section[1] === 'Exit Code' && /^-?\d+$/.test(section[2]!)) failure = { exitCode: Number(section[2]) };
+    else if (section[1] === 'Exit Code' || section[1] === 'Error' || section[1] === 'Signal') failure ??= {};
   }
-  return false;
+  return failure;
 }

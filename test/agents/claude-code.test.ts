@@ -486,7 +486,7 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     // On the page: the result says it failed, and what the command printed.
     const { main } = await openRecordedTurn(api, sessionId);
     const shown = main.getByRole('article').filter({ hasText: 'Tool result: Bash' });
-    await expect.poll(() => shown.locator('summary').first().innerText(), WAIT).toMatch(/^Tool result: Bash .* failed$/);
+    await expect.poll(() => shown.locator('summary').first().innerText(), WAIT).toMatch(/^Tool result: Bash .* failed: Exit code 3$/);
     await shown.locator('summary').first().click();
     expect(await shown.locator('pre.tool-output').innerText()).toContain('1 failing');
   }, 120_000);
@@ -579,7 +579,11 @@ describe('the real Claude Code CLI, recorded through its hooks', () => {
     const { main } = await openRecordedTurn(api, run.sessionId!);
     const results = main.getByRole('article').filter({ hasText: 'Tool result: Edit' });
     await expect.poll(() => results.count(), WAIT).toBe(2);
-    await expect.poll(() => results.first().locator('summary').first().innerText(), WAIT).toMatch(/^Tool result: Edit .* failed$/);
+    await expect.poll(() => results.first().locator('summary').first().innerText(), WAIT).toMatch(/^Tool result: Edit .* failed: String to replace not found in file\.$/);
+    // Its call, whose diff was never applied, is marked so.
+    const calls = main.getByRole('group', { name: 'Tool call: Edit' });
+    expect(await calls.first().locator('.tool-call-name').innerText()).toBe('Edit failed');
+    expect(await calls.nth(1).locator('.tool-call-name').innerText()).toBe('Edit');
     await results.first().locator('summary').first().click();
     expect(await results.first().locator('pre.tool-output').innerText()).toContain('String to replace not found in file.');
   }, 120_000);

@@ -394,6 +394,6 @@ describe('the real Codex CLI, recorded through its hooks', () => {
     // On the page: the command's result says it failed.
     const { main } = await openRecordedTurn(api, sessionId);
     const shown = main.getByRole('article').filter({ hasText: 'Tool result: Bash' });
-    await expect.poll(() => shown.locator('summary').first().innerText(), WAIT).toMatch(/^Tool result: Bash .* failed$/);
+    await expect.poll(() => shown.locator('summary').first().innerText(), WAIT).toMatch(/^Tool result: Bash .* failed: exit code 3$/);
   }, 120_000);
 });

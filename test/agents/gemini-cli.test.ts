@@ -395,7 +395,7 @@ describe('the real Gemini CLI, recorded through its hooks', () => {
       ['ASSISTANT', 'replace', []],
       ['TOOL', 'replace', { isError: true }],
       ['ASSISTANT', 'run_shell_command', ['report.txt']],
-      ['TOOL', 'run_shell_command', { isError: true }],
+      ['TOOL', 'run_shell_command', { isError: true, exitCode: 3 }],
       ['ASSISTANT', null, null],
     ]);
     expect(JSON.parse(messages[4]!.content).llmContent).toContain('Exit Code: 3');

@@ -41,7 +41,7 @@ describe('readHookEvent', () => {
     const shell = (llmContent: string) => after('run_shell_command', { llmContent: `<untrusted_context>\n${llmContent}\n</untrusted_context>`, returnDisplay: '' });
     const replaced = { llmContent: 'Could not find an exact match', error: { message: 'Could not find an exact match', type: 'edit_no_occurrence_found' } };
     expect(after('replace', replaced)).toMatchObject({ event: { kind: 'tool-end', response: replaced, failed: true } });
-    expect(shell('Output: 1 failing\nExit Code: 3\nProcess Group PGID: 15629')).toMatchObject({ event: { failed: true } });
+    expect(shell('Output: 1 failing\nExit Code: 3\nProcess Group PGID: 15629')).toMatchObject({ event: { failed: true, exitCode: 3 } });
     expect(shell('Output: (empty)\nSignal: 9\nProcess Group PGID: 1')).toMatchObject({ event: { failed: true } });
     expect(shell('Output: (empty)\nError: spawn bash ENOENT')).toMatchObject({ event: { failed: true } });
     // Gemini writes the exit code only when it is not 0; a command that printed such a line itself did not fail for it.

@@ -447,7 +447,7 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   // Calls refused before this one's response (no hook told of them) come before it; a replayed event's transcript may be turns ahead.
   if (tool.id !== undefined && !replayedFrom) await recordRefusedCalls(deps, session.sessionId, transcript, tool.id);
   // Codex's command that exited non-zero: its hook does not say so, its transcript does.
-  const exitCode = tool.id === undefined ? undefined : transcript?.exitCodes.get(tool.id);
+  const exitCode = event.exitCode ?? (tool.id === undefined ? undefined : transcript?.exitCodes.get(tool.id));
   const failed = event.failed === true || exitCode !== undefined;
   const touchedPaths = await editedByCall(deps, session, { ...event, failed }, replayedFrom);
   // The response that made the call: its text and thinking go with its first call.

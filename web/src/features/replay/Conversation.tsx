@@ -184,12 +184,13 @@ export function Conversation({
       )}
       {shown.map((turn) => {
         const callOf = callFinder(turn.messages);
+        const failedCall = failedCallFinder(turn.messages);
         return (
           <section key={turn.number} className="turn" aria-label={`Turn ${turn.number}`}>
             <h2 className="turn-marker">Turn {turn.number}</h2>
             <TurnRedactions messages={turn.messages} />
             {turn.messages.map((message) => (
-              <MessageView key={message.id} message={message} callOf={callOf} found={message.messageId === found} formatted={formatted} />
+              <MessageView key={message.id} message={message} callOf={callOf} failedCall={failedCall} found={message.messageId === found} formatted={formatted} />
             ))}
           </section>
         );
@@ -237,6 +238,30 @@ export function callFinder(messages: readonly ReplayMessageFieldsFragment[]): (r
   };
 }
 
+function isError(message: Pick<ReplayMessageFieldsFragment, 'metadata'>): boolean {
+  return (message.metadata as { isError?: unknown } | null)?.isError === true;
+}
+
+/**
+ * Tells whether a call among `messages` failed: a result marked isError answers it (by its
+ * caller and the call's id, or the caller's only call when the agent gives no ids).
+ */
+export function failedCallFinder(messages: readonly ReplayMessageFieldsFragment[]): (caller: ReplayMessageFieldsFragment, call: ToolCall) => boolean {
+  const failed = new Set(messages.filter((m) => m.role === 'TOOL' && m.caller && isError(m)).map((m) => `${m.caller!.messageId}\0${m.toolCallId ?? ''}`));
+  return (caller, call) => failed.size > 0 && (failed.has(`${caller.messageId}\0${call.id ?? ''}`) || (toolCallsOf(caller.metadata).length === 1 && failed.has(`${caller.messageId}\0`)));
+}
+
+/** Why a failed result failed, in a few words: its command's exit code, else its first line of text. */
+function failureReason(message: ReplayMessageFieldsFragment, readable: string | null): string {
+  const exitCode = (message.metadata as { exitCode?: unknown } | null)?.exitCode;
+  if (typeof exitCode === 'number') return `exit code ${exitCode}`;
+  const line = plainText(readable ?? message.content)
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !/^<\/?[\w-]+>$/.test(l));
+  return line === undefined ? '' : line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
+
 /**
  * One message as the agent's own UI shows it: an assistant message's thinking (collapsed), its
  * text (GitHub-flavoured markdown, raw HTML never rendered) and its tool calls by kind
@@ -244,15 +269,20 @@ export function callFinder(messages: readonly ReplayMessageFieldsFragment[]): (r
  * text and a message that starts with a tag (`<task-notification>`) collapsed as plain text;
  * terminal colour codes taken out.
  * @param callOf finds the call a tool result answers (callFinder over the turn's messages).
+ * A failed result says so and why in its summary (its exit code, or its first line), and its
+ * call is marked failed where it is shown.
  */
 export function MessageView({
   message,
   callOf,
+  failedCall,
   found = false,
   formatted = true,
 }: {
   message: ReplayMessageFieldsFragment;
   callOf?: (result: ReplayMessageFieldsFragment) => ToolCall | null;
+  /** Whether a call of this message failed (failedCallFinder over the turn's messages): marked so. */
+  failedCall?: (caller: ReplayMessageFieldsFragment, call: ToolCall) => boolean;
   /** The message a search hit opened: marked, and a collapsed one opened. */
   found?: boolean;
   /** Its text as markdown (false: as plain text, for now). */
@@ -275,7 +305,8 @@ export function MessageView({
               {role}: {message.toolName ?? call?.name ?? 'tool'}
             </span>
             {what && <code className="muted call-summary"> {what}</code>}
-            {(message.metadata as { isError?: unknown } | null)?.isError === true && <span className="tool-failed"> failed</span>}
+            {isError(message) && <span className="tool-failed"> failed</span>}
+            {isError(message) && failureReason(message, readable) && <span className="tool-failure">: {failureReason(message, readable)}</span>}
           </summary>
           <pre className="tool-output">{plainText(readable ?? message.content)}</pre>
           {readable !== null && <RecordedJson text={message.content} />}
@@ -342,7 +373,7 @@ export function MessageView({
         </div>
       )}
       {calls.map((call, i) => (
-        <ToolCallView key={call.id ?? i} call={call} />
+        <ToolCallView key={call.id ?? i} call={call} failed={failedCall?.(message, call) ?? false} />
       ))}
     </article>
   );

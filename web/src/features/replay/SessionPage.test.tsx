@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client, Provider, makeErrorResult, makeResult, type Exchange, type Operation } from 'urql';
 import { filter, fromValue, mergeMap, never, pipe } from 'wonka';
 import { GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
-import { callFinder, MessageView, TurnRedactions } from './Conversation';
+import { callFinder, failedCallFinder, MessageView, TurnRedactions } from './Conversation';
 import { SessionPage, type BranchesSlot } from './SessionPage';
 
 type Answer = (variables: Record<string, unknown>) => unknown;
@@ -248,10 +248,27 @@ describe('SessionPage', () => {
   it('marks a tool result that failed', () => {
     const result = { ...message, messageId: 't9', role: 'TOOL' as const, toolName: 'Bash', content: 'Exit code 1\n1 failing', metadata: { isError: true } };
     render(<MessageView message={result} />);
-    expect(screen.getByRole('article').querySelector('summary')?.textContent).toBe('Tool result: Bash failed');
+    expect(screen.getByRole('article').querySelector('summary')?.textContent).toBe('Tool result: Bash failed: Exit code 1');
     cleanup();
     render(<MessageView message={{ ...result, metadata: null }} />);
     expect(screen.getByRole('article').querySelector('summary')?.textContent).toBe('Tool result: Bash');
+    cleanup();
+    // A command's exit code, when the agent gave one, says why.
+    render(<MessageView message={{ ...result, content: '1 failing', metadata: { isError: true, exitCode: 3 } }} />);
+    expect(screen.getByRole('article').querySelector('summary')?.textContent).toBe('Tool result: Bash failed: exit code 3');
+  });
+
+  it("marks the call a failed result answers, so an edit shown that was never made does not read as made", () => {
+    const edit = { id: 'toolu_1', name: 'Edit', input: { file_path: 'a.txt', old_string: 'two', new_string: '2' } };
+    const write = { id: 'toolu_2', name: 'Write', input: { file_path: 'b.txt', content: 'b' } };
+    const call = { ...message, messageId: 'a8', role: 'ASSISTANT' as const, content: '', metadata: { toolCalls: [edit, write] } };
+    const refused = { ...message, messageId: 't8', role: 'TOOL' as const, toolName: 'Edit', toolCallId: 'toolu_1', content: 'String to replace not found in file.', caller: { messageId: 'a8' }, metadata: { isError: true } };
+    const written = { ...message, messageId: 't9', role: 'TOOL' as const, toolName: 'Write', toolCallId: 'toolu_2', content: 'ok', caller: { messageId: 'a8' } };
+    render(<MessageView message={call} failedCall={failedCallFinder([call, refused, written])} />);
+    const [shownEdit, shownWrite] = [screen.getByRole('group', { name: 'Tool call: Edit' }), screen.getByRole('group', { name: 'Tool call: Write' })];
+    expect(shownEdit!.querySelector('.tool-call-name')?.textContent).toBe('Edit failed');
+    expect(shownEdit!.classList.contains('tool-call-failed')).toBe(true);
+    expect(shownWrite!.querySelector('.tool-call-name')?.textContent).toBe('Write');
   });
 
   it('collapses a tool result under its tool name and what its call did, linking the call (never its id)', () => {

@@ -113,11 +113,15 @@ function Body({ view }: { view: CallView }) {
   }
 }
 
-export function ToolCallView({ call, anchor }: { call: ToolCall; anchor?: string }) {
+/** @param failed its result says it failed (an edit shown here that was never made, a command that exited non-zero). */
+export function ToolCallView({ call, anchor, failed = false }: { call: ToolCall; anchor?: string; failed?: boolean }) {
   const view = describeCall(call);
   return (
-    <div className={`tool-call tool-call-${view.kind}`} id={anchor} role="group" aria-label={`Tool call: ${call.name}`}>
-      <div className="tool-call-name">{call.name}</div>
+    <div className={`tool-call tool-call-${view.kind}${failed ? ' tool-call-failed' : ''}`} id={anchor} role="group" aria-label={`Tool call: ${call.name}`}>
+      <div className="tool-call-name">
+        {call.name}
+        {failed && <span className="tool-failed"> failed</span>}
+      </div>
       <Body view={view} />
     </div>
   );
