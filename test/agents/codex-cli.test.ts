@@ -357,15 +357,15 @@ describe('the real Codex CLI, recorded through its hooks', () => {
     expect(model.requests.filter((r) => r.turn === 0).some((r) => r.body?.includes('Recent sessions of this project'))).toBe(false);
   }, 120_000);
 
-  it("records its failed calls as failed, from its transcript: a patch that did not apply (no hook fires for it) where it was made, a command's non-zero exit", async () => {
+  it("records from its transcript what its hooks do not carry: the words before a call, a patch that did not apply (no hook fires for it) where it was made, a command's non-zero exit", async () => {
     const { api, repo, codex } = await setUp({
       turns: [
         {
           match: /TURN1/,
           steps: [
-            { write: 'a.txt', content: 'one\n' },
+            { write: 'a.txt', content: 'one\n', say: 'I will write a.txt first.' },
             // The patch's context is not in the file: Codex answers the call itself.
-            { edit: 'a.txt', old: 'not in the file', new: 'x' },
+            { edit: 'a.txt', old: 'not in the file', new: 'x', say: 'Now the fix.' },
             { bash: 'echo "1 failing" | tee report.txt; exit 3' },
             { text: 'The test failed.' },
           ],
@@ -385,6 +385,8 @@ describe('the real Codex CLI, recorded through its hooks', () => {
       ['TOOL', 'Bash', { isError: true, exitCode: 3 }],
       ['ASSISTANT', null, null],
     ]);
+    // What the model wrote before each call, from the transcript (the hooks do not carry it).
+    expect(messages.map((m) => m.content).filter((_, i) => [1, 3, 5].includes(i))).toEqual(['I will write a.txt first.', 'Now the fix.', '']);
     expect(messages[3]!.metadata).toMatchObject({ toolCalls: [{ name: 'apply_patch', input: { command: expect.stringContaining('-not in the file') } }] });
     expect(messages[4]!.content).toMatch(/^apply_patch verification failed: Failed to find expected lines/);
     expect(messages[4]!.caller?.messageId).toBe(messages[3]!.messageId);

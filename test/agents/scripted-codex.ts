@@ -80,12 +80,14 @@ function sse(res: ServerResponse, type: string, data: object): void {
   res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
 }
 
-function answer(res: ServerResponse, id: string, item: OutputItem): void {
+function answer(res: ServerResponse, id: string, ...items: OutputItem[]): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   sse(res, 'response.created', { response: { id } });
-  sse(res, 'response.output_item.added', { output_index: 0, item });
-  if (item.type === 'message') sse(res, 'response.output_text.delta', { item_id: item.id, output_index: 0, content_index: 0, delta: item.content[0]!.text });
-  sse(res, 'response.output_item.done', { output_index: 0, item });
+  items.forEach((item, index) => {
+    sse(res, 'response.output_item.added', { output_index: index, item });
+    if (item.type === 'message') sse(res, 'response.output_text.delta', { item_id: item.id, output_index: index, content_index: 0, delta: item.content[0]!.text });
+    sse(res, 'response.output_item.done', { output_index: index, item });
+  });
   const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
   sse(res, 'response.completed', { response: { id, usage } });
   res.end();
@@ -137,7 +139,7 @@ export async function startScriptedCodex(script: Script): Promise<ScriptedModel>
       body: raw,
       ...(item.type === 'message' ? { answer: 'text' } : { answer: item.name, toolUseId: item.call_id }),
     });
-    answer(res, id, item);
+    answer(res, id, ...(step.say !== undefined && item.type !== 'message' ? [message(step.say, n), item] : [item]));
   }
 
   const server = createServer((req, res) => {

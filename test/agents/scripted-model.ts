@@ -55,7 +55,11 @@ export type Step = (
   | { tool: string; input: () => Record<string, unknown> }
   /** Plain text: ends the turn. */
   | { text: string }
-) & { hold?: Hold };
+) & {
+  hold?: Hold;
+  /** Codex only (scripted-codex.ts): a message the model writes before the step's call, in the same response. */
+  say?: string;
+};
 
 export interface ScriptTurn {
   match: RegExp;

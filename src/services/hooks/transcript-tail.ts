@@ -1,10 +1,11 @@
 /**
  * What a hooked Claude Code or Codex CLI session's transcript adds to its hook events, read from
- * `transcript_path` as it grows. Codex's (its rollout) adds its calls that failed: an apply_patch
- * whose patch did not apply fires no hook (recorded from here, as Claude Code's refused calls
- * are, below), and a command's PostToolUse carries its output but not its exit code (the
- * rollout's CommandExecution, written before that hook, has it). Claude Code's adds the text the
- * agent wrote around its tool calls, its thinking, the model.
+ * `transcript_path` as it grows. Codex's (its rollout) adds what the model wrote before each call
+ * (the call's message takes it, as Claude Code's does below), and its calls that failed: an
+ * apply_patch whose patch did not apply fires no hook (recorded from here, as Claude Code's
+ * refused calls are, below), and a command's PostToolUse carries its output but not its exit
+ * code (the rollout's CommandExecution, written before that hook, has it). Claude Code's adds the
+ * text the agent wrote around its tool calls, its thinking, the model.
  * The hooks carry the tool calls, their results and the final reply; the transcript carries the
  * rest, and Claude Code writes a response's records before it runs the tools the response calls
  * (a PostToolUse always finds its call's response there), but often writes the turn's last
@@ -85,6 +86,8 @@ interface Tail {
   errors: Map<string, string>;
   exitCodes: Map<string, number>;
   settled: Set<string>;
+  /** Codex: what the model wrote since its last call, for its next call. */
+  said: string[];
 }
 
 /** Per database (one per server), like the other in-memory state of hook capture. */
@@ -113,6 +116,7 @@ function newTurn(tail: Tail): void {
   tail.errors = new Map();
   tail.exitCodes = new Map();
   tail.settled = new Set();
+  tail.said = [];
 }
 
 /** Adds one transcript record to the turn; a user prompt (Codex: a task's start) starts a new turn. */
@@ -174,6 +178,12 @@ function addCodexRecord(tail: Tail, record: Record<string, unknown>): void {
     return;
   }
   if (record.type !== 'response_item') return;
+  if (payload.type === 'message' && payload.role === 'assistant') {
+    // Its words before a call ("I'll add the test first."), which Codex shows above the call.
+    const texts = (Array.isArray(payload.content) ? payload.content : []).map((part) => asObject(part)).filter((part) => part?.type === 'output_text');
+    tail.said.push(...texts.map((part) => asString(part!.text) ?? '').filter((text) => text.trim() !== ''));
+    return;
+  }
   const id = asString(payload.call_id);
   const name = asString(payload.name);
   if (id === undefined) return;
@@ -187,7 +197,8 @@ function addCodexRecord(tail: Tail, record: Record<string, unknown>): void {
         // Kept as the text it is.
       }
     }
-    tail.responses.push({ responseId: undefined, texts: [], thinking: [], toolUseIds: [id], calls: [{ id, name, input }], model: undefined });
+    tail.responses.push({ responseId: undefined, texts: tail.said, thinking: [], toolUseIds: [id], calls: [{ id, name, input }], model: undefined });
+    tail.said = [];
   } else if (payload.type === 'custom_tool_call_output') {
     const output = asString(payload.output);
     const call = tail.responses.find((r) => r.toolUseIds.includes(id))?.calls[0];
@@ -217,7 +228,7 @@ export async function readTurn(
         deps.logger.debug({ sessionId }, 'the transcript is not a file under the allowed roots; it is not read');
         return NO_TURN;
       }
-      tail = { agent, path: transcriptPath, real, offset: -1, responses: [], errors: new Map(), exitCodes: new Map(), settled: new Set() };
+      tail = { agent, path: transcriptPath, real, offset: -1, responses: [], errors: new Map(), exitCodes: new Map(), settled: new Set(), said: [] };
     }
     map.delete(key);
     map.set(key, tail);
