@@ -3,8 +3,10 @@
  *  (1) `POST /hooks/claude-code` round trips over HTTP (keep-alive), as a Claude Code session in a
  *      project of 10,000 tracked files sends them: per turn a UserPromptSubmit, three PostToolUse
  *      of Edit (the file edited before each), then Stop, which closes the turn (the project capture
- *      included; the commit itself is made in the background). Baseline: a `{ __typename }`
- *      GraphQL POST to the same server, interleaved with them.
+ *      included; the commit itself is made in the background); its transcript written beside them
+ *      as Claude Code writes it (the server reads what it gained at each event), with an Edit it
+ *      refused before the first call of each turn (recorded from the transcript at that call's
+ *      event). Baseline: a `{ __typename }` GraphQL POST to the same server, interleaved with them.
  *  (2) the hook command (bin/entity-memory-hook.cjs, one process per event, sending a PreToolUse of
  *      Read, which the server answers without writing) against `node -e 0`, alternated.
  * Targets (issue 25): PostToolUse p50 ≤ 10 ms and p99 ≤ 50 ms; Stop p99 ≤ 150 ms; the command ≤ 1.5×
@@ -12,7 +14,7 @@
  * Usage: npm run bench -- hooks [--quick]   (or npx tsx bench/hooks.ts [--quick])
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -48,21 +50,35 @@ async function post(path: string, body: unknown): Promise<void> {
 }
 await post('/graphql', { query: `mutation { createProject(input: { name: "app", workdir: ${JSON.stringify(workdir)} }) { projectId } }` });
 
-const samples = { baseline: [] as number[], prompt: [] as number[], tool: [] as number[], stop: [] as number[] };
-const base = { session_id: 'bench-hooks', transcript_path: join(dataDir, 'none.jsonl'), cwd: workdir };
+const samples = { baseline: [] as number[], prompt: [] as number[], tool: [] as number[], afterRefused: [] as number[], stop: [] as number[] };
+// The session's transcript, written as Claude Code writes it: the server reads what it gained at each event.
+const transcript = join(dataDir, 'transcript.jsonl');
+await writeFile(transcript, '');
+const record = (value: object) => appendFile(transcript, `${JSON.stringify({ sessionId: 'bench-hooks', ...value })}\n`);
+const response = (id: string, text: string, toolUse: object) =>
+  record({ type: 'assistant', message: { id, role: 'assistant', model: 'claude-bench', content: [{ type: 'text', text }, { type: 'tool_use', ...toolUse }] } });
+const toolResult = (id: string, content: string, isError = false) =>
+  record({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, ...(isError && { is_error: true }) }] } });
+const base = { session_id: 'bench-hooks', transcript_path: transcript, cwd: workdir };
 for (let turn = 1; turn <= TURNS; turn++) {
   const promptId = `p${turn}`;
+  await record({ type: 'user', message: { role: 'user', content: `turn ${turn}` } });
   samples.prompt.push(await timed(() => post('/hooks/claude-code', { ...base, hook_event_name: 'UserPromptSubmit', prompt_id: promptId, prompt: `turn ${turn}` })));
+  // An Edit Claude Code refused (its text was not in the file): no hook; the next event records it from the transcript.
+  await response(`msg_${turn}_r`, 'Editing the first file.', { id: `toolu_${turn}_r`, name: 'Edit', input: { file_path: join(workdir, 'f0', '0.txt'), old_string: 'absent', new_string: 'y' } });
+  await toolResult(`toolu_${turn}_r`, '<tool_use_error>String to replace not found in file.</tool_use_error>', true);
   for (let call = 0; call < 3; call++) {
     const path = join(workdir, `f${call}`, `${turn % 100}.txt`);
-    await writeFile(path, `turn ${turn} call ${call}\n`);
     const input = { file_path: path, old_string: 'x', new_string: 'y' };
+    await response(`msg_${turn}_${call}`, `Editing ${call}.`, { id: `toolu_${turn}_${call}`, name: 'Edit', input });
+    await writeFile(path, `turn ${turn} call ${call}\n`);
     samples.baseline.push(await timed(() => post('/graphql', { query: '{ __typename }' })));
-    samples.tool.push(
+    (call === 0 ? samples.afterRefused : samples.tool).push(
       await timed(() =>
         post('/hooks/claude-code', { ...base, hook_event_name: 'PostToolUse', prompt_id: promptId, tool_name: 'Edit', tool_input: input, tool_response: {}, tool_use_id: `toolu_${turn}_${call}` }),
       ),
     );
+    await toolResult(`toolu_${turn}_${call}`, 'The file has been updated.');
   }
   samples.stop.push(await timed(() => post('/hooks/claude-code', { ...base, hook_event_name: 'Stop', prompt_id: promptId, stop_hook_active: false, last_assistant_message: 'done' })));
 }
@@ -90,6 +106,7 @@ for (const [label, values] of [
   ['GraphQL { __typename } (baseline)', samples.baseline],
   ['UserPromptSubmit', samples.prompt],
   ['PostToolUse (Edit)', samples.tool],
+  ['PostToolUse (Edit) after a refused Edit (recorded too)', samples.afterRefused],
   ['Stop (turn closed, project captured)', samples.stop],
 ] as const) {
   const s = summary(label, values);
