@@ -297,6 +297,7 @@ export function MessageView({
   if (message.role === 'TOOL') {
     const call = callOf?.(message) ?? null;
     const what = call ? callSummary(call, root) : '';
+    const failure = isError(message) ? failureReason(message, readable) : null;
     return (
       <article id={messageAnchor(message.messageId)} className={`message message-tool${mark}`} aria-labelledby={labelId} aria-current={found || undefined}>
         <details open={found || undefined}>
@@ -305,8 +306,8 @@ export function MessageView({
               {role}: {message.toolName ?? call?.name ?? 'tool'}
             </span>
             {what && <code className="muted call-summary"> {what}</code>}
-            {isError(message) && <span className="tool-failed"> failed</span>}
-            {isError(message) && failureReason(message, readable) && <span className="tool-failure">: {failureReason(message, readable)}</span>}
+            {failure !== null && <span className="tool-failed"> failed</span>}
+            {failure && <span className="tool-failure">: {failure}</span>}
           </summary>
           <pre className="tool-output">{plainText(readable ?? message.content)}</pre>
           {readable !== null && <RecordedJson text={message.content} />}
