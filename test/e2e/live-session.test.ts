@@ -97,8 +97,11 @@ describe('a live session in the browser', () => {
     await turn2.getByRole('article').filter({ hasText: 'And the LICENSE?' }).waitFor(WAIT);
     await page.getByRole('status').filter({ hasText: 'Recording' }).waitFor(WAIT);
     await page.getByText('Turn 2 / 2 (in progress)').waitFor(WAIT);
-    await send(c.postTool('p2', 'toolu_9', 'Bash', { command: 'wc -l LICENSE' }, { stdout: '21 LICENSE' }));
+    // A command that fails (PostToolUseFailure): marked failed, on its call and its result, while the turn is open.
+    await send({ ...c.postTool('p2', 'toolu_9', 'Bash', { command: 'wc -l LICENSE' }, undefined), hook_event_name: 'PostToolUseFailure', error: 'Exit code 1\nwc: LICENSE: No such file' });
     await turn2.getByRole('article').filter({ hasText: 'Tool result: Bash' }).waitFor(WAIT);
+    expect(await turn2.getByRole('group', { name: 'Tool call: Bash' }).locator('.tool-call-name').innerText()).toBe('Bash failed');
+    expect(await turn2.getByRole('article').filter({ hasText: 'Tool result: Bash' }).locator('summary').innerText()).toMatch(/ failed: Exit code 1$/);
     await send(c.sessionEnd());
     await page.getByRole('status').filter({ hasText: 'Recording' }).waitFor({ state: 'detached', ...WAIT });
     await page.getByText('Turn 2 / 2', { exact: true }).waitFor(WAIT);

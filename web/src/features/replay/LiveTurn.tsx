@@ -7,7 +7,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useClient } from 'urql';
 import type { ReplayMessageFieldsFragment } from '../../gql/graphql';
-import { callFinder, MessageView, TurnRedactions } from './Conversation';
+import { callFinder, failedCallFinder, MessageView, TurnRedactions } from './Conversation';
 import { combineLive, showsLive, type LiveTurn as LiveTurnShape } from './live';
 import { OpenTurnQuery } from './operations';
 
@@ -59,6 +59,7 @@ export function LiveTurn({
 
   if (!shown) return null;
   const callOf = callFinder(shown.messages);
+  const failedCall = failedCallFinder(shown.messages);
   return (
     <section ref={section} className="turn turn-live" aria-label={`Turn ${shown.number}`} aria-busy={!shown.closed}>
       <h2 className="turn-marker">
@@ -66,7 +67,7 @@ export function LiveTurn({
       </h2>
       <TurnRedactions messages={shown.messages} />
       {shown.messages.map((message) => (
-        <MessageView key={message.id} message={message} callOf={callOf} />
+        <MessageView key={message.id} message={message} callOf={callOf} failedCall={failedCall} />
       ))}
     </section>
   );
