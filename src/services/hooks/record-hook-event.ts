@@ -31,14 +31,14 @@ import { isValidId } from '../../ids.js';
 import type { HookEvent, ToolCall } from '../../hooks/events.js';
 import { changedBetween, dirtyFingerprint, type DirtyFingerprint } from '../../projects/working-tree.js';
 import { now, type Deps } from '../deps.js';
-import { appendMessage, appendMessages } from '../sessions/append-message.js';
+import { appendMessage, appendMessages, type AppendMessageInput } from '../sessions/append-message.js';
 import { closeTurnWith } from '../sessions/close-turn.js';
 import { createSession } from '../sessions/create-session.js';
 import { messageDraft } from '../sessions/message-draft.js';
 import { redactDrafts } from '../sessions/redact-drafts.js';
 import { importClaudeCode } from '../imports/import-claude-code.js';
 import { titleFrom } from '../../importers/claude-code/blocks.js';
-import { readTurn, type TranscriptResponse, type TranscriptTurn } from './transcript-tail.js';
+import { readTurn, responseOf, type TranscriptResponse, type TranscriptTurn } from './transcript-tail.js';
 import { withoutBinaryData } from './binary-data.js';
 
 export type HookOutcome = 'recorded' | 'duplicate' | { skipped: string };
@@ -220,6 +220,58 @@ async function transcriptTurn(deps: Deps, event: HookEvent): Promise<TranscriptT
   return event.agent === 'gemini' ? null : readTurn(deps, event.agent, event.sessionId, event.transcriptPath);
 }
 
+/**
+ * A tool call's two messages, their ids from `key`: the call (ASSISTANT: the words of the response
+ * that made it when it is that response's first call, the call's input, the paths it edited) and
+ * its result (TOOL: `output`, marked when it was cut or the call failed, and with its exit code).
+ */
+function callAndResult(
+  deps: Deps,
+  call: {
+    key: string;
+    id: string | null;
+    name: string;
+    input: unknown;
+    response: TranscriptResponse | undefined;
+    first: boolean;
+    touchedPaths: string[];
+    output: { text: string; cut: boolean };
+    failed: boolean;
+    exitCode?: number;
+    subagent?: string;
+  },
+): Omit<AppendMessageInput, 'sessionId'>[] {
+  const { response, output } = call;
+  const callId = idFrom('call', call.key);
+  const input = bounded(call.input, deps.config.maxContentBytes);
+  const resultMetadata = { ...(output.cut && { cut: true }), ...(call.failed && { isError: true }), ...(call.exitCode !== undefined && { exitCode: call.exitCode }) };
+  return [
+    {
+      role: 'ASSISTANT',
+      messageId: callId,
+      content: call.first && response ? bounded(response.texts.join('\n\n'), deps.config.maxContentBytes).text : '',
+      toolName: call.name,
+      toolCallId: call.id,
+      metadata: {
+        toolCalls: [{ id: call.id, name: call.name, input: input.cut ? input.text : call.input }],
+        touchedPaths: call.touchedPaths,
+        // The response's thinking and model go with its first call; the others name it.
+        ...(response && (call.first ? responseMetadata(response) : response.responseId !== undefined && { responseId: response.responseId })),
+        ...(call.subagent !== undefined && { subagent: call.subagent }),
+      },
+    },
+    {
+      role: 'TOOL',
+      messageId: idFrom('result', call.key),
+      content: output.text,
+      callerId: callId,
+      toolName: call.name,
+      toolCallId: call.id,
+      ...(Object.keys(resultMetadata).length > 0 && { metadata: resultMetadata }),
+    },
+  ];
+}
+
 /** Claude Code's wrapping of the error of a call it refused to run. */
 const REFUSAL = /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/;
 
@@ -234,7 +286,8 @@ const REFUSAL = /^<tool_use_error>([\s\S]*)<\/tool_use_error>$/;
  */
 async function recordRefusedCalls(deps: Deps, sessionId: string, turn: TranscriptTurn | null, beforeCall?: string): Promise<void> {
   if (turn === null || turn.errors.size === 0) return;
-  const until = beforeCall === undefined ? -1 : turn.responses.findIndex((r) => r.toolUseIds.includes(beforeCall));
+  const made = beforeCall === undefined ? undefined : responseOf(turn.responses, beforeCall);
+  const until = made === undefined ? -1 : turn.responses.indexOf(made);
   const refused = turn.responses
     .slice(0, until < 0 ? turn.responses.length : until)
     .flatMap((response) => response.calls.map((call, i) => ({ call, response, first: i === 0 })))
@@ -250,34 +303,11 @@ async function recordRefusedCalls(deps: Deps, sessionId: string, turn: Transcrip
     const callId = idFrom('call', call.id);
     if (known.has(callId)) continue;
     const error = turn.errors.get(call.id)!;
-    const input = bounded(call.input, deps.config.maxContentBytes);
     const output = bounded(REFUSAL.exec(error)?.[1] ?? error, deps.config.maxContentBytes);
     try {
       await appendMessages(
         sessionId,
-        [
-          {
-            role: 'ASSISTANT',
-            messageId: callId,
-            content: first ? bounded(response.texts.join('\n\n'), deps.config.maxContentBytes).text : '',
-            toolName: call.name,
-            toolCallId: call.id,
-            metadata: {
-              toolCalls: [{ id: call.id, name: call.name, input: input.cut ? input.text : call.input }],
-              touchedPaths: [],
-              ...responseMetadata(first ? response : { ...response, thinking: [], model: undefined }),
-            },
-          },
-          {
-            role: 'TOOL',
-            messageId: idFrom('result', call.id),
-            content: output.text,
-            callerId: callId,
-            toolName: call.name,
-            toolCallId: call.id,
-            metadata: { isError: true, ...(output.cut && { cut: true }) },
-          },
-        ],
+        callAndResult(deps, { key: call.id, id: call.id, name: call.name, input: call.input, response, first, touchedPaths: [], output, failed: true }),
         deps,
         { loneSurrogates: 'replace' },
       );
@@ -304,7 +334,7 @@ function responseMetadata(response: TranscriptResponse | undefined): Record<stri
  */
 function finalResponse(responses: TranscriptResponse[], reply: string | undefined): TranscriptResponse | undefined {
   const last = responses.at(-1);
-  if (!last || last.toolUseIds.length > 0 || last.texts.length === 0) return undefined;
+  if (!last || last.calls.length > 0 || last.texts.length === 0) return undefined;
   if (reply !== undefined && last.texts.join('\n\n').trim() !== reply.trim()) return undefined;
   return last;
 }
@@ -442,7 +472,6 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   if (!openTurnId) return { skipped: `${event.tool.name} ran outside a turn (its prompt was not recorded)` };
   const { tool } = event;
   const key = tool.id ?? hashId('g', openTurnId, tool.name, JSON.stringify(tool.input), JSON.stringify(event.response));
-  const callId = idFrom('call', key);
   const transcript = await transcriptTurn(deps, event);
   // Calls refused before this one's response (no hook told of them) come before it; a replayed event's transcript may be turns ahead.
   if (tool.id !== undefined && !replayedFrom) await recordRefusedCalls(deps, session.sessionId, transcript, tool.id);
@@ -451,36 +480,13 @@ async function recordToolCall(deps: Deps, session: SessionRow, event: HookEvent 
   const failed = event.failed === true || exitCode !== undefined;
   const touchedPaths = await editedByCall(deps, session, { ...event, failed }, replayedFrom);
   // The response that made the call: its text and thinking go with its first call.
-  const response = tool.id === undefined ? undefined : transcript?.responses.find((r) => r.toolUseIds.includes(tool.id!));
-  const first = response !== undefined && response.toolUseIds[0] === tool.id;
-  const input = bounded(tool.input, deps.config.maxContentBytes);
+  const response = tool.id === undefined || !transcript ? undefined : responseOf(transcript.responses, tool.id);
+  const first = response !== undefined && response.calls[0]?.id === tool.id;
   // A screenshot or PDF the tool read is not kept: a note of its type and size stands for its base64.
   const output = bounded(withoutBinaryData(event.response), deps.config.maxContentBytes);
-  const resultMetadata = { ...(output.cut && { cut: true }), ...(failed && { isError: true }), ...(exitCode !== undefined && { exitCode }) };
   try {
-    const call = {
-      role: 'ASSISTANT' as const,
-      messageId: callId,
-      content: first ? bounded(response.texts.join('\n\n'), deps.config.maxContentBytes).text : '',
-      toolName: tool.name,
-      toolCallId: tool.id ?? null,
-      metadata: {
-        toolCalls: [{ id: tool.id ?? null, name: tool.name, input: input.cut ? input.text : tool.input }],
-        touchedPaths,
-        ...(response && responseMetadata(first ? response : { ...response, thinking: [], model: undefined })),
-        ...(event.subagent !== undefined && { subagent: event.subagent }),
-      },
-    };
-    const result = {
-      role: 'TOOL' as const,
-      messageId: idFrom('result', key),
-      content: output.text,
-      callerId: callId,
-      toolName: tool.name,
-      toolCallId: tool.id ?? null,
-      ...(Object.keys(resultMetadata).length > 0 && { metadata: resultMetadata }),
-    };
-    await appendMessages(session.sessionId, [call, result], deps, { loneSurrogates: 'replace' });
+    const messages = callAndResult(deps, { key, id: tool.id ?? null, name: tool.name, input: tool.input, response, first, touchedPaths, output, failed, exitCode, subagent: event.subagent });
+    await appendMessages(session.sessionId, messages, deps, { loneSurrogates: 'replace' });
   } catch (error) {
     if (error instanceof ConflictError) return 'duplicate';
     throw error;

@@ -46,7 +46,6 @@ export interface TranscriptResponse {
   responseId: string | undefined;
   texts: string[];
   thinking: string[];
-  toolUseIds: string[];
   /** Its tool calls, as the model made them. */
   calls: TranscriptCall[];
   model: string | undefined;
@@ -60,34 +59,31 @@ export interface TranscriptCall {
 
 /** The current turn as the transcript has it so far. */
 export interface TranscriptTurn {
+  /** Its responses, in the order they were written. */
   responses: TranscriptResponse[];
   /** The text of each tool result marked an error (Codex: a patch that did not apply), by its call's id. */
-  errors: ReadonlyMap<string, string>;
+  errors: Map<string, string>;
   /** Codex: the exit code of each command that did not exit 0, by its call's id. */
-  exitCodes: ReadonlyMap<string, number>;
+  exitCodes: Map<string, number>;
   /** Calls the recorder found recorded already (so it asks the database once for each). */
   settled: Set<string>;
+  /** Codex: what the model wrote since its last call, for its next call. */
+  said: string[];
 }
 
-const NO_TURN: TranscriptTurn = { responses: [], errors: new Map(), exitCodes: new Map(), settled: new Set() };
+function emptyTurn(): TranscriptTurn {
+  return { responses: [], errors: new Map(), exitCodes: new Map(), settled: new Set(), said: [] };
+}
 
 /** The agents whose transcript is read live. */
 export type TranscriptAgent = 'claude-code' | 'codex';
 
 interface Tail {
   agent: TranscriptAgent;
-  /** The payload's transcript_path. */
-  path: string;
   /** Its real path, inside the allowed roots when it was first read: what is opened. */
   real: string;
   offset: number;
-  /** The current turn's responses, in the order they were written. */
-  responses: TranscriptResponse[];
-  errors: Map<string, string>;
-  exitCodes: Map<string, number>;
-  settled: Set<string>;
-  /** Codex: what the model wrote since its last call, for its next call. */
-  said: string[];
+  turn: TranscriptTurn;
 }
 
 /** Per database (one per server), like the other in-memory state of hook capture. */
@@ -111,14 +107,6 @@ async function readablePath(deps: Pick<Deps, 'config'>, path: string): Promise<s
   return inside ? real : null;
 }
 
-function newTurn(tail: Tail): void {
-  tail.responses = [];
-  tail.errors = new Map();
-  tail.exitCodes = new Map();
-  tail.settled = new Set();
-  tail.said = [];
-}
-
 /** Adds one transcript record to the turn; a user prompt (Codex: a task's start) starts a new turn. */
 function addRecord(tail: Tail, text: string): void {
   let record: Record<string, unknown> | null;
@@ -135,12 +123,12 @@ function addRecord(tail: Tail, text: string): void {
 function addClaudeRecord(tail: Tail, record: Record<string, unknown>): void {
   const message = asObject(record.message);
   if (record.type === 'user' && typeof message?.content === 'string' && record.isMeta !== true) {
-    newTurn(tail);
+    tail.turn = emptyTurn();
     return;
   }
   if (record.type === 'user' && Array.isArray(message?.content)) {
     for (const result of readUserContent(message.content).toolResults) {
-      if (result.isError && result.toolUseId !== undefined) tail.errors.set(result.toolUseId, result.text);
+      if (result.isError && result.toolUseId !== undefined) tail.turn.errors.set(result.toolUseId, result.text);
     }
     return;
   }
@@ -148,14 +136,13 @@ function addClaudeRecord(tail: Tail, record: Record<string, unknown>): void {
   const responseId = asString(message.id) ?? asString(record.uuid);
   if (responseId === undefined) return;
   const blocks = readAssistantContent(message.content);
-  let response = tail.responses.find((r) => r.responseId === responseId);
+  let response = tail.turn.responses.find((r) => r.responseId === responseId);
   if (!response) {
-    response = { responseId, texts: [], thinking: [], toolUseIds: [], calls: [], model: asString(message.model) };
-    tail.responses.push(response);
+    response = { responseId, texts: [], thinking: [], calls: [], model: asString(message.model) };
+    tail.turn.responses.push(response);
   }
   response.texts.push(...blocks.texts);
   response.thinking.push(...blocks.thinking);
-  response.toolUseIds.push(...blocks.toolCalls.map((call) => call.id));
   response.calls.push(...blocks.toolCalls);
 }
 
@@ -165,15 +152,16 @@ const PATCH_APPLIED = /^Exit code: 0\n/;
 function addCodexRecord(tail: Tail, record: Record<string, unknown>): void {
   const payload = asObject(record.payload);
   if (!payload) return;
+  const { turn } = tail;
   if (record.type === 'event_msg' && payload.type === 'task_started') {
-    newTurn(tail);
+    tail.turn = emptyTurn();
     return;
   }
   if (record.type === 'event_msg' && payload.type === 'item_completed') {
     const item = asObject(payload.item);
     const id = asString(item?.id);
     if (item?.type === 'CommandExecution' && id !== undefined && typeof item.exit_code === 'number' && item.exit_code !== 0) {
-      tail.exitCodes.set(id, item.exit_code);
+      turn.exitCodes.set(id, item.exit_code);
     }
     return;
   }
@@ -181,7 +169,7 @@ function addCodexRecord(tail: Tail, record: Record<string, unknown>): void {
   if (payload.type === 'message' && payload.role === 'assistant') {
     // Its words before a call ("I'll add the test first."), which Codex shows above the call.
     const texts = (Array.isArray(payload.content) ? payload.content : []).map((part) => asObject(part)).filter((part) => part?.type === 'output_text');
-    tail.said.push(...texts.map((part) => asString(part!.text) ?? '').filter((text) => text.trim() !== ''));
+    turn.said.push(...texts.map((part) => asString(part!.text) ?? '').filter((text) => text.trim() !== ''));
     return;
   }
   const id = asString(payload.call_id);
@@ -197,12 +185,12 @@ function addCodexRecord(tail: Tail, record: Record<string, unknown>): void {
         // Kept as the text it is.
       }
     }
-    tail.responses.push({ responseId: undefined, texts: tail.said, thinking: [], toolUseIds: [id], calls: [{ id, name, input }], model: undefined });
-    tail.said = [];
+    turn.responses.push({ responseId: undefined, texts: turn.said, thinking: [], calls: [{ id, name, input }], model: undefined });
+    turn.said = [];
   } else if (payload.type === 'custom_tool_call_output') {
     const output = asString(payload.output);
-    const call = tail.responses.find((r) => r.toolUseIds.includes(id))?.calls[0];
-    if (call?.name === 'apply_patch' && output !== undefined && !PATCH_APPLIED.test(output)) tail.errors.set(id, output);
+    const call = responseOf(turn.responses, id)?.calls[0];
+    if (call?.name === 'apply_patch' && output !== undefined && !PATCH_APPLIED.test(output)) turn.errors.set(id, output);
   }
 }
 
@@ -216,7 +204,7 @@ export async function readTurn(
   sessionId: string,
   transcriptPath: string | undefined,
 ): Promise<TranscriptTurn> {
-  if (transcriptPath === undefined) return NO_TURN;
+  if (transcriptPath === undefined) return emptyTurn();
   const map = tailsOf(deps);
   // By file as well: a Codex subagent's events name its own rollout, under its parent's session.
   const key = `${agent}\0${sessionId}\0${transcriptPath}`;
@@ -226,23 +214,24 @@ export async function readTurn(
       const real = await readablePath(deps, transcriptPath);
       if (real === null) {
         deps.logger.debug({ sessionId }, 'the transcript is not a file under the allowed roots; it is not read');
-        return NO_TURN;
+        return emptyTurn();
       }
-      tail = { agent, path: transcriptPath, real, offset: -1, responses: [], errors: new Map(), exitCodes: new Map(), settled: new Set(), said: [] };
+      tail = { agent, real, offset: -1, turn: emptyTurn() };
     }
     map.delete(key);
     map.set(key, tail);
     if (map.size > SESSIONS) map.delete(map.keys().next().value!);
     await readMore(tail);
-    return turnOf(tail);
+    return tail.turn;
   } catch (error) {
     deps.logger.debug({ sessionId, err: error }, 'the transcript could not be read');
-    return tail ? turnOf(tail) : NO_TURN;
+    return tail?.turn ?? emptyTurn();
   }
 }
 
-function turnOf(tail: Tail): TranscriptTurn {
-  return { responses: tail.responses, errors: tail.errors, exitCodes: tail.exitCodes, settled: tail.settled };
+/** The response among `responses` that made the call `callId`. */
+export function responseOf(responses: readonly TranscriptResponse[], callId: string): TranscriptResponse | undefined {
+  return responses.find((r) => r.calls.some((call) => call.id === callId));
 }
 
 async function readMore(tail: Tail): Promise<void> {
@@ -252,12 +241,12 @@ async function readMore(tail: Tail): Promise<void> {
     const { size } = await file.stat();
     if (tail.offset < 0 || size < tail.offset) tail.offset = Math.max(0, size - WINDOW);
     let start = tail.offset;
-    let skipFirst = start > 0 && tail.responses.length === 0 && !(await startsLine(file, start));
+    let skipFirst = start > 0 && tail.turn.responses.length === 0 && !(await startsLine(file, start));
     if (size - start > WINDOW) {
       // More was written than one read takes: its last WINDOW bytes, from a line's start.
       start = size - WINDOW;
       skipFirst = true;
-      newTurn(tail);
+      tail.turn = emptyTurn();
     }
     const length = size - start;
     if (length <= 0) return;
