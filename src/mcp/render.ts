@@ -79,13 +79,17 @@ export function summariseInput(input: unknown, max = 200): string {
   return clip(JSON.stringify(input ?? null), max);
 }
 
+/** Whether a tool result says its call failed (metadata.isError). */
+function failed(message: TurnMessage): boolean {
+  return (message.metadata as { isError?: unknown } | null)?.isError === true;
+}
+
 /** The tool calls the turn's assistant messages made (metadata.toolCalls), each with its result's first line. */
 export function toolCallsOf(messages: readonly TurnMessage[]): ToolCallSummary[] {
   const results = new Map<string, string>();
   for (const message of messages) {
     if (message.role !== 'TOOL' || !message.toolCallId) continue;
-    const failed = (message.metadata as { isError?: unknown } | null)?.isError === true;
-    results.set(message.toolCallId, `${failed ? 'failed: ' : ''}${firstLine(readableText(message.content), 160)}`);
+    results.set(message.toolCallId, `${failed(message) ? 'failed: ' : ''}${firstLine(readableText(message.content), 160)}`);
   }
   const calls: ToolCallSummary[] = [];
   for (const message of messages) {
@@ -129,7 +133,7 @@ export function turnMarkdown(number: number, messages: readonly TurnMessage[], o
       }
     } else if (message.role === 'TOOL') {
       // As a person reads it: a hooked tool's JSON as its values.
-      const about = [message.toolName, (message.metadata as { isError?: unknown } | null)?.isError === true ? 'failed' : null].filter(Boolean).join(', ');
+      const about = [message.toolName, failed(message) ? 'failed' : null].filter(Boolean).join(', ');
       lines.push(`**Tool result${about ? ` (${about})` : ''}:**`, '', '```', clip(readableText(message.content), perMessage).replaceAll('```', '`\u200b``'), '```', '');
     } else lines.push(`**${message.role.toLowerCase()}:**`, '', clip(message.content, perMessage), '');
   }
